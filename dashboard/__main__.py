@@ -1,0 +1,5 @@
+"""`python -m dashboard` runs the command line."""
+
+from dashboard.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The API layer: endpoint table, HTTP client, retries, rate limiting, cache and errors."""

@@ -1,0 +1,134 @@
+"""The service's 20 endpoints as data: method, path template, body, group, record kind, cache life."""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from dataclasses import dataclass
+
+from dashboard.api.errors import BadInputError
+from dashboard.config import FUND_GROUP, LICENSE_GROUP
+
+MAX_PATH_PARAM_LENGTH = 64
+MAX_SEARCH_NAME_LENGTH = 200
+
+# Cache lives (seconds) by kind of data: searches and lists change often; a published past
+# quarter's portfolio never changes.
+TTL_SEARCH = 6 * 3600
+TTL_FACTSHEET = 24 * 3600
+TTL_HOLDINGS = 30 * 24 * 3600
+TTL_LICENCE = 12 * 3600
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One endpoint of the service, as the specification defines it."""
+
+    id: str
+    name: str
+    method: str
+    path: str
+    group: str
+    record_kind: str
+    returns_list: bool
+    ttl: int
+    body_field: str | None = None
+    summary: str = ""
+
+    @property
+    def path_params(self) -> tuple[str, ...]:
+        return tuple(_PLACEHOLDER.findall(self.path))
+
+    def build_path(self, params: dict[str, str]) -> str:
+        """The request path with every parameter validated and percent-encoded."""
+        missing = [p for p in self.path_params if p not in params]
+        if missing:
+            raise BadInputError(f"{self.id} {self.name} needs {', '.join(missing)}")
+        extra = set(params) - set(self.path_params)
+        if extra:
+            raise BadInputError(f"{self.id} {self.name} takes no parameter {', '.join(sorted(extra))}")
+        return _PLACEHOLDER.sub(
+            lambda m: urllib.parse.quote(validate_path_param(m.group(1), params[m.group(1)]), safe=""),
+            self.path,
+        )
+
+    def build_body(self, name: str | None) -> dict | None:
+        if self.body_field is None:
+            if name is not None:
+                raise BadInputError(f"{self.id} {self.name} takes no search text")
+            return None
+        return {self.body_field: validate_search_name(name)}
+
+
+def validate_path_param(label: str, value: object) -> str:
+    """Refuse path values that would change the path or that the service cannot hold."""
+    if not isinstance(value, str):
+        raise BadInputError(f"{label} must be text, not {type(value).__name__}")
+    text = value.strip()
+    if not text:
+        raise BadInputError(f"{label} is empty: give a {label}")
+    if len(text) > MAX_PATH_PARAM_LENGTH:
+        raise BadInputError(f"{label} is {len(text)} characters long; at most {MAX_PATH_PARAM_LENGTH} are allowed")
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        raise BadInputError(f"{label} contains a control character")
+    if "/" in text or "\\" in text:
+        raise BadInputError(f"{label} {text!r} contains a slash; identifiers never do")
+    if text in {".", ".."} or ".." in text:
+        raise BadInputError(f"{label} {text!r} contains '..'; identifiers never do")
+    return text
+
+
+def validate_search_name(name: object) -> str:
+    if not isinstance(name, str):
+        raise BadInputError("search text must be text")
+    text = name.strip()
+    if not text:
+        raise BadInputError("search text is empty: type part of a name or abbreviation")
+    if len(text) > MAX_SEARCH_NAME_LENGTH:
+        raise BadInputError(f"search text is {len(text)} characters long; at most {MAX_SEARCH_NAME_LENGTH} are allowed")
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        raise BadInputError("search text contains a control character")
+    return text
+
+
+_F = "/FundFactsheet/fund"
+_L = "/LicenseCheck/licensee"
+
+ENDPOINTS: tuple[Endpoint, ...] = (
+    Endpoint("E1", "fund_search", "POST", _F, FUND_GROUP, "fund", True, TTL_SEARCH, "name", "funds by part of a name or abbreviation"),
+    Endpoint("E2", "amc_funds", "GET", _F + "/amc/{unique_id}", FUND_GROUP, "fund", True, TTL_SEARCH, None, "all funds of an asset management company"),
+    Endpoint("E3", "class_search", "POST", _F + "/class_fund", FUND_GROUP, "unit_class", True, TTL_SEARCH, "name", "unit classes by part of an abbreviation"),
+    Endpoint("E4", "fund_classes", "GET", _F + "/{proj_id}/class_fund", FUND_GROUP, "unit_class", True, TTL_FACTSHEET, None, "unit classes of a fund"),
+    Endpoint("E5", "investment", "GET", _F + "/{proj_id}/investment", FUND_GROUP, "investment", True, TTL_FACTSHEET, None, "investment minimums"),
+    Endpoint("E6", "holdings", "GET", _F + "/{proj_id}/FundPort/{period}", FUND_GROUP, "holding", True, TTL_HOLDINGS, None, "portfolio holdings of one quarter"),
+    Endpoint("E7", "project_type", "GET", _F + "/{proj_id}/project_type", FUND_GROUP, "project_type", False, TTL_FACTSHEET, None, "project type and term"),
+    Endpoint("E8", "suitability", "GET", _F + "/{proj_id}/suitability", FUND_GROUP, "suitability", False, TTL_FACTSHEET, None, "suitability and risk"),
+    Endpoint("E9", "return_estimate", "GET", _F + "/{proj_id}/return", FUND_GROUP, "return_estimate", False, TTL_FACTSHEET, None, "estimated return"),
+    Endpoint("E10", "performance", "GET", _F + "/{proj_id}/performance", FUND_GROUP, "performance", True, TTL_FACTSHEET, None, "past performance"),
+    Endpoint("E11", "redemption", "GET", _F + "/{proj_id}/redemption", FUND_GROUP, "redemption", False, TTL_FACTSHEET, None, "redemption terms"),
+    Endpoint("E12", "fees", "GET", _F + "/{proj_id}/fee", FUND_GROUP, "fee", True, TTL_FACTSHEET, None, "fees"),
+    Endpoint("E13", "allocation", "GET", _F + "/{proj_id}/asset", FUND_GROUP, "allocation", True, TTL_FACTSHEET, None, "asset allocation"),
+    Endpoint("E14", "urls", "GET", _F + "/{proj_id}/URLs", FUND_GROUP, "urls", False, TTL_FACTSHEET, None, "report links"),
+    Endpoint("E15", "licensee_search", "POST", _L + "/company", LICENSE_GROUP, "licensee", True, TTL_SEARCH, "name", "licensed entities by part of a name"),
+    Endpoint("E16", "former_licensees", "GET", _L + "/company", LICENSE_GROUP, "licensee", True, TTL_LICENCE, None, "entities that once held a licence"),
+    Endpoint("E17", "person_approvals", "GET", _L + "/person/{unique_id}/license", LICENSE_GROUP, "approval", True, TTL_LICENCE, None, "a person's approvals"),
+    Endpoint("E18", "person_duties", "GET", _L + "/person/{unique_id}/work_info", LICENSE_GROUP, "duty", True, TTL_LICENCE, None, "a person's current duties"),
+    Endpoint("E19", "enforcement", "GET", _L + "/{unique_id}/enforcement/{case_id}", LICENSE_GROUP, "enforcement", False, TTL_LICENCE, None, "an enforcement action"),
+    Endpoint("E20", "investor_alert", "GET", _L + "/investoralert/{case_id}/alertaction", LICENSE_GROUP, "alert", False, TTL_LICENCE, None, "an investor-alert case"),
+)
+
+_BY_KEY = {e.id: e for e in ENDPOINTS} | {e.name: e for e in ENDPOINTS}
+
+# The fund factsheet: every per-fund endpoint but the quarterly holdings (E6), which has its own
+# period rules.
+FACTSHEET_ENDPOINTS = ("E4", "E5", "E7", "E8", "E9", "E10", "E11", "E12", "E13", "E14")
+
+
+def endpoint(key: str) -> Endpoint:
+    """Look an endpoint up by id (`E6`) or name (`holdings`)."""
+    try:
+        return _BY_KEY[key]
+    except KeyError:
+        raise BadInputError(f"unknown endpoint {key!r}; known: {', '.join(e.id for e in ENDPOINTS)}") from None

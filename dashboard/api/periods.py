@@ -1,0 +1,70 @@
+"""The E6 portfolio period rules: quarter ends only, 3 years back, published 60 days after."""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import date, timedelta
+
+from dashboard.api.errors import BadInputError
+
+QUARTER_END_MONTHS = (3, 6, 9, 12)
+PUBLICATION_DELAY_DAYS = 60
+# "At most 3 years back" read as three years of quarters: the latest published quarter and the
+# eleven before it. This is also what the heatmap and the demo data cover.
+QUARTERS_BACK = 12
+
+_PERIOD = re.compile(r"^(\d{4})(\d{2})$")
+
+
+def quarter_end(period: str) -> date:
+    """The last day of the quarter a well-formed YYYYMM period names."""
+    year, month = int(period[:4]), int(period[4:])
+    return date(year, month, calendar.monthrange(year, month)[1])
+
+
+def _previous_quarter(year: int, month: int) -> tuple[int, int]:
+    return (year - 1, 12) if month == 3 else (year, month - 3)
+
+
+def valid_periods(today: date | None = None) -> list[str]:
+    """Every period E6 offers on `today`, newest first."""
+    today = today or date.today()
+    year, month = today.year, today.month - (today.month - 1) % 3 + 2  # this quarter's end month
+    out: list[str] = []
+    while len(out) < QUARTERS_BACK:
+        period = f"{year:04d}{month:02d}"
+        if quarter_end(period) + timedelta(days=PUBLICATION_DELAY_DAYS) <= today:
+            out.append(period)
+        year, month = _previous_quarter(year, month)
+    return out
+
+
+def latest_period(today: date | None = None) -> str:
+    return valid_periods(today)[0]
+
+
+def check_period(period: object, today: date | None = None) -> str:
+    """Return `period` if E6 offers it on `today`; otherwise refuse it naming the rule broken."""
+    valid = valid_periods(today)
+    span = f"valid periods are {valid[-1]} to {valid[0]} (quarter ends only)"
+    if not isinstance(period, str):
+        raise BadInputError(f"period must be text of the form YYYYMM; {span}")
+    text = period.strip()
+    match = _PERIOD.match(text)
+    if not match:
+        raise BadInputError(f"period {text!r} is not of the form YYYYMM (Gregorian year, e.g. {valid[0]}); {span}")
+    year, month = int(match.group(1)), int(match.group(2))
+    if month not in QUARTER_END_MONTHS:
+        raise BadInputError(f"period {text} is not a quarter end: the month must be 03, 06, 09 or 12; {span}")
+    if year > 2400:
+        raise BadInputError(f"period {text} looks like a Buddhist-era year; use the Gregorian year ({year - 543}); {span}")
+    if text in valid:
+        return text
+    if text > valid[0]:
+        available = quarter_end(text) + timedelta(days=PUBLICATION_DELAY_DAYS)
+        raise BadInputError(
+            f"period {text} is not published yet: a quarter is offered {PUBLICATION_DELAY_DAYS} days after it ends "
+            f"(from {available.isoformat()}); {span}"
+        )
+    raise BadInputError(f"period {text} is more than 3 years back; {span}")

@@ -1,0 +1,44 @@
+import pickle
+
+import pytest
+
+from dashboard.config import DEMO_BASE_URL, PRODUCTION_BASE_URL, ApiSettings, SubscriptionKey
+
+KEY = "0123456789abcdef0123456789abcdef"
+
+
+def test_key_never_shows_itself():
+    key = SubscriptionKey(KEY)
+    for text in (repr(key), str(key), f"{key}", f"{key!r:>10}", "%s" % key):
+        assert KEY not in text
+    assert key.reveal() == KEY
+    with pytest.raises(TypeError):
+        pickle.dumps(key)
+
+
+def test_demo_mode_is_on_without_key_and_base_url():
+    s = ApiSettings.from_env(environ={})
+    assert s.demo and s.base_url == DEMO_BASE_URL
+
+
+def test_a_key_means_the_real_service():
+    s = ApiSettings.from_env(environ={"SEC_API_KEY": KEY})
+    assert not s.demo and s.base_url == PRODUCTION_BASE_URL
+    assert KEY not in repr(s) and "api_key=set" in repr(s)
+
+
+def test_per_group_keys_override_the_shared_key():
+    s = ApiSettings.from_env(environ={"SEC_API_KEY": "shared", "SEC_LICENSE_API_KEY": "lic"})
+    assert s.key_for("fund").reveal() == "shared"
+    assert s.key_for("license").reveal() == "lic"
+
+
+def test_parameters_beat_the_environment_and_demo_can_be_forced():
+    s = ApiSettings.from_env(base_url="http://127.0.0.1:9/", environ={"SEC_API_BASE_URL": "http://elsewhere"})
+    assert s.base_url == "http://127.0.0.1:9" and not s.demo
+    assert ApiSettings.from_env(demo=True, environ={"SEC_API_KEY": KEY}).demo
+
+
+def test_cache_dir_override(tmp_path):
+    s = ApiSettings.from_env(environ={"SEC_DASHBOARD_CACHE_DIR": str(tmp_path / "c")})
+    assert s.cache_dir == tmp_path / "c"

@@ -1,0 +1,195 @@
+"""FundFactsheet: every part of one fund's factsheet, loaded concurrently in about one round trip."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pandas as pd
+import param
+
+from dashboard.api.endpoints import FACTSHEET_ENDPOINTS, endpoint, validate_path_param
+from dashboard.api.errors import BadInputError, SecApiError
+from dashboard.api.periods import valid_periods
+from dashboard.models.source import ServiceModel, outcome
+from dashboard.records import records_frame
+
+# Factsheet part (parameter name) for each endpoint.
+PART_OF = {
+    "E4": "classes",
+    "E5": "investment",
+    "E7": "project_type",
+    "E8": "suitability",
+    "E9": "return_estimate",
+    "E10": "performance",
+    "E11": "redemption",
+    "E12": "fees",
+    "E13": "allocation",
+    "E14": "urls",
+}
+LIST_PARTS = tuple(PART_OF[e] for e in FACTSHEET_ENDPOINTS if endpoint(e).returns_list)
+OBJECT_PARTS = tuple(PART_OF[e] for e in FACTSHEET_ENDPOINTS if not endpoint(e).returns_list)
+
+
+def _empty(kind: str) -> pd.DataFrame:
+    return records_frame(kind, [])
+
+
+class FundFactsheet(ServiceModel):
+    """One fund's factsheet (E4, E5, E6 for every valid quarter, E7 to E14).
+
+    Parts the service has no data for are empty frames or None; parts that failed are named in
+    `errors` with the reason, and the rest still load.
+    """
+
+    proj_id = param.String(default=None, allow_None=True, doc="Fund project id, e.g. M0123_2564.")
+    fund = param.Dict(default=None, allow_None=True, doc="The fund record (E1/E2), when known.")
+
+    classes = param.DataFrame(default=None, allow_None=True, doc="Unit classes (E4); empty for a single-class fund.")
+    investment = param.DataFrame(default=None, allow_None=True, doc="Investment minimums (E5).")
+    performance = param.DataFrame(default=None, allow_None=True, doc="Past performance by class, type and period (E10).")
+    fees = param.DataFrame(default=None, allow_None=True, doc="Fees by class and type (E12); rate and actual kept apart.")
+    allocation = param.DataFrame(default=None, allow_None=True, doc="Asset allocation (E13).")
+    project_type = param.Dict(default=None, allow_None=True, doc="Project type and term (E7).")
+    suitability = param.Dict(default=None, allow_None=True, doc="Suitability, warnings and risk level (E8), decoded.")
+    return_estimate = param.Dict(default=None, allow_None=True, doc="Estimated return (E9).")
+    redemption = param.Dict(default=None, allow_None=True, doc="Redemption terms (E11).")
+    urls = param.Dict(default=None, allow_None=True, doc="Report links (E14).")
+    holdings = param.Dict(default={}, doc="Portfolio holdings (E6) by period YYYYMM, for every valid quarter with data.")
+    records = param.Dict(default={}, doc="The normalised, JSON-ready records of every part, as the service sent them.")
+
+    periods = param.List(default=[], item_type=str, doc="Valid E6 periods on the client's date, newest first.")
+    errors = param.Dict(default={}, doc="Parts that failed to load, with the reason.")
+    loaded_at = param.Number(default=None, allow_None=True, doc="When the factsheet finished loading (epoch seconds).")
+
+    def __init__(self, **params: Any):
+        super().__init__(**params)
+        self._clear_parts()
+
+    def _clear_parts(self) -> None:
+        kinds = {PART_OF[e]: endpoint(e).record_kind for e in FACTSHEET_ENDPOINTS}
+        self.param.update(
+            **{part: _empty(kinds[part]) for part in LIST_PARTS},
+            **{part: None for part in OBJECT_PARTS},
+            holdings={}, records={}, errors={}, stale=False,
+        )
+
+    # ---- loading -----------------------------------------------------------------------------
+
+    def _calls(self, proj_id: str) -> list[tuple[str, dict]]:
+        calls = [(e, {"proj_id": proj_id}) for e in FACTSHEET_ENDPOINTS]
+        calls += [("E6", {"proj_id": proj_id, "period": p}) for p in self.periods]
+        return calls
+
+    def _prepare(self, proj_id: str | None) -> str:
+        target = validate_path_param("proj_id", proj_id if proj_id is not None else self.proj_id or "")
+        self.periods = valid_periods(self.api.today)
+        return target
+
+    def load(self, proj_id: str | None = None, fund: dict | None = None) -> "FundFactsheet":
+        """Fetch every part concurrently and update the parameters once. Blocking."""
+        self._apply(self._fetch(self._prepare(proj_id), fund))
+        return self
+
+    async def aload(self, proj_id: str | None = None, fund: dict | None = None) -> "FundFactsheet":
+        """As `load`, awaitable from any running loop (Panel, Jupyter) without blocking it.
+
+        The requests run on the client's loop; the parameters change here, in the caller's
+        context, so Panel sees the update on its own session thread.
+        """
+        await self._aapply(self._fetch(self._prepare(proj_id), fund))
+        return self
+
+    async def _fetch(self, proj_id: str, fund: dict | None) -> dict:
+        """All parts of the factsheet as a parameter update (runs on the client's loop)."""
+        results = await self.api.async_client.fetch_many(self._calls(proj_id))
+        if fund is None and self.fund is not None and self.fund.get("proj_id") == proj_id:
+            fund = self.fund
+        update = self._assemble(proj_id, results)
+        if fund is None:
+            fund = await self._find_fund_record(proj_id, update.get("classes"))
+        return dict(update, proj_id=proj_id, fund=fund, loaded_at=time.time())
+
+    def _assemble(self, proj_id: str, results: list) -> dict:
+        update: dict[str, Any] = {}
+        records: dict[str, Any] = {"holdings": {}}
+        errors: dict[str, str] = {}
+        stale = False
+        holdings: dict[str, pd.DataFrame] = {}
+        n_parts = len(FACTSHEET_ENDPOINTS)
+        for ep_id, result in zip(FACTSHEET_ENDPOINTS, results[:n_parts]):
+            part = PART_OF[ep_id]
+            kind = endpoint(ep_id).record_kind
+            data, error, was_stale = outcome(result)
+            stale |= was_stale
+            if error:
+                errors[part] = error
+            records[part] = data if data is not None or part not in LIST_PARTS else []
+            if part in LIST_PARTS:
+                update[part] = records_frame(kind, data or [])
+            else:
+                update[part] = data
+        for period, result in zip(self.periods, results[n_parts:]):
+            data, error, was_stale = outcome(result)
+            stale |= was_stale
+            if error:
+                errors[f"holdings {period}"] = error
+            elif data:
+                holdings[period] = records_frame("holding", data)
+                records["holdings"][period] = data
+        if len(errors) == len(results):
+            # Nothing loaded at all: one clear error (a rejected key, a closed service), not a blank page.
+            raise next(r for r in results if isinstance(r, SecApiError))
+        update.update(holdings=holdings, records=records, errors=errors, stale=stale)
+        return update
+
+    async def _find_fund_record(self, proj_id: str, classes: pd.DataFrame | None) -> dict | None:
+        """The E1 record for a proj_id, found through its abbreviation (E4), when that is known."""
+        if classes is None or classes.empty or "proj_abbr_name" not in classes:
+            return None
+        abbr = str(classes["proj_abbr_name"].dropna().iloc[0]) if classes["proj_abbr_name"].notna().any() else ""
+        if not abbr:
+            return None
+        try:
+            found = await self.api.async_client.fetch("E1", name=abbr)
+        except SecApiError:
+            return None
+        return next((f for f in found or [] if f.get("proj_id") == proj_id), None)
+
+    # ---- derived views of the data -----------------------------------------------------------
+
+    @property
+    def latest_period(self) -> str | None:
+        return next((p for p in self.periods if p in self.holdings), None)
+
+    def holdings_for(self, period: str | None = None) -> pd.DataFrame:
+        """Holdings of one period (the latest with data by default); an invalid period is refused."""
+        if period is None:
+            period = self.latest_period
+            if period is None:
+                return _empty("holding")
+        if period not in self.periods:
+            raise BadInputError(
+                f"period {period!r} is not a valid quarter here; valid periods are "
+                f"{self.periods[-1]} to {self.periods[0]}" if self.periods else f"period {period!r}: no factsheet loaded"
+            )
+        return self.holdings.get(period, _empty("holding"))
+
+    def as_dict(self) -> dict:
+        """The factsheet as one JSON-ready object (the `fund show --json` contract)."""
+        rec = self.records
+        return {
+            "proj_id": self.proj_id,
+            "fund": self.fund,
+            "classes": rec.get("classes") or [],
+            "investment": rec.get("investment") or [],
+            "holdings": dict(sorted(rec.get("holdings", {}).items(), reverse=True)),
+            "project_type": rec.get("project_type"),
+            "suitability": rec.get("suitability"),
+            "return_estimate": rec.get("return_estimate"),
+            "performance": rec.get("performance") or [],
+            "redemption": rec.get("redemption"),
+            "fees": rec.get("fees") or [],
+            "allocation": rec.get("allocation") or [],
+            "urls": rec.get("urls"),
+        }

@@ -1,0 +1,109 @@
+"""LicenceCheck: licensed companies, former licensees, a person's approvals and duties, cases."""
+
+from __future__ import annotations
+
+import pandas as pd
+import param
+
+from dashboard.api.endpoints import validate_path_param, validate_search_name
+from dashboard.models.source import ServiceModel, outcome
+from dashboard.records import records_frame
+
+
+class LicenceCheck(ServiceModel):
+    """The licence register (E15 to E20) for a compliance check of a company or a person."""
+
+    company_query = param.String(default="", doc="Part of a company name to search licensed entities for (E15).")
+    companies = param.DataFrame(default=None, allow_None=True, doc="Licensed entities found by name (E15).")
+    former = param.DataFrame(default=None, allow_None=True, doc="Entities that once held a licence or registration (E16).")
+    person_id = param.String(default="", doc="Person identifier whose approvals and duties are shown.")
+    approvals = param.DataFrame(default=None, allow_None=True, doc="The person's approvals (E17) with active / expired / no expiry state.")
+    duties = param.DataFrame(default=None, allow_None=True, doc="The person's current duty positions (E18).")
+    enforcement_id = param.String(default="", doc="Person or entity identifier of the enforcement case.")
+    case_id = param.String(default="", doc="Enforcement case reference (E19).")
+    enforcement = param.Dict(default=None, allow_None=True, doc="The enforcement action (E19), or None when there is none.")
+    alert_case_id = param.String(default="", doc="Investor-alert case reference (E20).")
+    alert = param.Dict(default=None, allow_None=True, doc="The investor-alert case (E20), or None when there is none.")
+    message = param.String(default="", doc="What the last lookup found when it found nothing, for an empty-state message.")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        for name, kind in (("companies", "licensee"), ("former", "licensee"), ("approvals", "approval"), ("duties", "duty")):
+            if getattr(self, name) is None:
+                setattr(self, name, records_frame(kind, []))
+
+    # Each lookup is a coroutine that returns a parameter update; the public methods apply it
+    # synchronously (scripts, notebooks) or asynchronously (Panel callbacks).
+
+    async def _search(self, name: str) -> dict:
+        rows = await self.api.async_client.fetch("E15", name=name)
+        return {"company_query": name, "companies": records_frame("licensee", rows or []),
+                "message": "" if rows else f"no licensed company matches {name!r}"}
+
+    async def _former(self) -> dict:
+        rows = await self.api.async_client.fetch("E16")
+        return {"former": records_frame("licensee", rows or []), "message": "" if rows else "the service lists no former licensees"}
+
+    async def _person(self, unique_id: str) -> dict:
+        client = self.api.async_client
+        results = await client.fetch_many([("E17", {"unique_id": unique_id}), ("E18", {"unique_id": unique_id})], return_exceptions=False)
+        (approvals, _, stale_a), (duties, _, stale_d) = (outcome(r) for r in results)
+        approvals = approvals or []
+        empty = not approvals and not duties
+        return {"person_id": unique_id, "approvals": records_frame("approval", approvals),
+                "duties": records_frame("duty", duties or []), "stale": stale_a or stale_d,
+                "message": f"no approvals or duties are recorded for person {unique_id}" if empty else ""}
+
+    async def _enforcement(self, unique_id: str, case_id: str) -> dict:
+        record = await self.api.async_client.fetch("E19", unique_id=unique_id, case_id=case_id)
+        return {"enforcement_id": unique_id, "case_id": case_id, "enforcement": record,
+                "message": "" if record else f"no enforcement action {case_id} is recorded for {unique_id}"}
+
+    async def _alert(self, case_id: str) -> dict:
+        record = await self.api.async_client.fetch("E20", case_id=case_id)
+        return {"alert_case_id": case_id, "alert": record, "message": "" if record else f"no investor alert {case_id}"}
+
+    def search_companies(self, name: str | None = None) -> pd.DataFrame:
+        self._apply(self._search(validate_search_name(self.company_query if name is None else name)))
+        return self.companies
+
+    async def asearch_companies(self, name: str | None = None) -> pd.DataFrame:
+        await self._aapply(self._search(validate_search_name(self.company_query if name is None else name)))
+        return self.companies
+
+    def load_former(self) -> pd.DataFrame:
+        self._apply(self._former())
+        return self.former
+
+    async def aload_former(self) -> pd.DataFrame:
+        await self._aapply(self._former())
+        return self.former
+
+    def load_person(self, unique_id: str | None = None) -> "LicenceCheck":
+        self._apply(self._person(validate_path_param("unique_id", self.person_id if unique_id is None else unique_id)))
+        return self
+
+    async def aload_person(self, unique_id: str | None = None) -> "LicenceCheck":
+        await self._aapply(self._person(validate_path_param("unique_id", self.person_id if unique_id is None else unique_id)))
+        return self
+
+    def _case_args(self, unique_id, case_id) -> tuple[str, str]:
+        return (validate_path_param("unique_id", self.enforcement_id if unique_id is None else unique_id),
+                validate_path_param("case_id", self.case_id if case_id is None else case_id))
+
+    def load_enforcement(self, unique_id: str | None = None, case_id: str | None = None) -> dict | None:
+        self._apply(self._enforcement(*self._case_args(unique_id, case_id)))
+        return self.enforcement
+
+    async def aload_enforcement(self, unique_id: str | None = None, case_id: str | None = None) -> dict | None:
+        await self._aapply(self._enforcement(*self._case_args(unique_id, case_id)))
+        return self.enforcement
+
+    def load_alert(self, case_id: str | None = None) -> dict | None:
+        self._apply(self._alert(validate_path_param("case_id", self.alert_case_id if case_id is None else case_id)))
+        return self.alert
+
+    async def aload_alert(self, case_id: str | None = None) -> dict | None:
+        await self._aapply(self._alert(validate_path_param("case_id", self.alert_case_id if case_id is None else case_id)))
+        return self.alert
+

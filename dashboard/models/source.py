@@ -1,0 +1,79 @@
+"""The shared data source: one client per settings, used by every model in the process."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import param
+
+from dashboard.api.client import ApiResult, SecClient, normalise
+from dashboard.api.errors import SecApiError
+from dashboard.config import ApiSettings
+
+_clients: dict[str, SecClient] = {}
+_lock = threading.Lock()
+
+
+def default_client(settings: ApiSettings | None = None) -> SecClient:
+    """A process-wide client for these settings (from the environment when not given).
+
+    Sharing one client shares its connection pool and cache between models and sessions.
+    """
+    settings = settings or ApiSettings.from_env()
+    ident = repr(settings)  # the repr names no key, only whether one is set
+    if not settings.demo:
+        keys = tuple(k.reveal() if k else "" for k in (settings.api_key, settings.fund_api_key, settings.license_api_key))
+        ident += str(hash(keys))
+    with _lock:
+        client = _clients.get(ident)
+        if client is None:
+            client = _clients[ident] = SecClient(settings)
+        return client
+
+
+def outcome(result: ApiResult | BaseException) -> tuple[Any, str | None, bool]:
+    """(normalised data, error message or None, stale) for one result of `fetch_many`."""
+    if isinstance(result, SecApiError):
+        return None, str(result), False
+    if isinstance(result, BaseException):
+        raise result
+    return normalise(result), None, result.stale
+
+
+class ServiceModel(param.Parameterized):
+    """Base of the models that fetch: a client, a loading flag and the two ways to load.
+
+    Fetching runs on the client's loop; parameters change in the caller's context (`_apply` for
+    scripts and notebooks, `_aapply` for Panel callbacks), never on the client's thread.
+    """
+
+    client = param.ClassSelector(class_=SecClient, default=None, allow_None=True, doc="Client used to fetch; the shared default when None.")
+    loading = param.Boolean(default=False, doc="True while data loads.")
+    stale = param.Boolean(default=False, doc="True when data was served from an expired cache entry because the service failed.")
+
+    __abstract = True
+
+    @property
+    def api(self) -> SecClient:
+        if self.client is None:
+            self.client = default_client()
+        return self.client
+
+    def _apply(self, coro) -> dict:
+        self.loading = True
+        try:
+            update = self.api.run(coro)
+            self.param.update(**update)
+            return update
+        finally:
+            self.loading = False
+
+    async def _aapply(self, coro) -> dict:
+        self.loading = True
+        try:
+            update = await self.api.arun(coro)
+            self.param.update(**update)
+            return update
+        finally:
+            self.loading = False

@@ -1,0 +1,264 @@
+"""The service's enumerations with Thai and English labels, and the lookups that read their codes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from dashboard.records.values import is_placeholder
+
+Label = tuple[str, str]  # (Thai, English)
+
+FUND_STATUS: dict[str, Label] = {
+    "SE": ("ได้รับอนุมัติ อยู่ระหว่างยื่นจดทะเบียน", "approved, in filing"),
+    "EX": ("สิ้นสุดระยะเวลาเสนอขาย", "offering period expired"),
+    "RG": ("จดทะเบียนแล้ว", "registered"),
+    "CA": ("ยกเลิกโครงการ", "project cancelled"),
+    "LI": ("เลิกกองทุน (ชำระบัญชี)", "liquidated"),
+}
+
+RISK_SPECTRUM: dict[str, Label] = {
+    **{f"RS{n}": (f"ความเสี่ยงระดับ {n}", f"risk level {n}") for n in range(1, 9)},
+    "RS81": ("ความเสี่ยงระดับ 8+", "risk level 8+"),
+}
+# The level as printed on a factsheet, and a rank that orders and plots 8+ above 8.
+RISK_LEVEL: dict[str, str] = {**{f"RS{n}": str(n) for n in range(1, 9)}, "RS81": "8+"}
+RISK_RANK: dict[str, int] = {**{f"RS{n}": n for n in range(1, 9)}, "RS81": 9}
+
+# None is a code here: the specification lists null among proj_retail_type's values.
+PROJ_RETAIL_TYPE: dict[str | None, Label] = {
+    "R": ("กองทุนสำหรับผู้ลงทุนทั่วไป", "fund for general investors"),
+    "A": ("กองทุนที่เสนอขายเฉพาะผู้ลงทุนที่ไม่ใช่รายย่อย", "fund offered only to non-retail investors"),
+    "B": ("กองทุนที่เสนอขายเฉพาะผู้มีเงินลงทุนสูง", "fund offered only to high-net-worth investors"),
+    "G": ("กองทุนพิเศษเพื่อนโยบายของรัฐ", "special fund serving a government policy"),
+    "H": (
+        "กองทุนที่เสนอขายผู้ลงทุนที่ไม่ใช่รายย่อยและผู้มีเงินลงทุนสูง",
+        "fund offered to non-retail and high-net-worth investors",
+    ),
+    "N": ("กองทุนสำหรับผู้ลงทุนสถาบัน", "fund for institutional investors"),
+    "X": (
+        "กองทุนที่เสนอขายผู้ลงทุนสถาบันและผู้มีเงินลงทุนสูงพิเศษ",
+        "fund offered to institutional and ultra-high-net-worth investors",
+    ),
+    None: ("ไม่ระบุ", "not stated"),
+}
+
+INVEST_COUNTRY_FLAG: dict[str, Label] = {
+    "1": ("กองทุนที่เน้นลงทุนแบบมีความเสี่ยงต่างประเทศ", "fund focused on investment with foreign risk"),
+    "2": ("กองทุนที่ลงทุนในต่างประเทศบางส่วน", "partly invests abroad"),
+    "3": ("กองทุนที่ลงทุนแบบไม่มีความเสี่ยงต่างประเทศ", "fund investing without foreign risk"),
+    "4": (
+        "กองทุนที่ลงทุนแบบมีความเสี่ยงทั้งในประเทศและต่างประเทศ",
+        "fund investing with both domestic and foreign risk",
+    ),
+}
+
+REDEMP_PERIOD: dict[str, Label] = {
+    "1": ("ทุกวันทำการ", "every business day"),
+    "2": ("มากกว่าทุกวันทำการ แต่ไม่เกิน 1 สัปดาห์", "more than every business day, up to 1 week"),
+    "3": ("มากกว่า 1 สัปดาห์ แต่ไม่เกิน 2 สัปดาห์", "more than 1 week, up to 2 weeks"),
+    "4": ("มากกว่า 2 สัปดาห์ แต่ไม่เกิน 1 เดือน", "more than 2 weeks, up to 1 month"),
+    "5": ("มากกว่า 1 เดือน แต่ไม่เกิน 2 เดือน", "more than 1 month, up to 2 months"),
+    "6": ("มากกว่า 2 เดือน แต่ไม่เกิน 3 เดือน", "more than 2 months, up to 3 months"),
+    "7": ("มากกว่า 3 เดือน แต่ไม่เกิน 6 เดือน", "more than 3 months, up to 6 months"),
+    "8": ("มากกว่า 6 เดือน แต่ไม่เกิน 1 ปี", "more than 6 months, up to 1 year"),
+    "9": ("อื่น ๆ", "other"),
+    "E": ("เมื่อสิ้นสุดอายุโครงการ", "at the end of the project term"),
+    "T": ("เมื่อถึงเงื่อนไขที่กำหนด (trigger)", "when a trigger is reached"),
+}
+
+PROJ_TERM_FLAG: dict[str, Label] = {
+    "Y": ("กำหนดอายุโครงการ", "term is fixed"),
+    "N": ("ไม่กำหนดอายุโครงการ", "term is not fixed"),
+}
+
+# "" is a code here: the specification says an empty privilege_type means none was exercised.
+PRIVILEGE_TYPE: dict[str, Label] = {
+    "MD": ("ใช้สิทธิในฐานะผู้บริหาร", "exercised executive privilege"),
+    "FM": ("ขึ้นทะเบียนเป็นผู้จัดการกองทุนที่มีคุณสมบัติ", "registered as qualified fund manager"),
+    "": ("ไม่ได้ใช้สิทธิ", "no privilege exercised"),
+}
+
+# performance_type_desc arrives as Thai text; the dashboard keys on these kinds.
+PERFORMANCE_KIND: dict[str, Label] = {
+    "fund_return": ("ผลตอบแทนกองทุนรวม", "fund return"),
+    "benchmark_return": ("ผลตอบแทนตัวชี้วัด", "benchmark return"),
+    "fund_volatility": ("ความผันผวนของกองทุนรวม", "fund volatility"),
+    "benchmark_volatility": ("ความผันผวนของตัวชี้วัด", "benchmark volatility"),
+    "peer_average": ("ค่าเฉลี่ยในกลุ่มเดียวกัน", "peer group average"),
+}
+
+# Look-back periods in display order (the order is the dict's).
+REFERENCE_PERIOD: dict[str, Label] = {
+    "year to date": ("ตั้งแต่ต้นปี", "year to date"),
+    "3 months": ("3 เดือน", "3 months"),
+    "6 months": ("6 เดือน", "6 months"),
+    "1 year": ("1 ปี", "1 year"),
+    "3 years": ("3 ปี", "3 years"),
+    "5 years": ("5 ปี", "5 years"),
+    "10 years": ("10 ปี", "10 years"),
+    "inception date": ("ตั้งแต่จัดตั้งกองทุน", "since inception"),
+}
+REFERENCE_PERIOD_ORDER: dict[str, int] = {key: n for n, key in enumerate(REFERENCE_PERIOD, start=1)}
+
+# The specification numbers enforcement action types differently in two fields: in
+# enforcement_date 3 is an administrative action and 4 an administrative fine; in
+# enforcement_details (and enforcement_remark) 3 is the fine and 4 the action. Each field follows
+# its own list, so both are kept, verbatim from the specification.
+ENFORCEMENT_DATE_MEANING: dict[int, Label] = {
+    1: ("วันที่กล่าวโทษ", "date of complaint"),
+    2: ("วันที่เปรียบเทียบปรับ", "date of compounding"),
+    3: (
+        "วันที่ดำเนินมาตรการทางการบริหาร (วันที่ในหนังสือลงโทษ)",
+        "date of administrative action (the date on the penalty letter)",
+    ),
+    4: ("วันที่ลงโทษปรับทางปกครอง", "date of administrative fine"),
+    5: ("วันที่ดำเนินมาตรการลงโทษทางแพ่ง", "date of civil action"),
+}
+ENFORCEMENT_DETAILS_MEANING: dict[int, Label] = {
+    1: ("รายละเอียดการกล่าวโทษ", "complaint details"),
+    2: (
+        "รายละเอียดการเปรียบเทียบปรับ ในรูปแบบ 'คำสั่งเปรียบเทียบปรับที่ [เลขที่คำสั่ง] ปรับเป็นเงิน [จำนวน] บาท'",
+        "compounding details in the form 'compounding order no. [order] with a fine of [amount] baht'",
+    ),
+    3: (
+        "การลงโทษปรับทางปกครอง ในรูปแบบ '[เลขที่คำสั่ง] ปรับเป็นเงิน [จำนวน] บาท'",
+        "administrative fine in the form '[order no.] with a fine of [amount] baht'",
+    ),
+    4: (
+        "มาตรการทางการบริหาร เช่น การพักหรือเพิกถอนการให้ความเห็นชอบ หรือการภาคทัณฑ์",
+        "administrative action such as suspension, revocation or reprimand",
+    ),
+    5: ("มาตรการลงโทษทางแพ่ง เช่น โทษอื่น ๆ", "civil action such as other penalties"),
+}
+ENFORCEMENT_REMARK_MEANING: dict[int, Label] = {
+    1: ("หมายเหตุการกล่าวโทษ", "complaint remark"),
+    2: ("หมายเหตุการเปรียบเทียบปรับ", "compounding remark"),
+    3: ("หมายเหตุการลงโทษปรับทางปกครอง", "administrative fine remark"),
+    4: (
+        "หมายเหตุมาตรการทางการบริหาร ในรูปแบบ 'มีผลตั้งแต่ DD/MM/YYYY ถึง DD/MM/YYYY'",
+        "administrative action remark of the form 'effective from DD/MM/YYYY to DD/MM/YYYY'",
+    ),
+    5: ("หมายเหตุมาตรการลงโทษทางแพ่ง", "civil action remark"),
+}
+
+
+# --- code normalisers: what the service sends -> the key of the table above ---------------------
+
+
+def _code_text(code: object) -> str | None:
+    """A code as stripped upper-case text; whole numbers (1, 1.0) read as their digits."""
+    if isinstance(code, bool) or code is None:
+        return None
+    if isinstance(code, int):
+        return str(code)
+    if isinstance(code, float):
+        return str(int(code)) if code.is_integer() else None
+    if isinstance(code, str):
+        return code.strip().upper()
+    return None
+
+
+def normalise_code(code: object) -> str | None:
+    """The code as stripped upper-case text; "" stays "" (some enumerations give it a meaning)."""
+    return _code_text(code)
+
+
+def normalise_risk_code(code: object) -> str | None:
+    """RS1..RS8 and RS81; "RS8+", "rs 8+", "8+" and a bare level "5" are read too."""
+    text = _code_text(code)
+    if not text:
+        return None
+    text = re.sub(r"\s+", "", text)
+    if text.startswith("RS"):
+        level = text[2:]
+    elif re.fullmatch(r"[1-8]\+?", text):
+        level = text
+    else:
+        return text
+    return "RS81" if level == "8+" else f"RS{level}"
+
+
+def performance_kind(description: object) -> str | None:
+    """The kind key (fund_return, benchmark_return, ...) of a performance_type_desc, Thai or English."""
+    if not isinstance(description, str):
+        return None
+    compact = re.sub(r"\s+", "", description).casefold()
+    if not compact:
+        return None
+    for key, (thai, english) in PERFORMANCE_KIND.items():
+        if compact in {re.sub(r"\s+", "", thai), english.replace(" ", ""), key.replace("_", "")}:
+            return key
+    # Drift such as a unit or remark appended to the Thai name still names the kind.
+    for key, (thai, _english) in PERFORMANCE_KIND.items():
+        if re.sub(r"\s+", "", thai) in compact:
+            return key
+    return None
+
+
+_PERIOD_UNITS = {"month": "months", "months": "months", "m": "months", "year": "years", "years": "years", "y": "years",
+                 "เดือน": "months", "ปี": "years"}
+_PERIOD_ALIASES = {
+    "yeartodate": "year to date", "ytd": "year to date", "ตั้งแต่ต้นปี": "year to date",
+    "inceptiondate": "inception date", "sinceinception": "inception date", "inception": "inception date",
+    "ตั้งแต่จัดตั้งกองทุน": "inception date", "ตั้งแต่จัดตั้ง": "inception date",
+}
+
+
+def reference_period_key(period: object) -> str | None:
+    """The canonical look-back period ("1 year", "inception date") of a reference_period text."""
+    if not isinstance(period, str):
+        return None
+    text = re.sub(r"\s+", " ", period).strip().casefold()
+    if text in REFERENCE_PERIOD:
+        return text
+    alias = _PERIOD_ALIASES.get(text.replace(" ", "").replace("-", ""))
+    if alias:
+        return alias
+    match = re.fullmatch(r"(\d+)\s*(months?|m|years?|y|เดือน|ปี)", text)
+    if match is None:
+        return None
+    n, unit = int(match[1]), _PERIOD_UNITS[match[2]]
+    if unit == "months" and n == 12:
+        n, unit = 1, "years"
+    key = f"{n} {unit}" if n != 1 else f"1 {unit[:-1]}"
+    return key if key in REFERENCE_PERIOD else None
+
+
+def _enforcement_type(code: object) -> int | None:
+    text = _code_text(code)
+    return int(text) if text and text.isascii() and text.isdigit() else None
+
+
+# enum name -> (table, code normaliser). The names are the record fields that carry the codes.
+ENUMS: dict[str, tuple[dict, Callable[[object], object]]] = {
+    "fund_status": (FUND_STATUS, normalise_code),
+    "risk_spectrum": (RISK_SPECTRUM, normalise_risk_code),
+    "proj_retail_type": (PROJ_RETAIL_TYPE, lambda c: None if is_placeholder(c) else normalise_code(c)),
+    "invest_country_flage": (INVEST_COUNTRY_FLAG, normalise_code),
+    "redemp_period": (REDEMP_PERIOD, normalise_code),
+    "proj_term_flag": (PROJ_TERM_FLAG, normalise_code),
+    "privilege_type": (PRIVILEGE_TYPE, normalise_code),
+    "performance_kind": (PERFORMANCE_KIND, lambda c: c if isinstance(c, str) and c in PERFORMANCE_KIND else performance_kind(c)),
+    "reference_period": (REFERENCE_PERIOD, reference_period_key),
+    "enforcement_date": (ENFORCEMENT_DATE_MEANING, _enforcement_type),
+    "enforcement_details": (ENFORCEMENT_DETAILS_MEANING, _enforcement_type),
+    "enforcement_remark": (ENFORCEMENT_REMARK_MEANING, _enforcement_type),
+}
+ENUMS["invest_country_flag"] = ENUMS["invest_country_flage"]  # the field list's spelling
+
+
+def label(enum_name: str, code: object, lang: str = "en") -> str | None:
+    """The Thai ("th") or English ("en") label of a code; None for an unknown enumeration, code or language."""
+    entry = ENUMS.get(enum_name) if isinstance(enum_name, str) else None
+    if entry is None or lang not in ("th", "en"):
+        return None
+    table, normalise = entry
+    try:
+        key = normalise(code)
+        pair = table.get(key)
+    except TypeError:  # an unhashable code
+        return None
+    if pair is None:
+        return None
+    return pair[0] if lang == "th" else pair[1]

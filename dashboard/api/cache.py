@@ -7,7 +7,9 @@ import logging
 import os
 import shutil
 import sqlite3
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,13 +74,18 @@ class ResponseCache:
         age = self._clock() - float(entry["stored_at"])
         return CachedResponse(entry.get("data"), float(entry["stored_at"]), float(entry["ttl"]), age < float(entry["ttl"]))
 
-    def set(self, key: str, data: Any, ttl: float) -> None:
+    def now(self) -> float:
+        return self._clock()
+
+    def set(self, key: str, data: Any, ttl: float) -> float:
+        """Store `data` for `ttl` seconds; returns when it was stored (the cache's clock)."""
         entry = {"data": data, "stored_at": self._clock(), "ttl": ttl}
         try:
             self._cache.set(key, entry, expire=ttl + STALE_GRACE_S)
         except (sqlite3.DatabaseError, OSError) as exc:
             self._cache = self._rebuild(exc)
             self._cache.set(key, entry, expire=ttl + STALE_GRACE_S)
+        return entry["stored_at"]
 
     def info(self) -> dict:
         now = self._clock()
@@ -101,3 +108,41 @@ class ResponseCache:
 
     def close(self) -> None:
         self._cache.close()
+
+
+class MemoryCache:
+    """A small in-process layer in front of the disk cache (and the only one in demo mode).
+
+    A warm fund switch then costs no SQLite read and no JSON decoding. Same TTLs and clock as
+    the disk cache, so expiry behaves the same; nothing here outlives the process.
+    """
+
+    def __init__(self, maxsize: int = 4096, *, clock=time.time):
+        self.maxsize = maxsize
+        self._clock = clock
+        self._entries: "OrderedDict[str, tuple[Any, float, float]]" = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> tuple[Any, float] | None:
+        """(data, stored_at) while fresh, else None."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            data, stored_at, ttl = entry
+            if self._clock() - stored_at >= ttl:
+                del self._entries[key]
+                return None
+            self._entries.move_to_end(key)
+            return data, stored_at
+
+    def put(self, key: str, data: Any, stored_at: float, ttl: float) -> None:
+        with self._lock:
+            self._entries[key] = (data, stored_at, ttl)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.maxsize:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()

@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import logging
 import random
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, stop_before_delay
 
-from dashboard.api.cache import ResponseCache
+from dashboard.api.cache import MemoryCache, ResponseCache
 from dashboard.api.endpoints import Endpoint, endpoint
 from dashboard.api.errors import (
     AuthenticationError,
@@ -31,6 +33,9 @@ from dashboard.api.errors import (
 from dashboard.api.periods import check_period
 from dashboard.api.ratelimit import DEFAULT_CALLS, DEFAULT_PERIOD_S, limiter_for
 from dashboard.config import FUND_GROUP, ApiSettings, SubscriptionKey
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger("dashboard.api")
 
@@ -59,6 +64,12 @@ class ApiResult:
     from_cache: bool = False
     stale: bool = False
     fetched_at: float = field(default_factory=time.time)
+    cache_key: str = ""
+
+    @property
+    def identity(self) -> tuple[str, float]:
+        """Same request, same answer: the key under which derived forms can be memoised."""
+        return (self.cache_key, self.fetched_at)
 
 
 @dataclass
@@ -133,6 +144,7 @@ class AsyncSecClient:
             use_disk = self.settings.use_cache and not self.settings.demo and self.settings.cache_dir is not None
             cache = ResponseCache(self.settings.cache_dir) if use_disk else None
         self.cache: ResponseCache | None = cache or None
+        self.memory = MemoryCache(clock=self.cache.now if self.cache else time.time) if self.settings.use_cache else None
         self._http = httpx.AsyncClient(
             base_url=self.settings.base_url,
             transport=transport,
@@ -168,10 +180,17 @@ class AsyncSecClient:
         path = ep.build_path(path_params)
         body = ep.build_body(name)
         cache_key = self._cache_key(ep, path, body)
+        params = dict(path_params)
+        remembered = self.memory.get(cache_key) if self.memory else None
+        if remembered is not None:
+            self.stats.cache_hits += 1
+            return ApiResult(ep, params, remembered[0], from_cache=True, fetched_at=remembered[1], cache_key=cache_key)
         cached = self.cache.get(cache_key) if self.cache else None
         if cached is not None and cached.fresh:
             self.stats.cache_hits += 1
-            return ApiResult(ep, dict(path_params), cached.data, from_cache=True, fetched_at=cached.stored_at)
+            if self.memory:
+                self.memory.put(cache_key, cached.data, cached.stored_at, ep.ttl)
+            return ApiResult(ep, params, cached.data, from_cache=True, fetched_at=cached.stored_at, cache_key=cache_key)
         try:
             data = await self._send(ep, path, body)
         except (ServiceError, RateLimitError, MalformedResponseError) as exc:
@@ -180,10 +199,12 @@ class AsyncSecClient:
             self.stats.stale_served += 1
             log.warning("%s %s failed (%s); serving the copy cached at %s, marked stale",
                         ep.id, ep.name, type(exc).__name__, time.strftime("%Y-%m-%d %H:%M", time.localtime(cached.stored_at)))
-            return ApiResult(ep, dict(path_params), cached.data, from_cache=True, stale=True, fetched_at=cached.stored_at)
-        if self.cache is not None:
-            self.cache.set(cache_key, data, ep.ttl)
-        return ApiResult(ep, dict(path_params), data)
+            return ApiResult(ep, params, cached.data, from_cache=True, stale=True, fetched_at=cached.stored_at,
+                             cache_key=cache_key)
+        stored_at = self.cache.set(cache_key, data, ep.ttl) if self.cache is not None else time.time()
+        if self.memory:
+            self.memory.put(cache_key, data, stored_at, ep.ttl)
+        return ApiResult(ep, params, data, fetched_at=stored_at, cache_key=cache_key)
 
     async def fetch(self, key: str, *, name: str | None = None, **path_params: str) -> Any:
         """Call one endpoint and return normalised records: a list, a dict, or None for no data."""
@@ -349,10 +370,41 @@ def check_shape(ep: Endpoint, data: Any, where: str) -> None:
             status_code=200, endpoint=ep.id)
 
 
+_derived_lock = threading.Lock()
+_derived: "OrderedDict[tuple, Any]" = OrderedDict()
+_DERIVED_MAX = 2048
+
+
+def _memoised(tag: str, result: ApiResult, build: Callable[[], Any]) -> Any:
+    """Memoise a form derived from a cached answer; fresh (uncached) answers are always rebuilt."""
+    if not result.cache_key:
+        return build()
+    key = (tag, *result.identity)
+    with _derived_lock:
+        if key in _derived:
+            _derived.move_to_end(key)
+            return _derived[key]
+    value = build()
+    with _derived_lock:
+        _derived[key] = value
+        while len(_derived) > _DERIVED_MAX:
+            _derived.popitem(last=False)
+    return value
+
+
 def normalise(result: ApiResult) -> Any:
+    """The answer as normalised records. Shared between callers: treat it as read-only."""
     from dashboard.records import normalise_payload
 
-    return normalise_payload(result.endpoint.record_kind, result.data, list_expected=result.endpoint.returns_list)
+    ep = result.endpoint
+    return _memoised("records", result, lambda: normalise_payload(ep.record_kind, result.data, list_expected=ep.returns_list))
+
+
+def result_frame(result: ApiResult) -> "pd.DataFrame":
+    """The answer as a typed DataFrame (a copy: callers may change it freely)."""
+    from dashboard.records import records_frame
+
+    return _memoised("frame", result, lambda: records_frame(result.endpoint.record_kind, normalise(result) or [])).copy()
 
 
 # ---- synchronous facade ----------------------------------------------------------------------
@@ -428,6 +480,10 @@ class SecClient:
     def run(self, coro: Awaitable[Any]) -> Any:
         """Run a coroutine that uses `async_client` on the client's loop and wait for it."""
         return self._run(coro)
+
+    def submit(self, coro: Awaitable[Any]) -> "concurrent.futures.Future[Any]":
+        """Start a coroutine on the client's loop; returns a future to wait on."""
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
 
     async def arun(self, coro: Awaitable[Any]) -> Any:
         """Await a coroutine on the client's loop from another running loop without blocking it."""

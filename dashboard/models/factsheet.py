@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 import param
 
+from dashboard.api.client import result_frame
 from dashboard.api.endpoints import FACTSHEET_ENDPOINTS, endpoint, validate_path_param
 from dashboard.api.errors import BadInputError, SecApiError
 from dashboard.api.periods import valid_periods
@@ -126,7 +127,7 @@ class FundFactsheet(ServiceModel):
                 errors[part] = error
             records[part] = data if data is not None or part not in LIST_PARTS else []
             if part in LIST_PARTS:
-                update[part] = records_frame(kind, data or [])
+                update[part] = result_frame(result) if error is None else records_frame(kind, [])
             else:
                 update[part] = data
         for period, result in zip(self.periods, results[n_parts:]):
@@ -135,7 +136,7 @@ class FundFactsheet(ServiceModel):
             if error:
                 errors[f"holdings {period}"] = error
             elif data:
-                holdings[period] = records_frame("holding", data)
+                holdings[period] = result_frame(result)
                 records["holdings"][period] = data
         if len(errors) == len(results):
             # Nothing loaded at all: one clear error (a rejected key, a closed service), not a blank page.

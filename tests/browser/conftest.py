@@ -1,0 +1,77 @@
+"""Playwright on Debian's Chromium: one browser per test session, a fresh page per test.
+
+The browser is Debian's (`/usr/bin/chromium`): Playwright's own browser downloads are not
+available here. In CI a missing Chromium is a failure, not a skip; the set-up script installs it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = os.environ.get("SEC_TEST_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+# Console messages that come from the browser itself, not from the page under test.
+BENIGN_CONSOLE = ("favicon.ico", "Download the React DevTools", "[Deprecation]")
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists() and not shutil.which(CHROMIUM):
+        if os.environ.get("CI"):
+            pytest.fail(f"Chromium is not installed at {CHROMIUM}; scripts/setup.sh --test installs it")
+        pytest.skip(f"Chromium is not installed at {CHROMIUM} (apt-get install -y chromium fonts-thai-tlwg)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+class ConsoleLog:
+    """Errors the page logged or threw, so a test can assert there were none."""
+
+    def __init__(self):
+        self.errors: list[str] = []
+
+    def on_console(self, msg) -> None:
+        if msg.type == "error" and not any(b in msg.text for b in BENIGN_CONSOLE):
+            self.errors.append(msg.text)
+
+    def on_pageerror(self, exc) -> None:
+        self.errors.append(f"page error: {exc}")
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    page = context.new_page()
+    log = ConsoleLog()
+    page.on("console", log.on_console)
+    page.on("pageerror", log.on_pageerror)
+    page.console_log = log
+    # Any dialog (alert/confirm) would mean injected script ran; record it and dismiss it.
+    page.dialogs = []
+    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    yield page
+    context.close()

@@ -1,0 +1,83 @@
+"""Shared fixtures: a simulator of the service on loopback and clients pointed at it."""
+
+from __future__ import annotations
+
+import copy
+from datetime import date
+
+import pytest
+
+from dashboard.api.client import SecClient
+from dashboard.config import ApiSettings
+from dashboard.demo.generator import generate_demo_dataset
+from dashboard.demo.simulator import SimulatorServer, create_app
+
+# A fixed "today" so period rules and the demo data agree in every run.
+TODAY = date(2026, 11, 21)
+KEY = "5e1f0c2a9b7d4e3f8a6c1b0d2e4f6a8c"  # a test value, never a real key
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(monkeypatch, tmp_path_factory):
+    """No test reads the developer's keys or writes to the real per-user cache."""
+    for var in ("SEC_API_KEY", "SEC_FUND_API_KEY", "SEC_LICENSE_API_KEY", "SEC_API_BASE_URL", "SEC_DASHBOARD_DEMO"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path_factory.mktemp("user-cache")))
+
+
+@pytest.fixture(scope="session")
+def dataset():
+    return generate_demo_dataset(today=TODAY)
+
+
+@pytest.fixture(scope="session")
+def simulator_server(dataset):
+    server = SimulatorServer(create_app(copy.deepcopy(dataset), valid_keys={KEY}, timeout_s=5.0))
+    with server:
+        yield server
+
+
+@pytest.fixture
+def simulator(simulator_server):
+    """The loopback simulator, with faults, latency and counters reset for each test."""
+    app = simulator_server.app
+    app.clear_faults()
+    app.latency_ms = 0.0
+    app.fault_rate = 0.0
+    app.legacy_gone = False
+    app.reset_counters()
+    yield simulator_server
+    app.clear_faults()
+    app.latency_ms = 0.0
+
+
+@pytest.fixture
+def make_client(simulator, tmp_path):
+    """Clients of the loopback simulator with fast retries; closed after the test."""
+    made: list[SecClient] = []
+
+    def factory(*, api_key: str | None = KEY, cache_dir=None, use_cache: bool = True, **options) -> SecClient:
+        settings = ApiSettings.from_env(
+            base_url=simulator.base_url, api_key=api_key, cache_dir=cache_dir or tmp_path / "cache", use_cache=use_cache,
+            environ={},
+        )
+        options.setdefault("today", lambda: TODAY)
+        options.setdefault("backoff_base", 0.01)
+        options.setdefault("backoff_max", 0.05)
+        # The process-wide limiter for KEY would otherwise count every test's calls together.
+        options.setdefault("rate_limit_calls", 1_000_000)
+        client = SecClient(settings, **options)
+        made.append(client)
+        return client
+
+    yield factory
+    for client in made:
+        client.close()
+
+
+@pytest.fixture
+def demo_client():
+    """The embedded demo mode: in-process simulator, no network, no disk cache."""
+    client = SecClient(ApiSettings.from_env(demo=True, environ={}), today=lambda: TODAY)
+    yield client
+    client.close()

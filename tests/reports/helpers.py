@@ -1,0 +1,70 @@
+"""Demo funds and a hostile fund for the report tests (shared by the browser tests)."""
+
+from __future__ import annotations
+
+import base64
+import copy
+from datetime import date
+
+import httpx
+
+from dashboard.api.client import SecClient
+from dashboard.config import ApiSettings
+from dashboard.demo.generator import DemoDataset
+from dashboard.demo.simulator import create_app
+
+HOSTILE_PROJ_ID = "M9998_2569"
+HOSTILE_ABBR = "EVIL<b>FUND</b>"
+HOSTILE_NAME = '<script>alert("name")</script><img src=x onerror=alert("img")> & "quoted"'
+HOSTILE_REMARK = '"><svg onload=alert("svg")></svg><a href="javascript:alert(1)">click</a></textarea></script>'
+HOSTILE_URL = "javascript:alert('url')"
+# Fragments that may appear only escaped: any of them raw in the file means markup got through.
+RAW_MARKUP = ("<script>alert", "<img src=x", "<svg onload", '<a href="javascript:', "<b>FUND</b>")
+
+
+def full_funds(dataset: DemoDataset) -> list[dict]:
+    """Registered funds with every part a report draws, multi-class ones first."""
+    funds = [f for f in dataset.funds
+             if f["fund_status"] == "RG" and f["proj_id"] in dataset.holdings and dataset.fees.get(f["proj_id"])
+             and dataset.performance.get(f["proj_id"]) and dataset.allocation.get(f["proj_id"])
+             and dataset.suitability.get(f["proj_id"])]
+    return sorted(funds, key=lambda f: -len(dataset.classes.get(f["proj_id"]) or []))
+
+
+def hostile_dataset(dataset: DemoDataset) -> DemoDataset:
+    """The demo data plus one fund whose names, fee remarks, assets, issuers and links are markup."""
+    ds = copy.deepcopy(dataset)
+    src = full_funds(ds)[0]["proj_id"]
+    record = dict(ds.fund(src), proj_id=HOSTILE_PROJ_ID, proj_abbr_name=HOSTILE_ABBR,
+                  proj_name_en=HOSTILE_NAME, proj_name_th=HOSTILE_NAME)
+
+    def rows(payload, **changes):
+        return [dict(r, **changes) for r in copy.deepcopy(payload)]
+
+    classes = ds.classes.get(src) or [{"proj_id": src, "last_upd_date": "2026-01-01T00:00:00", "proj_abbr_name": "",
+                                       "class_abbr_name": "-", "class_name": "-", "class_additional_desc": "-"}]
+    fees = rows(ds.fees[src], fee_other_desc=HOSTILE_REMARK)
+    fees[0]["fee_type_desc"] = HOSTILE_NAME
+    allocation = rows(ds.allocation[src])
+    allocation[0]["asset_name"] = HOSTILE_NAME
+    holdings = {period: rows(lines) for period, lines in ds.holdings[src].items()}
+    for lines in holdings.values():
+        lines[0]["issuer"] = HOSTILE_REMARK
+        lines[0]["issue_code"] = HOSTILE_ABBR
+    suitability = dict(ds.suitability[src], fund_suitable_desc=base64.b64encode(HOSTILE_NAME.encode()).decode())
+    ds.add_fund(
+        record,
+        classes=rows(classes, proj_id=HOSTILE_PROJ_ID, proj_abbr_name=HOSTILE_ABBR),
+        fees=fees, allocation=allocation, holdings=holdings, suitability=suitability,
+        performance=rows(ds.performance[src]),
+        urls={"last_upd_date": "2026-01-01T00:00:00", "url_factsheet": HOSTILE_URL,
+              "url_annual_report": HOSTILE_REMARK, "url_halfyear_report": "-"},
+    )
+    return ds
+
+
+def client_for(dataset: DemoDataset, today: date) -> SecClient:
+    """A demo-mode client over a given data set (in-process simulator, no network)."""
+    app = create_app(dataset, require_key=False, today=today)
+    return SecClient(ApiSettings.from_env(demo=True, environ={}), transport=httpx.ASGITransport(app=app),
+                     today=lambda: today)

@@ -142,3 +142,51 @@ def test_no_cache_writes_nothing(cli, tmp_path):
     cli("--no-cache", "licensee", "former", "--json")
     code, out, _ = cli("cache", "info", "--json")
     assert json.loads(out)["entries"] == 0
+
+
+def test_demo_mode_touches_no_network(monkeypatch, capsys, dataset):
+    import socket
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"demo mode opened a network connection to {args[1:]}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    code = main(["fund", "search", "Demo", "--json"])  # no key, no base URL: demo mode by default
+    assert code == 0 and len(json.loads(capsys.readouterr().out)) >= 60
+
+
+def test_demo_server_command_serves_the_api_on_loopback(tmp_path):
+    import socket
+    import time
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SEC_")}
+    env.update(PYTHONPATH=str(ROOT), SEC_API_KEY=KEY)
+    proc = subprocess.Popen([sys.executable, "-m", "dashboard", "demo-server", "--port", str(port), "--latency-ms", "5"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                answer = httpx.get(f"{base}/LicenseCheck/licensee/company", headers={"Ocp-Apim-Subscription-Key": KEY})
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() is not None else "timeout"
+                time.sleep(0.2)
+        assert answer.status_code == 200 and answer.json()
+        assert httpx.get(f"{base}/LicenseCheck/licensee/company").status_code == 401
+        # and the command line talks to it like to the real service
+        result = run("--base-url", base, "licensee", "former", "--json", env={"SEC_API_KEY": KEY,
+                                                                              "SEC_DASHBOARD_CACHE_DIR": str(tmp_path)})
+        assert result.returncode == 0 and json.loads(result.stdout)
+    finally:
+        proc.terminate()
+        out, err = proc.communicate(timeout=20)
+    assert KEY not in out + err

@@ -1,0 +1,134 @@
+"""The served dashboard: `create_app()` builds one session's page, `serve()` runs the server.
+
+`sec-dashboard serve` calls `serve()`; `panel serve dashboard/app.py` runs this module, which
+then marks a fresh page servable for every session.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import socket
+import urllib.parse
+from datetime import date
+
+import panel as pn
+
+from dashboard.api.client import SecClient
+from dashboard.config import ApiSettings
+from dashboard.models.dashboard_state import DEMO_DEFAULT_QUERY, LIVE_DEFAULT_QUERY, URL_PARAMETERS, DashboardState
+from dashboard.models.source import default_client
+
+pn.extension("tabulator", notifications=True, throttled=True)
+
+from dashboard.views.shell import APP_TITLE, DashboardApp  # noqa: E402  (after the extension is loaded)
+
+
+@functools.lru_cache(maxsize=4)
+def demo_examples(today: date) -> dict[str, str]:
+    """Identifiers of the demo data that show every part of the Licensee tab."""
+    from dashboard.demo.generator import generate_demo_dataset
+
+    data = generate_demo_dataset(today=today)
+    def richness(person: dict) -> tuple:
+        uid = person["unique_id"]
+        approvals = data.approvals.get(uid) or []
+        states = {("no expiry" if not (a.get("expire_date") or "").strip() else a.get("expire_date") >= today.isoformat())
+                  for a in approvals}
+        return (len(states), bool(data.duties.get(uid)), bool(person.get("case_ids")), len(approvals))
+
+    person = max(data.persons, key=richness)["unique_id"] if data.persons else next(iter(data.approvals), "")
+    case_uid, case_id = next(((u, c) for (u, c) in data.enforcement if u == person), next(iter(data.enforcement), ("", "")))
+    return {"company": "Demo", "person": person, "case_uid": case_uid, "case_id": case_id,
+            "alert": next(iter(data.alerts), "")}
+
+
+def demo_label() -> str:
+    from dashboard.demo.generator import DEMO_LABEL
+
+    return DEMO_LABEL
+
+
+def create_app(settings: ApiSettings | None = None, client: SecClient | None = None) -> pn.viewable.Viewable:
+    """One session's dashboard page (a panel-material-ui Page).
+
+    Served, it reads the URL's query string (tab, fund, basket, q), keeps it in step with the
+    state, and loads the data after the page has rendered, so the first paint never waits on
+    the service.
+    """
+    if settings is None:
+        settings = client.settings if client is not None else ApiSettings.from_env()
+    client = client or default_client(settings)
+    default_query = DEMO_DEFAULT_QUERY if settings.demo else os.environ.get("SEC_DASHBOARD_DEFAULT_QUERY", LIVE_DEFAULT_QUERY)
+    state = DashboardState(client=client, default_query=default_query)
+    served = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
+    if served:
+        state.apply_url(dict(pn.state.session_args or {}))
+    app = DashboardApp(
+        state=state,
+        source_label=settings.source_label,
+        banner=demo_label() if settings.demo else "",
+        examples=demo_examples(client.today) if settings.demo else {},
+    )
+    if served:
+        # Start loading now, while the browser fetches the scripts, not after the page has
+        # rendered: the data is usually there by the time the first paint is.
+        pn.state.execute(app.start)
+        sync_url(state)
+    page = app.page
+    page._dashboard = app  # for tests and notebooks: the shell behind the page
+    return page
+
+
+def url_search(state: DashboardState) -> str:
+    """The query string of the state: only what is set, commas kept readable."""
+    query = urllib.parse.urlencode({k: v for k, v in state.url_state().items() if v}, safe=",")
+    return f"?{query}" if query else ""
+
+
+def sync_url(state: DashboardState) -> None:
+    """Keep the browser's address in step with the state (tab, fund, basket, search).
+
+    The state was set from the address when the session started; from then on the state leads.
+    Empty values are left out, so a shared link never carries "fund=" that would clear a choice.
+    """
+    location = pn.state.location
+    if location is None:
+        return
+
+    def push(*_):
+        search = url_search(state)
+        if location.search != search:
+            location.search = search
+
+    state.param.watch(push, list(URL_PARAMETERS))
+    pn.state.onload(push)  # once the browser is connected, so its address is the one updated
+
+
+def _origins(address: str, port: int) -> list[str]:
+    hosts = {address, "localhost", "127.0.0.1"}
+    if address in ("0.0.0.0", "::", ""):
+        hosts |= {socket.gethostname(), socket.getfqdn()}
+    extra = [o.strip() for o in os.environ.get("SEC_DASHBOARD_WEBSOCKET_ORIGINS", "").split(",") if o.strip()]
+    return sorted(f"[{h}]:{port}" if ":" in h else f"{h}:{port}" for h in hosts if h) + extra
+
+
+def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, settings: ApiSettings | None = None,
+          **kwargs) -> None:
+    """Serve the dashboard until interrupted (the `sec-dashboard serve` command)."""
+    settings = settings or ApiSettings.from_env()
+    client = default_client(settings)  # one client (pool, cache, rate limit) for every session
+
+    def factory():
+        return create_app(settings, client)
+
+    print(f"SEC dashboard on http://{address}:{port}/ ({settings.source_label}; Ctrl+C stops)", flush=True)
+    kwargs.setdefault("liveness", True)  # GET /liveness answers 200 without opening a session
+    pn.serve({"/": factory}, port=port, address=address, show=show, websocket_origin=_origins(address, port),
+             title=APP_TITLE, **kwargs)
+
+
+if __name__.startswith("bokeh_app"):  # run by `panel serve dashboard/app.py`
+    create_app().servable(title=APP_TITLE)
+elif __name__ == "__main__":
+    serve()

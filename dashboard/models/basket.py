@@ -1,0 +1,408 @@
+"""FundBasket: funds compared side by side on fees, risk, allocation and performance."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import re
+from typing import Any
+
+import pandas as pd
+import param
+
+from dashboard.api.endpoints import validate_path_param
+from dashboard.api.errors import BadInputError, SecApiError
+from dashboard.models.source import ServiceModel, outcome
+from dashboard.records import records_frame
+from dashboard.records.labels import REFERENCE_PERIOD_ORDER
+
+# What a comparison needs from each fund; the full factsheet is not loaded for a basket.
+BASKET_PARTS = {"E8": "suitability", "E10": "performance", "E12": "fees", "E13": "allocation"}
+MAX_BASKET = 30
+ONE_YEAR = REFERENCE_PERIOD_ORDER["1 year"]
+RECURRING_FEE_WORDS = ("management", "trustee", "registrar")
+TOTAL_EXPENSE_WORDS = ("total expense",)
+# Identifiers as the service writes them ({Type}{ID}_YYYY, sometimes {Type}-{ID}-YYYY).
+PROJ_ID_PATTERN = re.compile(r"^[A-Za-z]{1,3}-?\d{1,6}[_-]\d{4}$")
+
+FEE_COLUMNS = ["fund", "proj_id", "class_abbr_name", "fee_type_en", "fee_type_th", "fee_type_desc", "rate", "rate_num",
+               "rate_unit", "actual_value", "actual_value_num", "actual_value_unit", "fee_other_desc"]
+ALLOCATION_COLUMNS = ["fund", "proj_id", "asset_seq", "asset_name", "asset_ratio"]
+PERFORMANCE_COLUMNS = ["fund", "proj_id", "class_abbr_name", "performance_kind", "performance_type_desc",
+                       "reference_period", "reference_period_order", "performance_val", "as_of_date"]
+RISK_COLUMNS = ["fund", "proj_id", "name_en", "name_th", "fund_status", "risk_spectrum", "risk_level", "risk_rank",
+                "total_annual_fee", "return_1y"]
+
+
+def _fund_label(fund: dict | None, proj_id: str) -> str:
+    return (fund or {}).get("proj_abbr_name") or proj_id
+
+
+def parse_proj_ids(text: str | list | tuple | None, limit: int = MAX_BASKET) -> list[str]:
+    """proj_ids from a comma- or space-separated text (the URL form): well-formed ones only, deduplicated, in order."""
+    if text is None:
+        return []
+    parts = text if isinstance(text, (list, tuple)) else re.split(r"[\s,;]+", str(text))
+    out: list[str] = []
+    for part in parts:
+        item = str(part).strip()
+        if item and PROJ_ID_PATTERN.match(item) and item not in out:
+            out.append(item)
+    return out[:limit]
+
+
+def fee_type_name(frame: pd.DataFrame) -> pd.Series:
+    """The English fee type when the service gave one, else its full text."""
+    return frame["fee_type_en"].fillna(frame["fee_type_desc"]).fillna("(unnamed fee)").astype("string")
+
+
+class FundBasket(ServiceModel):
+    """A basket of funds and the comparison frames across it.
+
+    Funds come from search results or from all funds of one asset management company (E2).
+    Loading runs every fund's calls concurrently and reports `progress` as funds complete; a fund
+    added by proj_id alone (from a shared link) gets its record through its abbreviation (E4, E1).
+    """
+
+    proj_ids = param.List(default=[], item_type=str, doc="Funds in the basket, by proj_id, in the order added.")
+    funds = param.Dict(default={}, doc="Fund records (E1/E2) by proj_id, when known, for names and status.")
+    parts = param.Dict(default={}, doc="Loaded data by proj_id: suitability, performance, fees, allocation.")
+    errors = param.Dict(default={}, doc="Per fund, the parts that failed and why.")
+    progress = param.Number(default=1.0, bounds=(0, 1), doc="Share of the basket loaded, 0 to 1.")
+    loaded = param.List(default=[], item_type=str, doc="proj_ids whose data is loaded (or failed to load).")
+    company_id = param.String(default="", doc="Asset management company whose funds filled the basket (E2), if that is how it was filled.")
+    revision = param.Integer(default=0, doc="Increases whenever the basket's funds or data change; comparison frames are cached per revision.")
+
+    def __init__(self, **params: Any):
+        super().__init__(**params)
+        self._frames: dict[tuple[str, str], tuple[int, pd.DataFrame]] = {}
+        self._memo: dict[tuple, pd.DataFrame] = {}
+
+    @param.depends("proj_ids", "parts", "funds", watch=True)
+    def _bump_revision(self) -> None:
+        self._memo.clear()
+        self.revision += 1
+
+    def _cached(self, key: tuple, build) -> pd.DataFrame:
+        """A comparison frame computed once per revision (views ask for the same frame several times)."""
+        frame = self._memo.get(key)
+        if frame is None:
+            frame = self._memo[key] = build()
+        return frame.copy()
+
+    # ---- membership ----------------------------------------------------------------------------
+
+    def add(self, proj_id: str, fund: dict | None = None) -> None:
+        proj_id = validate_path_param("proj_id", proj_id)
+        funds = dict(self.funds)
+        if fund:
+            funds[proj_id] = fund
+        if proj_id in self.proj_ids:
+            if fund:
+                self.funds = funds
+            return
+        if len(self.proj_ids) >= MAX_BASKET:
+            raise BadInputError(f"a basket holds at most {MAX_BASKET} funds; remove one first")
+        self.param.update(proj_ids=[*self.proj_ids, proj_id], funds=funds, company_id="")
+
+    def remove(self, proj_id: str) -> None:
+        if proj_id not in self.proj_ids:
+            return
+        keep = lambda d: {k: v for k, v in d.items() if k != proj_id}  # noqa: E731
+        self.param.update(proj_ids=[p for p in self.proj_ids if p != proj_id], parts=keep(self.parts),
+                          errors=keep(self.errors), loaded=[p for p in self.loaded if p != proj_id], company_id="")
+
+    def set_funds(self, proj_ids: list[str], funds: dict[str, dict] | None = None) -> None:
+        """Make the basket exactly these funds, keeping what is already loaded for the ones that stay."""
+        ids = parse_proj_ids(list(proj_ids), limit=MAX_BASKET)
+        records = {**self.funds, **(funds or {})}
+        keep = lambda d: {k: v for k, v in d.items() if k in ids}  # noqa: E731
+        if ids == self.proj_ids and records == self.funds:
+            return
+        self.param.update(proj_ids=ids, funds=records, parts=keep(self.parts), errors=keep(self.errors),
+                          loaded=[p for p in self.loaded if p in ids])
+
+    def clear(self) -> None:
+        self.param.update(proj_ids=[], funds={}, parts={}, errors={}, loaded=[], progress=1.0, company_id="", stale=False)
+
+    # ---- loading -------------------------------------------------------------------------------
+
+    async def _fetch_fund(self, proj_id: str) -> tuple[str, dict, dict, bool, dict | None]:
+        """One fund's comparison data; runs on the client's loop. Two round trips at most."""
+        client = self.api.async_client
+        need_record = proj_id not in self.funds
+        calls = [(e, {"proj_id": proj_id}) for e in BASKET_PARTS]
+        if need_record:
+            calls.append(("E4", {"proj_id": proj_id}))  # its abbreviation, to find its record
+        results = await client.fetch_many(calls)
+        data: dict[str, Any] = {}
+        errors: dict[str, str] = {}
+        stale = False
+        for ep_id, result in zip(BASKET_PARTS, results):
+            value, error, was_stale = outcome(result)
+            stale |= was_stale
+            data[BASKET_PARTS[ep_id]] = value
+            if error:
+                errors[BASKET_PARTS[ep_id]] = error
+        record = None
+        if need_record:
+            classes, _, _ = outcome(results[-1])
+            abbr = next((c.get("proj_abbr_name") for c in classes or [] if c.get("proj_abbr_name")), None)
+            if abbr:
+                try:
+                    found = await client.fetch("E1", name=abbr)
+                except SecApiError:
+                    found = None
+                record = next((f for f in found or [] if f.get("proj_id") == proj_id), None)
+        return proj_id, data, errors, stale, record
+
+    def _pending(self) -> list[str]:
+        return [p for p in self.proj_ids if p not in self.loaded]
+
+    def _collect(self, done: tuple, total: int, finished: int) -> None:
+        proj_id, data, errors, stale, record = done
+        if proj_id not in self.proj_ids:  # removed while it loaded
+            self.progress = finished / total
+            return
+        self.param.update(
+            parts={**self.parts, proj_id: data},
+            errors={**self.errors, proj_id: errors} if errors else {k: v for k, v in self.errors.items() if k != proj_id},
+            funds={**self.funds, proj_id: record} if record else self.funds,
+            loaded=[*self.loaded, proj_id],
+            stale=self.stale or stale,
+            progress=finished / total,
+        )
+
+    def _raise_if_all_failed(self, pending: list[str], failures: list[BaseException]) -> None:
+        """Every fund failed on every part: one clear error (a rejected key, a closed service)."""
+        if failures and len(failures) == len(pending):
+            raise failures[0]
+        failed = self.failed()
+        if pending and all(p in failed for p in pending):
+            first = next(iter(failed.values()))
+            raise SecApiError(f"none of the {len(pending)} funds in the basket could be loaded: {first}")
+
+    def load(self) -> "FundBasket":
+        """Load every fund not yet loaded, all concurrently; blocking. Progress updates here."""
+        pending = self._pending()
+        if not pending:
+            return self
+        self.param.update(loading=True, progress=0.0)
+        failures: list[BaseException] = []
+        try:
+            futures = [self.api.submit(self._fetch_fund(p)) for p in pending]
+            for finished, future in enumerate(concurrent.futures.as_completed(futures), 1):
+                try:
+                    self._collect(future.result(), len(pending), finished)
+                except SecApiError as exc:
+                    failures.append(exc)
+            self._raise_if_all_failed(pending, failures)
+        finally:
+            self.param.update(loading=False, progress=1.0)
+        return self
+
+    async def aload(self) -> "FundBasket":
+        """As `load`, awaitable from Panel or Jupyter without blocking their loop."""
+        pending = self._pending()
+        if not pending:
+            return self
+        self.param.update(loading=True, progress=0.0)
+        failures: list[BaseException] = []
+        try:
+            tasks = [asyncio.ensure_future(self.api.arun(self._fetch_fund(p))) for p in pending]
+            for finished, task in enumerate(asyncio.as_completed(tasks), 1):
+                try:
+                    self._collect(await task, len(pending), finished)
+                except SecApiError as exc:
+                    failures.append(exc)
+            self._raise_if_all_failed(pending, failures)
+        finally:
+            self.param.update(loading=False, progress=1.0)
+        return self
+
+    def _unresolved(self) -> list[str]:
+        return [p for p in self.proj_ids if p not in self.funds]
+
+    async def _company_records(self, companies: list[str]) -> dict[str, dict]:
+        client = self.api.async_client
+        results = await client.fetch_many([("E2", {"unique_id": c}) for c in companies])
+        found: dict[str, dict] = {}
+        for result in results:
+            records, _error, _stale = outcome(result)
+            for record in records or []:
+                if record.get("proj_id"):
+                    found[record["proj_id"]] = record
+        return found
+
+    def _apply_records(self, found: dict[str, dict]) -> list[str]:
+        matched = {p: found[p] for p in self._unresolved() if p in found}
+        if matched:
+            self.funds = {**self.funds, **matched}
+        return list(matched)
+
+    def _companies_to_ask(self, companies) -> list[str]:
+        known = [f.get("unique_id") for f in self.funds.values()]
+        return [c for c in dict.fromkeys([*(companies or ()), *known]) if c][:MAX_BASKET]
+
+    def resolve_records(self, companies=()) -> list[str]:
+        """Find the records of funds known only by proj_id (a shared link) among the fund lists (E2)
+        of the companies already in view; one round trip. Returns the proj_ids resolved."""
+        asked = self._companies_to_ask(companies)
+        if not self._unresolved() or not asked:
+            return []
+        return self._apply_records(self.api.run(self._company_records(asked)))
+
+    async def aresolve_records(self, companies=()) -> list[str]:
+        """As `resolve_records`, awaitable."""
+        asked = self._companies_to_ask(companies)
+        if not self._unresolved() or not asked:
+            return []
+        return self._apply_records(await self.api.arun(self._company_records(asked)))
+
+    @staticmethod
+    def _company_funds(funds: list[dict] | None, statuses: tuple[str, ...], limit: int) -> list[dict]:
+        return [f for f in funds or [] if f.get("proj_id") and (not statuses or f.get("fund_status") in statuses)][:limit]
+
+    def _fill(self, unique_id: str, chosen: list[dict]) -> list[str]:
+        self.clear()
+        self.param.update(proj_ids=[f["proj_id"] for f in chosen], funds={f["proj_id"]: f for f in chosen},
+                          company_id=unique_id)
+        return self.proj_ids
+
+    def from_company(self, unique_id: str, *, statuses: tuple[str, ...] = ("RG",), limit: int = MAX_BASKET) -> list[str]:
+        """Fill the basket with one company's funds (E2), registered ones by default; data not loaded yet."""
+        unique_id = validate_path_param("unique_id", unique_id)
+        funds = self.api.fetch("E2", unique_id=unique_id)
+        return self._fill(unique_id, self._company_funds(funds, statuses, limit))
+
+    async def afrom_company(self, unique_id: str, *, statuses: tuple[str, ...] = ("RG",), limit: int = MAX_BASKET) -> list[str]:
+        """As `from_company`, awaitable."""
+        unique_id = validate_path_param("unique_id", unique_id)
+        self.loading = True
+        try:
+            funds = await self.api.arun(self.api.async_client.fetch("E2", unique_id=unique_id))
+        finally:
+            self.loading = False
+        return self._fill(unique_id, self._company_funds(funds, statuses, limit))
+
+    # ---- comparison frames ----------------------------------------------------------------------
+
+    def label(self, proj_id: str) -> str:
+        """The fund's abbreviation, or its proj_id when its record is unknown."""
+        return _fund_label(self.funds.get(proj_id), proj_id)
+
+    _label = label
+
+    def _part_frame(self, proj_id: str, part: str, kind: str) -> pd.DataFrame | None:
+        rows = (self.parts.get(proj_id) or {}).get(part)
+        if not rows:
+            return None
+        cached = self._frames.get((proj_id, part))
+        if cached is None or cached[0] != id(rows):
+            cached = (id(rows), records_frame(kind, rows))
+            self._frames[(proj_id, part)] = cached
+        return cached[1]
+
+    def _stack(self, part: str, kind: str) -> pd.DataFrame:
+        frames = []
+        for proj_id in self.proj_ids:
+            frame = self._part_frame(proj_id, part, kind)
+            if frame is not None:
+                frames.append(frame.assign(proj_id=proj_id, fund=self.label(proj_id)))
+        if not frames:
+            return records_frame(kind, []).assign(proj_id=pd.Series(dtype="string"), fund=pd.Series(dtype="string"))
+        out = pd.concat(frames, ignore_index=True)
+        return out.astype({"proj_id": "string", "fund": "string"})
+
+    def fee_frame(self, fee_type: str | None = None) -> pd.DataFrame:
+        """Fees across the basket; `rate` (prospectus ceiling) and `actual_value` (charged) stay separate columns.
+
+        `fee_type` keeps one type (its English name or full text). The free text of the service
+        is kept next to the numbers read from it.
+        """
+        return self._cached(("fees", fee_type), lambda: self._fee_frame(fee_type))
+
+    def _fee_frame(self, fee_type: str | None) -> pd.DataFrame:
+        frame = self._stack("fees", "fee")
+        frame = frame[[c for c in FEE_COLUMNS if c in frame.columns]]
+        if fee_type:
+            frame = frame[fee_type_name(frame) == fee_type].reset_index(drop=True)
+        return frame
+
+    def fee_types(self) -> list[str]:
+        """The fee types present in the basket, in the order first seen."""
+        frame = self.fee_frame()
+        return list(dict.fromkeys(fee_type_name(frame).tolist())) if not frame.empty else []
+
+    def allocation_frame(self) -> pd.DataFrame:
+        return self._cached(("allocation",), lambda: self._stack("allocation", "allocation")[ALLOCATION_COLUMNS])
+
+    def performance_frame(self) -> pd.DataFrame:
+        def build() -> pd.DataFrame:
+            frame = self._stack("performance", "performance")
+            return frame[[c for c in PERFORMANCE_COLUMNS if c in frame.columns]]
+
+        return self._cached(("performance",), build)
+
+    @staticmethod
+    def _total_annual_fee(fees: pd.DataFrame) -> float | None:
+        if fees.empty:
+            return None
+        first_class = fees["class_abbr_name"].iloc[0]
+        fees = fees[fees["class_abbr_name"].fillna("-") == (first_class if pd.notna(first_class) else "-")]
+        names = fee_type_name(fees).str.lower()
+        total = fees[names.str.contains("|".join(TOTAL_EXPENSE_WORDS), regex=True)]["actual_value_num"].dropna()
+        if not total.empty:
+            return float(total.iloc[0])
+        recurring = fees[names.str.contains("|".join(RECURRING_FEE_WORDS), regex=True)]["actual_value_num"].dropna()
+        return float(recurring.sum()) if not recurring.empty else None
+
+    def total_annual_fee(self, proj_id: str) -> float | None:
+        """Annual charges actually taken, for the fund's first unit class: its Total Expense line when it
+        has one, else management + trustee + registrar. Actual values only, never prospectus ceilings."""
+        fees = self.fee_frame()
+        return self._total_annual_fee(fees[fees["proj_id"] == proj_id])
+
+    @staticmethod
+    def _one_year_return(perf: pd.DataFrame) -> float | None:
+        perf = perf[(perf["performance_kind"] == "fund_return") & (perf["reference_period_order"] == ONE_YEAR)]
+        values = perf["performance_val"].dropna()
+        return float(values.iloc[0]) if not values.empty else None
+
+    def one_year_return(self, proj_id: str) -> float | None:
+        """The fund's 1-year return (its first unit class listed), percent."""
+        perf = self.performance_frame()
+        return self._one_year_return(perf[perf["proj_id"] == proj_id])
+
+    def risk_frame(self) -> pd.DataFrame:
+        """One row per fund: risk level, total annual fee (actual) and 1-year return."""
+        return self._cached(("risk",), self._risk_frame)
+
+    def _risk_frame(self) -> pd.DataFrame:
+        fees, perf = self.fee_frame(), self.performance_frame()
+        rows = []
+        for proj_id in self.proj_ids:
+            suit = (self.parts.get(proj_id) or {}).get("suitability") or {}
+            fund = self.funds.get(proj_id) or {}
+            rows.append({
+                "fund": self.label(proj_id),
+                "proj_id": proj_id,
+                "name_en": fund.get("proj_name_en"),
+                "name_th": fund.get("proj_name_th"),
+                "fund_status": fund.get("fund_status"),
+                "risk_spectrum": suit.get("risk_spectrum"),
+                "risk_level": suit.get("risk_level_label"),
+                "risk_rank": suit.get("risk_rank"),
+                "total_annual_fee": self._total_annual_fee(fees[fees["proj_id"] == proj_id]),
+                "return_1y": self._one_year_return(perf[perf["proj_id"] == proj_id]),
+            })
+        frame = pd.DataFrame(rows, columns=RISK_COLUMNS)
+        for col in ("risk_rank", "total_annual_fee", "return_1y"):
+            frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
+        for col in ("fund", "proj_id", "name_en", "name_th", "fund_status", "risk_spectrum", "risk_level"):
+            frame[col] = frame[col].astype("string")
+        return frame
+
+    def failed(self) -> dict[str, str]:
+        """Funds whose every part failed, with the first reason (for a notification)."""
+        return {p: next(iter(e.values())) for p, e in self.errors.items() if len(e) == len(BASKET_PARTS)}

@@ -1,0 +1,330 @@
+"""DashboardState: what the dashboard shows (tab, fund, basket, search) and the models behind it.
+
+A pure Param model: it never imports Panel. Its `tab`, `fund`, `basket_ids` and `query`
+parameters are the URL query string of the served app (the view layer syncs them with
+`pn.state.location`), so a link reopens the same view. The async methods are what the Panel
+callbacks await; each records a failure in its area's `*_error` parameter for an empty-state
+message and re-raises it for a notification.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import param
+
+from dashboard.api.client import SecClient
+from dashboard.api.errors import SecApiError
+from dashboard.models.basket import MAX_BASKET, FundBasket, parse_proj_ids
+from dashboard.models.factsheet import FundFactsheet
+from dashboard.models.holdings import HoldingsByQuarter
+from dashboard.models.licensee import LicenceCheck
+from dashboard.models.search import FundSearch
+
+TABS = ("explorer", "allocation", "holdings", "fees", "risk", "performance", "licensee")
+TAB_TITLES = {
+    "explorer": "Fund explorer",
+    "allocation": "Allocation",
+    "holdings": "Holdings",
+    "fees": "Fees",
+    "risk": "Risk",
+    "performance": "Performance",
+    "licensee": "Licensee",
+}
+# Tabs whose report is the basket comparison; the others report the selected fund.
+COMPARISON_TABS = ("fees", "risk")
+# The first search shown when a link carries no state: every demo fund's name contains "Demo".
+DEMO_DEFAULT_QUERY = "Demo"
+LIVE_DEFAULT_QUERY = "SET50"
+URL_PARAMETERS = {"tab": "tab", "fund": "fund", "basket_ids": "basket", "query": "q"}
+
+
+class DashboardState(param.Parameterized):
+    """The whole app's state: selected tab, fund and basket, the search, and the data models."""
+
+    client = param.ClassSelector(class_=SecClient, default=None, allow_None=True,
+                                 doc="Client every sub-model fetches with; the shared default when None.")
+    tab = param.Selector(default="explorer", objects=list(TABS), doc="The tab shown (URL: tab).")
+    fund = param.String(default="", doc="proj_id of the selected fund; drives Allocation, Holdings and Performance (URL: fund).")
+    basket_ids = param.String(default="", doc="Comma-separated proj_ids of the comparison basket (URL: basket).")
+    query = param.String(default="", doc="The last fund search that was run (URL: q).")
+    default_query = param.String(default=DEMO_DEFAULT_QUERY,
+                                 doc="Search run on a first visit (no state in the URL), so every tab has something to show.")
+    default_basket_size = param.Integer(default=4, bounds=(0, MAX_BASKET),
+                                        doc="How many registered funds of the first search fill the basket on a first visit.")
+
+    search = param.ClassSelector(class_=FundSearch, doc="Fund search (E1, E3) and company fund lists (E2).")
+    factsheet = param.ClassSelector(class_=FundFactsheet, doc="The selected fund's factsheet.")
+    holdings = param.ClassSelector(class_=HoldingsByQuarter, doc="The selected fund's holdings by quarter.")
+    basket = param.ClassSelector(class_=FundBasket, doc="The comparison basket.")
+    licence = param.ClassSelector(class_=LicenceCheck, doc="The licence register lookups.")
+
+    search_error = param.String(default="", doc="Why the last search failed; empty when it worked.")
+    fund_error = param.String(default="", doc="Why the selected fund could not be loaded; empty when it loaded.")
+    basket_error = param.String(default="", doc="Why the basket could not be loaded; empty when it loaded.")
+    started = param.Boolean(default=False, doc="True once the first load (astart) has run.")
+    basket_revision = param.Integer(default=0, doc="Increases when the basket's data changed and no load is running: "
+                                                   "comparison views redraw once per load, not once per fund.")
+
+    def __init__(self, **params: Any):
+        client = params.get("client")
+        params.setdefault("search", FundSearch(client=client))
+        params.setdefault("factsheet", FundFactsheet(client=client))
+        params.setdefault("basket", FundBasket(client=client))
+        params.setdefault("licence", LicenceCheck(client=client))
+        params.setdefault("holdings", HoldingsByQuarter(factsheet=params["factsheet"]))
+        super().__init__(**params)
+        self._fund_lock = asyncio.Lock()
+        self._basket_lock = asyncio.Lock()
+        self._fund_request = 0
+        self._shown_revision = self.basket.revision
+        if self.basket_ids and not self.basket.proj_ids:
+            self._url_to_basket()
+        elif self.basket.proj_ids:
+            self._basket_to_url()
+
+    # ---- URL state <-> models (side effects only) --------------------------------------------------
+
+    @param.depends("basket.proj_ids", watch=True)
+    def _basket_to_url(self) -> None:
+        text = ",".join(self.basket.proj_ids)
+        if text != self.basket_ids:
+            self.basket_ids = text
+
+    @param.depends("basket.revision", "basket.loading", watch=True)
+    def _basket_settled(self) -> None:
+        if self.basket.loading or self.basket._pending():
+            return  # a load is running or about to start: redraw once it is done
+        if self.basket.revision != self._shown_revision:
+            self._shown_revision = self.basket.revision
+            self.basket_revision += 1
+
+    @param.depends("basket_ids", watch=True)
+    def _url_to_basket(self) -> None:
+        ids = parse_proj_ids(self.basket_ids)
+        if ids != self.basket.proj_ids:
+            self.basket.set_funds(ids, {p: r for p in ids if (r := self.fund_record(p))})
+        canonical = ",".join(self.basket.proj_ids)
+        if canonical != self.basket_ids:  # drop malformed ids from the URL too
+            self.basket_ids = canonical
+
+    def url_state(self) -> dict[str, str]:
+        """The query-string form of the state (what a shared link carries)."""
+        return {name: str(getattr(self, p) or "") for p, name in URL_PARAMETERS.items()}
+
+    def apply_url(self, args: dict[str, Any]) -> None:
+        """Set the state from query arguments ({"fund": "...", "tab": "...", ...}); unknown or bad values are ignored."""
+        values: dict[str, Any] = {}
+        for p, name in URL_PARAMETERS.items():
+            raw = args.get(name)
+            if isinstance(raw, (list, tuple)):
+                raw = raw[0] if raw else None
+            if isinstance(raw, bytes):
+                raw = raw.decode("utf-8", "replace")
+            if raw is None:
+                continue
+            text = str(raw).strip()
+            if p == "tab" and text not in TABS:
+                continue
+            if p == "fund" and text and not parse_proj_ids(text):
+                continue
+            values[p] = text
+        self.param.update(**values)
+
+    # ---- lookups -------------------------------------------------------------------------------
+
+    def fund_record(self, proj_id: str | None) -> dict | None:
+        """The Fund record (E1/E2) of a proj_id from anything loaded so far, or None."""
+        if not proj_id:
+            return None
+        if self.factsheet.fund and self.factsheet.fund.get("proj_id") == proj_id:
+            return self.factsheet.fund
+        return self.search.fund_record(proj_id) or self.basket.funds.get(proj_id)
+
+    @property
+    def selected_record(self) -> dict | None:
+        return self.fund_record(self.fund)
+
+    def in_basket(self, proj_id: str | None = None) -> bool:
+        return (proj_id or self.fund) in self.basket.proj_ids
+
+    # ---- actions ---------------------------------------------------------------------------------
+
+    def select_fund(self, proj_id: str) -> None:
+        """Select a fund (load it with `aload_fund`)."""
+        ids = parse_proj_ids(proj_id)
+        if ids and ids[0] != self.fund:
+            self.fund = ids[0]
+
+    def add_to_basket(self, proj_id: str | None = None) -> None:
+        proj_id = proj_id or self.fund
+        if proj_id:
+            self.basket.add(proj_id, self.fund_record(proj_id))
+
+    def remove_from_basket(self, proj_id: str | None = None) -> None:
+        self.basket.remove(proj_id or self.fund)
+
+    def set_basket(self, proj_ids: list[str]) -> None:
+        self.basket.set_funds(list(proj_ids), {p: r for p in proj_ids if (r := self.fund_record(p))})
+
+    async def asearch(self, query: str | None = None) -> bool:
+        """Run a fund search (E1 + E3); True when something was found."""
+        text = (self.query if query is None else query).strip()
+        try:
+            await self.search.asearch(text)
+        except SecApiError as exc:
+            self.search_error = str(exc)
+            raise
+        self.param.update(search_error="", query=text)
+        return not self.search.results.empty or not self.search.classes.empty
+
+    async def acompany_funds(self, unique_id: str | None = None) -> bool:
+        """List all funds of an asset management company (E2) as the search results."""
+        unique_id = unique_id or (self.selected_record or {}).get("unique_id") or ""
+        try:
+            await self.search.acompany_funds(unique_id)
+        except SecApiError as exc:
+            self.search_error = str(exc)
+            raise
+        self.search_error = ""
+        return not self.search.results.empty
+
+    async def aload_fund(self, force: bool = False) -> FundFactsheet | None:
+        """Load the selected fund's factsheet; a request superseded by a later one does nothing."""
+        self._fund_request += 1
+        token = self._fund_request
+        async with self._fund_lock:
+            proj_id = self.fund
+            if token != self._fund_request or not proj_id:
+                return None
+            if not force and self.factsheet.proj_id == proj_id and self.factsheet.loaded_at and not self.fund_error:
+                return self.factsheet
+            try:
+                await self.factsheet.aload(proj_id, fund=self.fund_record(proj_id))
+            except SecApiError as exc:
+                self.fund_error = str(exc)
+                raise
+            self.fund_error = ""
+            if self.factsheet.fund and proj_id in self.basket.proj_ids and proj_id not in self.basket.funds:
+                self.basket.funds = {**self.basket.funds, proj_id: self.factsheet.fund}
+            return self.factsheet
+
+    async def aload_basket(self) -> FundBasket:
+        """Load every basket fund not loaded yet (funds added meanwhile too)."""
+        async with self._basket_lock:
+            try:
+                for _ in range(MAX_BASKET + 1):
+                    if not self.basket._pending():
+                        break
+                    await self.basket.aload()
+            except SecApiError as exc:
+                self.basket_error = str(exc)
+                raise
+            self.basket_error = ""
+            if self.basket._unresolved():
+                # Funds from a shared link whose record E4/E1 could not find: look in the fund
+                # lists (E2) of the companies already on screen.
+                await self.basket.aresolve_records(self._companies_in_view())
+            return self.basket
+
+    def _companies_in_view(self) -> list[str]:
+        records = [self.factsheet.fund or {}, *self.search.records]
+        return [c for c in dict.fromkeys(r.get("unique_id") for r in records) if c]
+
+    async def afill_basket_from_company(self, unique_id: str | None = None) -> list[str]:
+        """Replace the basket with a company's registered funds (E2) and load them."""
+        unique_id = unique_id or (self.selected_record or {}).get("unique_id") or ""
+        try:
+            await self.basket.afrom_company(unique_id)
+        except SecApiError as exc:
+            self.basket_error = str(exc)
+            raise
+        await self.aload_basket()
+        return self.basket.proj_ids
+
+    async def astart(self) -> list[SecApiError]:
+        """The first load of a session: what the URL asks for, or a default search, fund and basket.
+
+        Returns the errors met (each also recorded in its area's `*_error`); never raises them,
+        so one failing part does not stop the others.
+        """
+        if self.started:
+            return []
+        self.started = True
+        errors: list[SecApiError] = []
+        fresh = not (self.fund or self.basket.proj_ids or self.query)
+        query = self.query or (self.default_query if fresh else "")
+        if query:
+            try:
+                await self.asearch(query)
+            except SecApiError as exc:
+                errors.append(exc)
+        if fresh and self.search.records:
+            funds = [r for r in self.search.records if r.get("proj_id")]
+            registered = [r for r in funds if r.get("fund_status") == "RG"] or funds
+            if self.default_basket_size:
+                chosen = registered[: self.default_basket_size]
+                self.basket.set_funds([r["proj_id"] for r in chosen], {r["proj_id"]: r for r in chosen})
+            self.fund = registered[0]["proj_id"]
+        results = await asyncio.gather(self.aload_fund(), self.aload_basket(), return_exceptions=True)
+        for result in results:
+            if isinstance(result, SecApiError):
+                errors.append(result)
+            elif isinstance(result, BaseException):
+                raise result
+        if self.basket._unresolved() and self.factsheet.fund:
+            try:  # the selected fund's company is known only now
+                await self.basket.aresolve_records(self._companies_in_view())
+            except SecApiError as exc:
+                errors.append(exc)
+        return errors
+
+    # ---- what the footer and the report button need ------------------------------------------------
+
+    def as_of(self) -> dict[str, str]:
+        """As-of dates of what is on screen: fund record, performance and holdings (ISO text)."""
+        out: dict[str, str] = {}
+        record = self.factsheet.fund or self.selected_record or {}
+        if record.get("last_upd_date"):
+            out["fund record updated"] = str(record["last_upd_date"])[:10]
+        perf = self.factsheet.performance
+        if perf is not None and not perf.empty and perf["as_of_date"].notna().any():
+            out["performance as of"] = perf["as_of_date"].dropna().max().date().isoformat()
+        period = self.holdings.periods_with_data[0] if self.holdings.periods_with_data else None
+        if period:
+            as_of = self.holdings.as_of(period)
+            out["holdings as of"] = as_of or f"{period[:4]}-{period[4:]}"
+        return out
+
+    def report_request(self) -> dict[str, Any]:
+        """What the "Download report" button should produce for the tab shown.
+
+        {"kind": "fund", "proj_ids": [...], "funds": {...}} (one fund: factsheet; several:
+        comparison) or {"kind": "licensee", "unique_id": ..., "case_ids": [...]};
+        {"kind": None, "reason": ...} when there is nothing to report.
+        """
+        if self.tab == "licensee":
+            lic = self.licence
+            unique_id = lic.person_id or lic.enforcement_id
+            if not unique_id:
+                return {"kind": None, "reason": "look up a person or an enforcement case first"}
+            cases = [lic.case_id] if lic.case_id and lic.enforcement_id == unique_id and lic.enforcement else []
+            return {"kind": "licensee", "unique_id": unique_id, "case_ids": cases}
+        if self.tab in COMPARISON_TABS and self.basket.proj_ids:
+            ids = list(self.basket.proj_ids)
+        elif self.fund:
+            ids = [self.fund]
+        else:
+            return {"kind": None, "reason": "select a fund or fill the basket first"}
+        funds = {p: r for p in ids if (r := self.fund_record(p))}
+        return {"kind": "fund", "proj_ids": ids, "funds": funds}
+
+    def report_filename(self) -> str:
+        request = self.report_request()
+        if request["kind"] == "licensee":
+            return f"licensee-{request['unique_id']}.html"
+        if request["kind"] == "fund":
+            ids = request["proj_ids"]
+            return f"fund-{ids[0]}.html" if len(ids) == 1 else f"comparison-{len(ids)}-funds.html"
+        return "report.html"

@@ -1,0 +1,208 @@
+"""HoldingsByQuarter: one fund's portfolio by quarter, the weights over time and what changed."""
+
+from __future__ import annotations
+
+import pandas as pd
+import param
+
+from dashboard.api.errors import BadInputError
+from dashboard.models.factsheet import FundFactsheet
+from dashboard.records import records_frame
+
+CHANGE_ORDER = ("new", "increased", "decreased", "unchanged", "exited")
+# A weight that moved by less than this (percentage points) counts as unchanged: the service
+# rounds to 5 decimals, and a flicker in the last digit is not a portfolio decision.
+UNCHANGED_TOLERANCE = 0.005
+TABLE_COLUMNS = ["security", "issue_code", "isin_code", "issuer", "assetliab_id", "assetliab_value", "percent_nav"]
+CHANGE_COLUMNS = ["security", "issuer", "weight_from", "weight_to", "change_pp", "change"]
+
+
+def quarter_label(period: str | None) -> str:
+    """"2026-06 (Q2 2026)" for "202606"; the text itself when it is not a period."""
+    if not period or len(period) != 6 or not period.isdigit():
+        return period or ""
+    quarter = (int(period[4:]) - 1) // 3 + 1
+    return f"{period[:4]}-{period[4:]} (Q{quarter} {period[:4]})"
+
+
+def security_label(frame: pd.DataFrame) -> pd.Series:
+    """A readable, stable name per holding: issue code, else ISIN, else issuer."""
+    label = frame["issue_code"].astype("string")
+    for fallback in ("isin_code", "issuer"):
+        label = label.fillna(frame[fallback].astype("string"))
+    return label.fillna("(unnamed)")
+
+
+def portfolio_lines(frame: pd.DataFrame | None) -> pd.DataFrame:
+    """The holdings of one quarter without NAV-total lines (assetliab_id 903), labelled."""
+    if frame is None or frame.empty:
+        return records_frame("holding", []).assign(security=pd.Series(dtype="string"))
+    lines = frame[~frame["is_nav_total"].fillna(False).astype(bool)].copy()
+    lines["security"] = security_label(lines)
+    return lines
+
+
+def empty_changes() -> pd.DataFrame:
+    return pd.DataFrame({
+        "security": pd.Series(dtype="string"), "issuer": pd.Series(dtype="string"),
+        "weight_from": pd.Series(dtype="float64"), "weight_to": pd.Series(dtype="float64"),
+        "change_pp": pd.Series(dtype="float64"),
+        "change": pd.Categorical([], categories=CHANGE_ORDER, ordered=True),
+    })
+
+
+class HoldingsByQuarter(param.Parameterized):
+    """Views of one fund's quarterly portfolios (E6) held by a FundFactsheet.
+
+    The quarters offered are the valid E6 periods (up to 12, newest first), whether or not the
+    fund published holdings for each; a quarter without data shows as empty, never as an error.
+    """
+
+    factsheet = param.ClassSelector(class_=FundFactsheet, doc="The factsheet whose holdings are shown.")
+    period = param.Selector(default=None, objects=[], allow_None=True, check_on_set=True, doc="Quarter shown (YYYYMM); the latest with data by default.")
+    compare_from = param.Selector(default=None, objects=[], allow_None=True, check_on_set=True, doc="Earlier quarter of the comparison (YYYYMM).")
+    compare_to = param.Selector(default=None, objects=[], allow_None=True, check_on_set=True, doc="Later quarter of the comparison (YYYYMM).")
+    top_n = param.Integer(default=10, bounds=(1, 50), doc="How many holdings the top-holdings chart shows.")
+
+    def __init__(self, **params):
+        if params.get("factsheet") is None:
+            params["factsheet"] = FundFactsheet()
+        super().__init__(**params)
+        self._sync_periods()
+
+    @param.depends("factsheet.holdings", "factsheet.periods", watch=True)
+    def _sync_periods(self) -> None:
+        periods = list(self.factsheet.periods) if self.factsheet else []
+        with_data = self.periods_with_data
+        # Keep a choice the user made when the new factsheet still offers it with data.
+        keep = lambda value: value if value in with_data else None  # noqa: E731
+        period = keep(self.period) or (with_data[0] if with_data else None)
+        compare_to = keep(self.compare_to) or (with_data[0] if with_data else None)
+        compare_from = keep(self.compare_from) or (with_data[1] if len(with_data) > 1 else None)
+        if compare_from == compare_to:
+            compare_to, compare_from = (with_data[0], with_data[1]) if len(with_data) > 1 else (compare_to, None)
+        # Labelled choices ("2026-06 (Q2 2026)"), so any selector widget shows quarters readably.
+        choices = {quarter_label(p) + ("" if p in with_data else " (no data)"): p for p in periods}
+        with param.parameterized.batch_call_watchers(self):
+            for name in ("period", "compare_from", "compare_to"):
+                self.param[name].objects = choices
+            self.param.update(period=period, compare_from=compare_from, compare_to=compare_to)
+
+    @property
+    def periods(self) -> list[str]:
+        """Every valid quarter, newest first."""
+        return list(self.param.period.objects)
+
+    @property
+    def periods_with_data(self) -> list[str]:
+        """Quarters with published holdings, newest first."""
+        if not self.factsheet:
+            return []
+        holdings = self.factsheet.holdings or {}
+        valid = list(self.factsheet.periods) or sorted(holdings, reverse=True)
+        return [p for p in valid if p in holdings]
+
+    def has_data(self, period: str | None = None) -> bool:
+        period = period or self.period
+        return bool(period) and period in (self.factsheet.holdings or {})
+
+    def lines(self, period: str | None = None) -> pd.DataFrame:
+        """Holding lines of one quarter (NAV-total lines excluded); empty for a quarter without data."""
+        period = period or self.period
+        if period is None:
+            return portfolio_lines(None)
+        if period not in self.periods:
+            offered = f"{self.periods[-1]} to {self.periods[0]}" if self.periods else "none (no fund loaded)"
+            raise BadInputError(f"period {period} is not a valid quarter; valid quarters: {offered}")
+        return portfolio_lines(self.factsheet.holdings.get(period))
+
+    def table(self, period: str | None = None) -> pd.DataFrame:
+        """Full table for one quarter, largest first."""
+        lines = self.lines(period)
+        return lines[TABLE_COLUMNS].sort_values("percent_nav", ascending=False, na_position="last").reset_index(drop=True)
+
+    def total_percent(self, period: str | None = None) -> float | None:
+        """Sum of percent of NAV as reported, NAV-total lines excluded; may exceed 100. None without data."""
+        lines = self.lines(period)
+        if lines.empty:
+            return None
+        return float(lines["percent_nav"].sum(skipna=True))
+
+    def total_value(self, period: str | None = None) -> float | None:
+        """Sum of market values in baht, NAV-total lines excluded. None without data."""
+        lines = self.lines(period)
+        if lines.empty or lines["assetliab_value"].isna().all():
+            return None
+        return float(lines["assetliab_value"].sum(skipna=True))
+
+    def as_of(self, period: str | None = None) -> str | None:
+        """The as-of date the service gave for one quarter's holdings (ISO), if any."""
+        lines = self.lines(period)
+        dates = lines["as_of_date"].dropna() if "as_of_date" in lines else []
+        return dates.max().date().isoformat() if len(dates) else None
+
+    def top(self, period: str | None = None, n: int | None = None) -> pd.DataFrame:
+        return self.table(period).head(n or self.top_n)
+
+    def weights(self, max_securities: int = 30) -> pd.DataFrame:
+        """Weight (percent of NAV) of the largest holdings in every valid quarter.
+
+        Rows are securities (largest average weight first), columns every valid period oldest
+        first; NaN where the security was not held or the quarter has no data.
+        """
+        periods = sorted(self.periods)
+        frames = []
+        for period in periods:
+            lines = self.lines(period)
+            if not lines.empty:
+                frames.append(lines.groupby("security", as_index=False)["percent_nav"].sum().assign(period=period))
+        if not frames:
+            return pd.DataFrame(index=pd.Index([], name="security", dtype="string"), columns=periods, dtype="float64")
+        long = pd.concat(frames, ignore_index=True)
+        matrix = long.pivot_table(index="security", columns="period", values="percent_nav", aggfunc="sum")
+        matrix = matrix.reindex(columns=periods)
+        matrix.columns.name = None
+        order = matrix.fillna(0).mean(axis=1).sort_values(ascending=False, kind="stable").index[:max_securities]
+        return matrix.loc[order].astype("float64")
+
+    def changes(self, compare_from: str | None = None, compare_to: str | None = None) -> pd.DataFrame:
+        """What changed between two quarters: new, increased, decreased, unchanged, exited.
+
+        Sorted by kind of change, then by the size of the move. Either quarter without data gives
+        an empty frame (nothing can be said), not everything "new" or "exited".
+        """
+        start, end = compare_from or self.compare_from, compare_to or self.compare_to
+        if start is None or end is None:
+            return empty_changes()
+        if start == end:
+            raise BadInputError("choose two different quarters to compare")
+        if start > end:
+            start, end = end, start
+        first, last = self.lines(start), self.lines(end)
+        if first.empty or last.empty:
+            return empty_changes()
+        a = first.groupby("security").agg(issuer=("issuer", "first"), weight_from=("percent_nav", "sum"))
+        b = last.groupby("security").agg(issuer_to=("issuer", "first"), weight_to=("percent_nav", "sum"))
+        both = a.join(b, how="outer")
+        both["issuer"] = both["issuer"].fillna(both.pop("issuer_to"))
+        held_before, held_after = both.index.isin(a.index), both.index.isin(b.index)
+        delta = both["weight_to"].fillna(0) - both["weight_from"].fillna(0)
+        both["change_pp"] = delta
+        change = pd.Series("unchanged", index=both.index, dtype=object)
+        change[delta >= UNCHANGED_TOLERANCE] = "increased"
+        change[delta <= -UNCHANGED_TOLERANCE] = "decreased"
+        change[~held_before] = "new"
+        change[~held_after] = "exited"
+        both["change"] = pd.Categorical(change, categories=CHANGE_ORDER, ordered=True)
+        both = both.reset_index()
+        both["_rank"] = both["change"].cat.codes
+        both["_size"] = both["change_pp"].abs()
+        out = both.sort_values(["_rank", "_size", "security"], ascending=[True, False, True], kind="stable")
+        out = out[CHANGE_COLUMNS].reset_index(drop=True)
+        out["security"] = out["security"].astype("string")
+        out["issuer"] = out["issuer"].astype("string")
+        return out
+
+    def change_counts(self, compare_from: str | None = None, compare_to: str | None = None) -> dict[str, int]:
+        counts = self.changes(compare_from, compare_to)["change"].value_counts()
+        return {kind: int(counts.get(kind, 0)) for kind in CHANGE_ORDER}

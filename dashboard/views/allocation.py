@@ -1,0 +1,85 @@
+"""Asset allocation: a donut and a table for the selected fund, stacked bars across the basket."""
+
+from __future__ import annotations
+
+import panel as pn
+
+from dashboard.models.dashboard_state import DashboardState
+from dashboard.views import charts
+from dashboard.views.common import (
+    chart_pane,
+    TabView,
+    data_table,
+    display_frame,
+    empty_html,
+    html_pane,
+    section_title,
+    stale_badge,
+    update_table,
+)
+
+TITLES = {"asset_seq": "#", "asset_name": "Asset", "asset_ratio": "% of NAV"}
+BASKET_TITLES = {"fund": "Fund", "asset_name": "Asset", "asset_ratio": "% of NAV"}
+
+
+def fund_title(state: DashboardState) -> str:
+    record = state.factsheet.fund or state.fund_record(state.fund) or {}
+    return record.get("proj_abbr_name") or state.fund or ""
+
+
+class AllocationView(TabView):
+    """The selected fund's asset allocation (E13) and the basket's side by side."""
+
+    tab = "allocation"
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        state = self.state
+        sheet, basket = state.factsheet, state.basket
+        self._note = html_pane("")
+        self._table = data_table(display_frame(sheet.allocation, list(TITLES)), titles=TITLES, percent=["asset_ratio"],
+                                 page_size=12, layout="fit_columns", name="allocation-table",
+                                 widths={"asset_seq": 48, "asset_ratio": 100})
+        self._donut = chart_pane("allocation-donut")
+        self._stacked = chart_pane("allocation-stacked")
+        self._basket_table = data_table(display_frame(basket.allocation_frame(), list(BASKET_TITLES)), titles=BASKET_TITLES,
+                                        percent=["asset_ratio"], page_size=10, layout="fit_columns")
+        sheet.param.watch(self.invalidate, ["allocation"])
+        state.param.watch(self.invalidate, ["fund_error", "basket_revision"])
+        self._layout = pn.Column(
+            pn.Row(section_title("Selected fund"), stale_badge(sheet)),
+            self._note,
+            pn.Row(pn.Column(self._donut, sizing_mode="stretch_width"),
+                   pn.Column(self._table, width=400), sizing_mode="stretch_width",
+                   loading=sheet.param.loading),
+            pn.Row(section_title("Across the basket"), stale_badge(basket)),
+            pn.Column(self._stacked, self._basket_table, sizing_mode="stretch_width", loading=basket.param.loading),
+            sizing_mode="stretch_width",
+        )
+        self.render()
+
+    def __panel__(self):
+        return self._layout
+
+    def _render(self) -> None:
+        state = self.state
+        allocation = state.factsheet.allocation
+        update_table(self._table, display_frame(allocation, list(TITLES)))
+        name = fund_title(state)
+        if state.fund_error:
+            self._note.object = empty_html(f"The fund could not be loaded: {state.fund_error}", error=True)
+            self._donut.object = charts.empty_chart("The fund could not be loaded")
+        else:
+            if allocation is None or allocation.empty:
+                self._note.object = empty_html("The service publishes no asset allocation for this fund (E13).") if state.fund else ""
+            else:
+                total = allocation["asset_ratio"].sum()
+                self._note.object = f'<span class="sd-muted">Shares of NAV as published; they add up to {total:,.2f} %.</span>'
+            self._donut.object = charts.allocation_donut(allocation, title=f"Asset allocation, {name}" if name else "Asset allocation")
+        basket = state.basket
+        frame = basket.allocation_frame()
+        update_table(self._basket_table, display_frame(frame, list(BASKET_TITLES)))
+        if not basket.proj_ids:
+            self._stacked.object = charts.empty_chart("The basket is empty: add funds from the Fund explorer")
+        else:
+            self._stacked.object = charts.allocation_stacked(frame)

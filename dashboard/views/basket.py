@@ -1,0 +1,142 @@
+"""The comparison basket panel: its funds, loading progress, filling it, and the report download."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import io
+import logging
+
+import panel as pn
+import panel_material_ui as pmui
+import param
+
+from dashboard.api.errors import SecApiError
+from dashboard.models.basket import MAX_BASKET
+from dashboard.models.dashboard_state import DashboardState
+from dashboard.views.common import esc, html_pane, notify_error, progress_value
+
+log = logging.getLogger("dashboard.views")
+
+
+def fund_line(state: DashboardState, proj_id: str) -> str:
+    basket = state.basket
+    record = basket.funds.get(proj_id) or state.fund_record(proj_id) or {}
+    mark = ""
+    if proj_id in basket.errors:
+        failed = len(basket.errors[proj_id])
+        mark = f' <span class="sd-pill sd-bad" title="parts that failed">{failed} part{"s" if failed > 1 else ""} failed</span>'
+    elif proj_id not in basket.loaded:
+        mark = ' <span class="sd-muted">loading…</span>'
+    name = record.get("proj_name_en") or record.get("proj_name_th")
+    return (f'<b>{esc(record.get("proj_abbr_name") or proj_id)}</b>{mark}'
+            + (f'<br><span class="sd-muted" style="font-size:.85em">{esc(name)}</span>' if name else ""))
+
+
+class BasketPanel(pn.viewable.Viewer):
+    """Sidebar: the basket's funds with remove buttons, a progress bar while it loads, and actions."""
+
+    state = param.ClassSelector(class_=DashboardState, doc="The dashboard state whose basket is shown.")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        state, basket = self.state, self.state.basket
+        self._title = pmui.Typography(self._title_text(), variant="subtitle1", margin=(8, 10, 0, 10))
+        self._progress = pmui.LinearProgress(value=pn.bind(progress_value, basket.param.progress),
+                                             visible=basket.param.loading, sizing_mode="stretch_width",
+                                             margin=(4, 10), name="basket-progress")
+        self._list = pn.Column(sizing_mode="stretch_width", name="basket-list")
+        self._add = pmui.Button(label="Add the selected fund", icon="playlist_add", variant="outlined",
+                                sizing_mode="stretch_width", margin=(4, 10))
+        self._add.on_click(self._add_selected)
+        self._company = pmui.Button(label="Fill with its company's funds (E2)", icon="apartment", variant="outlined",
+                                    sizing_mode="stretch_width", margin=(4, 10))
+        self._company.on_click(self._fill_company)
+        self._clear = pmui.Button(label="Clear the basket", icon="delete_sweep", variant="text", color="error",
+                                  sizing_mode="stretch_width", margin=(4, 10))
+        self._clear.on_click(lambda *_: state.basket.clear())
+        self._download = pmui.FileDownload(callback=self._report, filename=state.report_filename(),
+                                           label="Download report", icon="download", variant="contained",
+                                           sizing_mode="stretch_width", margin=(12, 10), name="report-download")
+        basket.param.watch(self._refresh, ["proj_ids"])
+        state.param.watch(self._refresh, ["basket_revision"])
+        state.param.watch(self._refresh_filename, ["tab", "fund", "basket_ids"])
+        state.licence.param.watch(self._refresh_filename, ["person_id", "enforcement"])
+        self._refresh()
+        self._layout = pn.Column(
+            self._title,
+            self._progress,
+            pn.Column(self._list, loading=basket.param.loading, sizing_mode="stretch_width"),
+            self._add, self._company, self._clear,
+            pmui.Divider(margin=(8, 10)),
+            self._download,
+            pn.pane.Markdown("The report is the command line's for what the tab shows: the selected fund, the "
+                             "basket (Fees, Risk) or the licence check (Licensee).", margin=(0, 10),
+                             styles={"font-size": "0.85em"}),
+            sizing_mode="stretch_width",
+        )
+
+    def __panel__(self):
+        return self._layout
+
+    def _title_text(self) -> str:
+        n = len(self.state.basket.proj_ids)
+        return f"Comparison basket: {n} fund{'s' if n != 1 else ''} (at most {MAX_BASKET})"
+
+    def _refresh(self, *_):
+        state = self.state
+        self._title.object = self._title_text()
+        rows = []
+        for proj_id in state.basket.proj_ids:
+            remove = pmui.IconButton(icon="close", size="small", description=f"Remove {proj_id} from the basket",
+                                     margin=(4, 0), width=36)
+            remove.on_click(lambda _e, p=proj_id: state.basket.remove(p))
+            rows.append(pn.Row(html_pane(fund_line(state, proj_id), margin=(2, 4)), remove, sizing_mode="stretch_width",
+                               margin=(0, 6)))
+        if not rows:
+            rows.append(html_pane('<span class="sd-muted">Empty: add funds from the Fund explorer.</span>', margin=(2, 12)))
+        self._list.objects = rows
+        self._refresh_filename()
+
+    def _refresh_filename(self, *_):
+        self._download.filename = self.state.report_filename()
+
+    def _add_selected(self, *_):
+        try:
+            self.state.add_to_basket()
+        except SecApiError as exc:
+            notify_error(exc)
+
+    async def _fill_company(self, *_):
+        try:
+            await self.state.afill_basket_from_company()
+        except SecApiError as exc:
+            notify_error(exc, "The basket could not be filled")
+
+    async def _report(self):
+        """The report for what is on screen, built off the event loop so the page stays responsive."""
+        state = self.state
+        request = state.report_request()
+        if request["kind"] is None:
+            pn.state.notifications.warning(f"Nothing to report yet: {request['reason']}.", duration=6000)
+            return io.StringIO(_note_document("Nothing to report yet", request["reason"]))
+        client = state.factsheet.api
+        try:
+            from dashboard.reports import fund_report_html, licensee_report_html
+
+            if request["kind"] == "licensee":
+                text = await asyncio.to_thread(licensee_report_html, client, request["unique_id"], request["case_ids"])
+            else:
+                text = await asyncio.to_thread(fund_report_html, client, request["proj_ids"], funds=request["funds"])
+        except SecApiError as exc:
+            notify_error(exc, "The report could not be made")
+            return io.StringIO(_note_document("The report could not be made", str(exc)))
+        except ImportError as exc:
+            notify_error(f"Reports are not available in this installation ({exc})")
+            return io.StringIO(_note_document("Reports are not available", str(exc)))
+        return io.StringIO(text)
+
+
+def _note_document(title: str, message: str) -> str:
+    return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title></head>"
+            f"<body><h1>{html.escape(title)}</h1><p>{html.escape(message)}</p></body></html>")

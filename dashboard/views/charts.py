@@ -1,0 +1,318 @@
+"""HoloViews charts built from the models' frames; shared by the dashboard, notebooks and reports.
+
+Every function takes a DataFrame and returns one HoloViews element (or an empty-state element),
+so views stay thin and reports draw exactly what the screen draws. Service text only ever
+reaches Bokeh as data (axis labels, canvas labels, hover fields), which Bokeh renders as text,
+never as HTML. Charts are responsive in width (they fill their column) and fixed in height.
+"""
+
+from __future__ import annotations
+
+import holoviews as hv
+import pandas as pd
+
+from dashboard.records.labels import RISK_LEVEL
+
+RISK_LEVELS = list(RISK_LEVEL.values())  # "1" .. "8", "8+"
+
+hv.extension("bokeh", logo=False)
+
+# Reference width for callers that lay charts out at a fixed size (reports); the dashboard's charts
+# are responsive and fill their column.
+WIDTH = 640
+HEIGHT = 340
+CHANGE_COLORS = {"new": "#2ca02c", "increased": "#98df8a", "decreased": "#ff9896", "exited": "#d62728", "unchanged": "#c7c7c7"}
+RISK_COLORS = ["#1a9850", "#66bd63", "#a6d96a", "#d9ef8b", "#fee08b", "#fdae61", "#f46d43", "#d73027", "#a50026"]
+SERIES_COLORS = ["#3b6ea5", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
+PERFORMANCE_SERIES = {"fund_return": "Fund", "benchmark_return": "Benchmark", "peer_average": "Peer average"}
+VOLATILITY_SERIES = {"fund_volatility": "Fund", "benchmark_volatility": "Benchmark"}
+_COMMON = dict(responsive=True, toolbar=None, default_tools=[], min_width=280)
+
+
+def empty_chart(message: str, height: int = 120) -> hv.Element:
+    """A blank plot that says why it is blank (no data is not the same as a broken chart)."""
+    return hv.Text(0.5, 0.5, message).opts(
+        xaxis=None, yaxis=None, height=height, text_font_size="12pt", text_color="#777", show_frame=False,
+        xlim=(0, 1), ylim=(0, 1), **_COMMON)
+
+
+def _group_labels_only(plot, element) -> None:
+    """Grouped bars: show the group names on the axis, the series only in the legend (inner labels overlap)."""
+    for axis in plot.state.xaxis:
+        # Alpha, not font size: the Material theme re-applies its label font size in the browser.
+        axis.major_label_text_alpha = 0.0
+        axis.major_label_text_font_size = "1px"
+        axis.major_tick_line_color = None
+        axis.group_text_font_size = "9.5pt"
+        axis.group_text_font_style = "normal"
+        axis.group_text_color = "#444"
+        axis.separator_line_alpha = 0.4
+
+
+def grouped_bars(data: pd.DataFrame, group: str, series: str, value: str, *, groups: list[str], names: list[str],
+                 group_label: str, value_label: str, title: str, colors: list[str] | None = None,
+                 extra_vdims: list[hv.Dimension] | None = None, height: int = HEIGHT) -> hv.Element:
+    """Bars grouped by `group`, one bar per `series` in a fixed order and colour, series named in the legend.
+
+    (HoloViews' single-level grouped bars order each group differently; nested factors keep one order.)
+    """
+    colors = colors or SERIES_COLORS
+    # Rows in group then series order: the legend lists series in the order they first appear.
+    order = {name: i for i, name in enumerate(names)}
+    rank = {g: i for i, g in enumerate(groups)}
+    data = data.assign(_g=data[group].map(rank), _s=data[series].map(order)).sort_values(["_g", "_s"]).drop(columns=["_g", "_s"])
+    return hv.Bars(data, kdims=[hv.Dimension(group, label=group_label, values=groups),
+                                hv.Dimension(series, label="Series", values=names)],
+                   vdims=[hv.Dimension(value, label=value_label), *(extra_vdims or [])]).opts(
+        height=height, tools=["hover"], color=series, cmap={name: colors[i % len(colors)] for i, name in enumerate(names)},
+        title=title, show_legend=True, legend_position="right", xlabel=group_label, hooks=[_group_labels_only],
+        **_COMMON)
+
+
+def _quarter(period: str) -> str:
+    return f"{period[:4]}-{period[4:]}" if isinstance(period, str) and len(period) == 6 else str(period)
+
+
+def _short(text: str, limit: int = 28) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# ---- allocation -------------------------------------------------------------------------------
+
+
+def allocation_donut(allocation: pd.DataFrame | None, title: str = "Asset allocation") -> hv.Element:
+    data = allocation.dropna(subset=["asset_ratio"]) if allocation is not None and not allocation.empty else None
+    if data is None or data.empty:
+        return empty_chart("No asset allocation published for this fund")
+    frame = data[["asset_name", "asset_ratio"]].astype({"asset_name": str, "asset_ratio": float})
+    frame = frame.assign(asset_name=frame["asset_name"].map(_short))
+    return hv.Donut(frame, kdims=[hv.Dimension("asset_name", label="Asset")],
+                    vdims=[hv.Dimension("asset_ratio", label="% of NAV")]).opts(
+        title=title, frame_width=300, frame_height=300, tools=["hover"], cmap="Category20", legend_position="right",
+        inner_radius=0.55, toolbar=None, default_tools=[], hooks=[_donut_ranges])
+
+
+def _donut_ranges(plot, element) -> None:
+    """HoloViews 1.23.2 gives a Donut a categorical x range with no factors, so Bokeh draws no wedge;
+    a numeric range centred on the ring draws it."""
+    from bokeh.models import LinearScale, Range1d
+
+    state = plot.state
+    if not isinstance(state.x_range, Range1d):
+        state.x_range, state.x_scale = Range1d(-1.1, 1.1), LinearScale()
+    if not isinstance(state.y_range, Range1d):
+        state.y_range, state.y_scale = Range1d(-1.1, 1.1), LinearScale()
+    # frame_width/frame_height size the plot; a fixed sizing mode without width would only warn
+    state.width, state.height = state.frame_width + 240, state.frame_height + 60
+
+
+def allocation_stacked(frame: pd.DataFrame | None) -> hv.Element:
+    if frame is None or frame.empty or frame["asset_ratio"].isna().all():
+        return empty_chart("No asset allocation for the funds in the basket")
+    data = frame[["fund", "asset_name", "asset_ratio"]].dropna(subset=["asset_ratio"])
+    data = data.astype({"fund": str, "asset_name": str, "asset_ratio": float})
+    data = data.assign(asset_name=data["asset_name"].map(_short))
+    assets = data["asset_name"].nunique()
+    return hv.Bars(data, kdims=[hv.Dimension("fund", label="Fund"), hv.Dimension("asset_name", label="Asset")],
+                   vdims=[hv.Dimension("asset_ratio", label="% of NAV")]).opts(
+        stacked=True, height=max(HEIGHT + 40, 24 * assets + 110), tools=["hover"], cmap="Category20", legend_position="right",
+        xrotation=30 if len(data["fund"].unique()) > 6 else 0, title="Asset allocation across the basket", **_COMMON)
+
+
+# ---- holdings ---------------------------------------------------------------------------------
+
+
+def top_holdings_bars(table: pd.DataFrame | None, period: str | None) -> hv.Element:
+    if table is None or table.empty or not period:
+        return empty_chart(f"No holdings published for {_quarter(period)}" if period else "No holdings published for this fund")
+    data = table[["security", "issuer", "percent_nav"]].copy()
+    data = data.fillna({"issuer": ""}).astype({"security": str, "issuer": str, "percent_nav": float}).iloc[::-1]
+    return hv.Bars(data, kdims=[hv.Dimension("security", label="Holding")],
+                   vdims=[hv.Dimension("percent_nav", label="% of NAV"), hv.Dimension("issuer", label="Issuer")]).opts(
+        invert_axes=True, height=max(220, 26 * len(data) + 70), tools=["hover"], color="#3b6ea5",
+        title=f"Top {len(data)} holdings, {_quarter(period)}", **_COMMON)
+
+
+def holdings_heatmap(weights: pd.DataFrame | None) -> hv.Element:
+    if weights is None or weights.empty or weights.isna().all().all():
+        return empty_chart("No quarterly holdings to compare")
+    long = weights.rename_axis("security").reset_index().melt(id_vars="security", var_name="period", value_name="percent_nav")
+    long["quarter"] = long["period"].map(_quarter)
+    long = long.astype({"security": str, "percent_nav": float})
+    quarters = [_quarter(p) for p in weights.columns]
+    securities = [str(s) for s in weights.index][::-1]  # largest at the top
+    return hv.HeatMap(long, kdims=[hv.Dimension("quarter", label="Quarter", values=quarters),
+                                   hv.Dimension("security", label="Holding", values=securities)],
+                      vdims=[hv.Dimension("percent_nav", label="% of NAV")]).opts(
+        height=max(300, 18 * weights.shape[0] + 110), tools=["hover"], cmap="Blues", colorbar=True,
+        xrotation=45, title=f"Holding weights across the {len(quarters)} quarters (largest holdings)",
+        clipping_colors={"NaN": "#eeeeee"}, **_COMMON)
+
+
+def holdings_changes_bars(changes: pd.DataFrame | None, start: str | None, end: str | None, limit: int = 25) -> hv.Element:
+    if changes is None or changes.empty or not start or not end:
+        return empty_chart("Pick two quarters with holdings to see what changed")
+    moved = changes[changes["change"].astype(str) != "unchanged"].copy()
+    if moved.empty:
+        return empty_chart("Nothing changed between the two quarters")
+    moved = moved.reindex(moved["change_pp"].abs().sort_values(ascending=False).index).head(limit).iloc[::-1]
+    moved = moved.astype({"security": str, "change_pp": float}).assign(change=moved["change"].astype(str))
+    return hv.Bars(moved[["security", "change_pp", "change"]], kdims=[hv.Dimension("security", label="Holding")],
+                   vdims=[hv.Dimension("change_pp", label="Change, percentage points"), hv.Dimension("change", label="Change")]).opts(
+        invert_axes=True, color="change", cmap=CHANGE_COLORS, height=max(240, 22 * len(moved) + 90),
+        tools=["hover"], title=f"What changed, {_quarter(min(start, end))} to {_quarter(max(start, end))}",
+        show_legend=True, legend_position="bottom_right", **_COMMON)
+
+
+# ---- fees -------------------------------------------------------------------------------------
+
+FEE_MEASURES = {"actual_value_num": "Actual charge", "rate_num": "Prospectus ceiling (rate)"}
+
+
+def _series_name(frame: pd.DataFrame) -> pd.Series:
+    cls = frame["class_abbr_name"].fillna("-").astype(str)
+    fund = frame["fund"].astype(str)
+    return fund.where(cls == "-", fund + " · " + cls)
+
+
+def fee_bars(fees: pd.DataFrame | None, value: str = "actual_value_num", fee_type: str | None = None) -> hv.Element:
+    """Bars of one fee measure: `actual_value_num` (charged) or `rate_num` (ceiling), never both.
+
+    With many fee types, bars are grouped by fee type (one bar per fund and class); for a single
+    fee type, one bar per fund and class.
+    """
+    if value not in FEE_MEASURES:
+        raise ValueError("fee bars show either actual_value_num or rate_num")
+    measure = FEE_MEASURES[value]
+    unit_col = "actual_value_unit" if value == "actual_value_num" else "rate_unit"
+    data = fees.dropna(subset=[value]) if fees is not None and not fees.empty else None
+    if data is None or data.empty:
+        return empty_chart(f"No numeric {measure.lower()} to chart (the table keeps the service's text)")
+    data = data.assign(series=_series_name(data),
+                       fee_type=data["fee_type_en"].fillna(data["fee_type_desc"]).fillna("(unnamed)").astype(str),
+                       unit=data[unit_col].fillna("").astype(str))
+    units = data["unit"][data["unit"] != ""]
+    unit = units.mode().iloc[0] if not units.empty else ""
+    ylabel = f"{measure}" + (f", {unit}" if unit else "")
+    title = f"{measure}" + (f": {fee_type}" if fee_type else " by fee type")
+    if data["fee_type"].nunique() == 1:
+        table = data[["series", value, "unit", "fee_type"]].astype({value: float})
+        return hv.Bars(table, kdims=[hv.Dimension("series", label="Fund · class")],
+                       vdims=[hv.Dimension(value, label=ylabel), hv.Dimension("unit", label="Unit"),
+                              hv.Dimension("fee_type", label="Fee type")]).opts(
+            height=HEIGHT, tools=["hover"], color="#3b6ea5" if value == "actual_value_num" else "#9c755f",
+            xrotation=30 if len(table) > 4 or table["series"].str.len().max() > 12 else 0, title=title, **_COMMON)
+    table = data[["fee_type", "series", value, "unit"]].astype({value: float})
+    return grouped_bars(table, "fee_type", "series", value, groups=list(dict.fromkeys(table["fee_type"])),
+                        names=list(dict.fromkeys(table["series"])), group_label="Fee type", value_label=ylabel,
+                        title=title, extra_vdims=[hv.Dimension("unit", label="Unit")], height=HEIGHT + 40)
+
+
+# ---- risk -------------------------------------------------------------------------------------
+
+
+def risk_spectrum_chart(risk: pd.DataFrame | None) -> hv.Element:
+    if risk is None or risk.empty or risk["risk_rank"].isna().all():
+        return empty_chart("No risk levels for the funds in the basket")
+    data = risk.dropna(subset=["risk_rank"]).copy()
+    data["slot"] = data.groupby("risk_rank").cumcount() + 1
+    data = data.fillna({"name_en": "", "risk_level": ""}).astype(
+        {"fund": str, "risk_level": str, "risk_rank": float, "slot": float, "proj_id": str, "name_en": str})
+    ticks = [(i + 1, f"RS{label}") for i, label in enumerate(RISK_LEVELS)]
+    points = hv.Points(data, kdims=["risk_rank", "slot"],
+                       vdims=[hv.Dimension("fund", label="Fund"), hv.Dimension("name_en", label="Name"),
+                              hv.Dimension("risk_level", label="Risk level"), hv.Dimension("proj_id", label="proj_id")]).opts(
+        size=16, color="risk_rank", cmap=RISK_COLORS, clim=(0.5, 9.5), tools=["hover"], line_color="black")
+    labels = hv.Labels(data, kdims=["risk_rank", "slot"], vdims=["fund"]).opts(yoffset=0.38, text_font_size="9pt")
+    top = int(data["slot"].max())
+    bands = pd.DataFrame({"x0": [i + 0.5 for i in range(9)], "y0": 0.0, "x1": [i + 1.5 for i in range(9)],
+                          "y1": float(top) + 2, "level": [float(i + 1) for i in range(9)]})
+    band = hv.Rectangles(bands, vdims=["level"]).opts(color="level", cmap=RISK_COLORS, clim=(0.5, 9.5), alpha=0.18,
+                                                       line_alpha=0, tools=[])
+    return (band * points * labels).opts(
+        hv.opts.Overlay(height=int(max(HEIGHT - 60, 90 * top + 100)), title="Risk spectrum (RS1 low to RS8+ high)", **_COMMON),
+        hv.opts.Points(xticks=ticks, xlim=(0.5, 9.5), ylim=(0.4, top + 0.9), yaxis=None, xlabel="Risk level"),
+    )
+
+
+SCATTER_MEASURES = {"total_annual_fee": "Total annual fee (actual), % a year", "return_1y": "1-year return, %"}
+
+
+def risk_scatter(risk: pd.DataFrame | None, measure: str) -> hv.Element:
+    """Risk level against `total_annual_fee` or `return_1y`, funds named on hover and beside the point."""
+    label = SCATTER_MEASURES[measure]
+    short = label.split(",")[0]
+    data = risk.dropna(subset=["risk_rank", measure]) if risk is not None and not risk.empty else None
+    if data is None or data.empty:
+        return empty_chart(f"No {short.lower()} figures for the basket")
+    data = data.fillna({"name_en": "", "risk_level": ""}).astype(
+        {"fund": str, "risk_rank": float, measure: float, "risk_level": str, "proj_id": str, "name_en": str})
+    ticks = [(i + 1, f"RS{lv}") for i, lv in enumerate(RISK_LEVELS)]
+    points = hv.Scatter(data, kdims=[hv.Dimension("risk_rank", label="Risk level")],
+                        vdims=[hv.Dimension(measure, label=label), hv.Dimension("fund", label="Fund"),
+                               hv.Dimension("name_en", label="Name"), hv.Dimension("risk_level", label="Risk level"),
+                               hv.Dimension("proj_id", label="proj_id")]).opts(
+        size=12, tools=["hover"], xticks=ticks, xlim=(0.5, 9.5), color="#3b6ea5", line_color="black")
+    names = hv.Labels(data, kdims=["risk_rank", measure], vdims=["fund"]).opts(
+        xoffset=0.12, text_align="left", text_font_size="8pt")
+    return (points * names).opts(hv.opts.Overlay(height=HEIGHT, title=f"Risk against {short.lower()}", **_COMMON))
+
+
+# ---- performance ------------------------------------------------------------------------------
+
+
+def _class_rows(performance: pd.DataFrame, class_name: str | None) -> pd.DataFrame:
+    if class_name is None:
+        return performance
+    return performance[performance["class_abbr_name"].fillna("-") == class_name]
+
+
+def _period_bars(data: pd.DataFrame, kinds: dict[str, str], ylabel: str, title: str, empty: str) -> hv.Element:
+    data = data[data["performance_kind"].isin(kinds)].dropna(subset=["performance_val"])
+    if data.empty:
+        return empty_chart(empty)
+    labels = data["reference_period_label_en"] if "reference_period_label_en" in data else data["reference_period"]
+    data = data.assign(series=data["performance_kind"].map(kinds), period=labels.fillna(data["reference_period"]).astype(str))
+    data = data.sort_values(["reference_period_order", "performance_kind"])
+    periods = list(dict.fromkeys(data["period"]))
+    series = [s for s in kinds.values() if s in set(data["series"])]
+    data = data[["period", "series", "performance_val"]].astype({"performance_val": float})
+    return grouped_bars(data, "period", "series", "performance_val", groups=periods, names=series,
+                        group_label="Period", value_label=ylabel, title=title)
+
+
+def performance_bars(performance: pd.DataFrame | None, class_name: str | None = None) -> hv.Element:
+    """Fund return against benchmark and peer average for each reference period (one class)."""
+    if performance is None or performance.empty:
+        return empty_chart("No past performance published for this fund")
+    suffix = f" ({class_name})" if class_name and class_name != "-" else ""
+    return _period_bars(_class_rows(performance, class_name), PERFORMANCE_SERIES, "Return, %",
+                        "Return against benchmark and peer average" + suffix, "No return figures for this class")
+
+
+def volatility_bars(performance: pd.DataFrame | None, class_name: str | None = None) -> hv.Element:
+    """Fund volatility against benchmark volatility for each reference period (one class)."""
+    if performance is None or performance.empty:
+        return empty_chart("No volatility published for this fund")
+    suffix = f" ({class_name})" if class_name and class_name != "-" else ""
+    return _period_bars(_class_rows(performance, class_name), VOLATILITY_SERIES, "Volatility, % a year",
+                        "Volatility" + suffix, "No volatility figures for this class")
+
+
+def basket_return_bars(performance: pd.DataFrame | None) -> hv.Element:
+    """Fund return of each basket fund (its first unit class) for each reference period."""
+    if performance is None or performance.empty:
+        return empty_chart("No past performance for the funds in the basket")
+    data = performance[performance["performance_kind"] == "fund_return"].dropna(subset=["performance_val"])
+    if data.empty:
+        return empty_chart("No fund returns for the funds in the basket")
+    first_class = data.groupby("proj_id")["class_abbr_name"].transform(lambda s: s.fillna("-").iloc[0])
+    data = data[data["class_abbr_name"].fillna("-") == first_class]
+    data = data.sort_values("reference_period_order")
+    data = data.assign(period=data["reference_period"].astype(str), fund=data["fund"].astype(str))
+    periods = list(dict.fromkeys(data["period"]))
+    funds = [f for f in dict.fromkeys(performance["fund"].astype(str)) if f in set(data["fund"])]
+    data = data[["period", "fund", "performance_val"]].astype({"performance_val": float})
+    return grouped_bars(data, "period", "fund", "performance_val", groups=periods, names=funds, group_label="Period",
+                        value_label="Fund return, %", title="Fund return across the basket (first unit class)")

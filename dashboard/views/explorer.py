@@ -1,0 +1,340 @@
+"""Fund explorer: search funds (E1) and unit classes (E3), pick one, read its factsheet overview."""
+
+from __future__ import annotations
+
+import pandas as pd
+import panel as pn
+import panel_material_ui as pmui
+import param
+
+from dashboard.api.errors import SecApiError
+from dashboard.models.dashboard_state import DashboardState
+from dashboard.records.labels import FUND_STATUS
+from dashboard.views.common import (
+    STATUS_TONES,
+    card,
+    data_table,
+    display_frame,
+    empty_html,
+    esc,
+    fmt_amount,
+    fmt_date,
+    fmt_number,
+    fmt_percent,
+    html_pane,
+    is_missing,
+    kv_table,
+    link,
+    notify_error,
+    pill,
+    stale_badge,
+    update_table,
+)
+
+RESULT_COLUMNS = ["proj_abbr_name", "proj_name_en", "proj_name_th", "status", "unique_id", "regis_date", "proj_id"]
+RESULT_WIDTHS = {"proj_abbr_name": 130, "proj_name_en": 300, "proj_name_th": 260, "status": 150, "unique_id": 120,
+                 "regis_date": 110}
+RESULT_TITLES = {"proj_abbr_name": "Abbreviation", "proj_name_en": "English name", "proj_name_th": "Thai name",
+                 "status": "Status", "unique_id": "Company", "regis_date": "Registered", "cancel_date": "Cancelled",
+                 "proj_id": "proj_id"}
+CLASS_COLUMNS = ["proj_abbr_name", "class_abbr_name", "class_name", "class_additional_desc", "proj_id"]
+CLASS_TITLES = {"proj_abbr_name": "Fund", "class_abbr_name": "Class", "class_name": "Class name",
+                "class_additional_desc": "Description", "proj_id": "proj_id"}
+GRID = '<div style="display:grid;grid-template-columns:repeat(auto-fill,minmax(400px,1fr));gap:10px;">{}</div>'
+
+
+def status_text(code: object) -> str:
+    if is_missing(code):
+        return ""
+    label = FUND_STATUS.get(str(code))
+    return f"{code} · {label[1]}" if label else str(code)
+
+
+def results_frame(results: pd.DataFrame) -> pd.DataFrame:
+    frame = results.assign(status=results["fund_status"].map(status_text) if not results.empty else pd.Series(dtype=object))
+    return display_frame(frame, RESULT_COLUMNS)
+
+
+# ---- the overview, as escaped HTML -------------------------------------------------------------------
+
+
+def _rows(pairs) -> list[tuple[str, str]]:
+    return [(label, value) for label, value in pairs if value is not None]
+
+
+def _term(project_type: dict) -> str:
+    parts = []
+    for key, unit in (("proj_term_yy", "years"), ("proj_term_mm", "months"), ("proj_term_dd", "days")):
+        value = project_type.get(key)
+        if value not in (None, 0, 0.0):
+            parts.append(f"{fmt_number(value, 0)} {unit}")
+    return ", ".join(parts)
+
+
+def overview_html(state: DashboardState) -> str:
+    """The selected fund's overview: every value escaped here."""
+    sheet = state.factsheet
+    if state.fund_error:
+        return empty_html(f"The fund {state.fund} could not be loaded: {state.fund_error}", error=True)
+    if not state.fund:
+        return empty_html("Search for a fund and pick it in the table to see its overview.")
+    if sheet.proj_id != state.fund:
+        return empty_html(f"Loading {state.fund} …")
+    fund = sheet.fund or state.fund_record(state.fund) or {}
+    suit = sheet.suitability or {}
+    ptype = sheet.project_type or {}
+    ret = sheet.return_estimate or {}
+    red = sheet.redemption or {}
+    urls = sheet.urls or {}
+
+    status = fund.get("fund_status")
+    head = [f'<p class="sd-title">{esc(fund.get("proj_abbr_name") or sheet.proj_id)}</p>',
+            f'<p class="sd-sub">{esc(fund.get("proj_name_en"), "(no English name)")}</p>',
+            f'<p class="sd-sub" lang="th">{esc(fund.get("proj_name_th"), "(no Thai name)")}</p>',
+            '<p class="sd-sub">']
+    if status:
+        head.append(pill(status_text(status), STATUS_TONES.get(str(status), "")))
+    if suit.get("risk_spectrum"):
+        head.append(pill(f"Risk level {suit.get('risk_level_label') or suit.get('risk_spectrum')}", "warn"))
+    if state.in_basket():
+        head.append(pill("in the comparison basket"))
+    head.append("</p>")
+
+    cards = []
+    registration = _rows([
+        ("proj_id", esc(sheet.proj_id)),
+        ("Registration no.", esc(fund.get("regis_id"))),
+        ("Registered", esc(fmt_date(fund.get("regis_date")))),
+        ("Cancelled", esc(fmt_date(fund.get("cancel_date")), "not cancelled") if fund else None),
+        ("Status", esc(status_text(status)) + (f' <span lang="th" class="sd-muted">({esc(fund.get("fund_status_label_th"))})</span>'
+                                               if fund.get("fund_status_label_th") else "")),
+        ("Company", esc(fund.get("unique_id"))),
+        ("Retail type", esc(ptype.get("proj_retail_type_label_en") or ptype.get("proj_retail_type")) if ptype else esc(None, "not published")),
+        ("Term", (esc(ptype.get("proj_term_flag_label_en")) + (f" ({esc(_term(ptype))})" if _term(ptype) else "")) if ptype else None),
+        ("Foreign investment", esc(fund.get("invest_country_flage_label_en") or fund.get("invest_country_flage"))),
+        ("US investors", esc({"Y": "may invest", "N": "may not invest"}.get(str(fund.get("permit_us_investment")),
+                                                                            fund.get("permit_us_investment")))),
+        ("Last updated", esc(fmt_date(fund.get("last_upd_date")))),
+    ])
+    cards.append(card("Registration", kv_table(registration)))
+
+    if suit:
+        risk_rows = _rows([
+            ("Risk level", esc(f"{suit.get('risk_spectrum_label_en') or ''} ({suit.get('risk_spectrum')})"
+                               if suit.get("risk_spectrum") else None)),
+            ("About the risk", f'<span class="sd-text" lang="th">{esc(suit.get("risk_spectrum_desc"))}</span>'),
+            ("Suits", f'<span class="sd-text" lang="th">{esc(suit.get("fund_suitable_desc"))}</span>'),
+            ("Does not suit", f'<span class="sd-text" lang="th">{esc(suit.get("fund_not_suitable_desc"))}</span>'),
+            ("Warning", f'<span class="sd-text" lang="th">{esc(suit.get("important_notice"))}</span>'),
+        ])
+        cards.append(card("Risk and suitability", kv_table(risk_rows)))
+    else:
+        cards.append(card("Risk and suitability", empty_html("No suitability data published (E8).")))
+
+    inv = sheet.investment
+    if inv is not None and not inv.empty:
+        parts = []
+        for n, (_, row) in enumerate(inv.iterrows(), 1):
+            label = f'<p class="sd-muted" style="margin:2px 0">Entry {n} of {len(inv)}</p>' if len(inv) > 1 else ""
+            parts.append(label + kv_table(_rows([
+                ("First purchase", esc(fmt_amount(row.get("minimum_sub_ipo"), row.get("minimum_sub_ipo_cur")))
+                 + _note(row.get("minimum_sub_ipo_addi_desc"))),
+                ("Later purchases", esc(fmt_amount(row.get("minimum_sub"), row.get("minimum_sub_cur")))
+                 + _note(row.get("minimum_sub_addi_desc"))),
+                ("Redemption", esc(fmt_amount(row.get("minimum_redempt"), row.get("minimum_redempt_cur")))
+                 + _note(row.get("minimum_redempt_addi_desc"))),
+                ("Redemption units", esc(fmt_amount(row.get("minimum_redempt_unit"), "units"))
+                 + _note(row.get("minimum_redempt_unit_addi_desc"))),
+                ("Minimum balance", esc(fmt_amount(row.get("lowbal_val"), row.get("lowbal_val_cur")))),
+                ("Minimum balance units", esc(fmt_amount(row.get("lowbal_unit"), "units"))),
+            ])))
+        cards.append(card("Investment minimums", "<hr>".join(parts)))
+    else:
+        cards.append(card("Investment minimums", empty_html("No investment minimums published (E5).")))
+
+    if red:
+        period = red.get("redemp_period_label_en") or red.get("redemp_period")
+        if str(red.get("redemp_period")) == "9" and red.get("redemp_period_oth"):
+            period = f"{period}: {red.get('redemp_period_oth')}"
+        cards.append(card("Redemption", kv_table(_rows([
+            ("Dealing", f'{esc(period)} <span class="sd-muted">(code {esc(red.get("redemp_period"))})</span>'),
+            ("Proceeds paid", f'<span lang="th">{esc(red.get("settlement_period"))}</span>'),
+            ("Buying cut-off", esc(red.get("buying_cut_off_time"))),
+            ("Selling cut-off", esc(red.get("selling_cut_off_time"))),
+        ]))))
+    else:
+        cards.append(card("Redemption", empty_html("No redemption terms published (E11).")))
+
+    if ret:
+        years, months = ret.get("investment_period_year"), ret.get("investment_period_month")
+        horizon = ", ".join(p for p in (f"{fmt_number(years, 0)} years" if years else "",
+                                        f"{fmt_number(months, 0)} months" if months else "") if p)
+        cards.append(card("Estimated return", kv_table(_rows([
+            ("Before expenses", esc(fmt_percent(ret.get("total_estimated_return"))) + " a year"),
+            ("Estimated expenses", esc(fmt_percent(ret.get("annual_estimated_expense"))) + " a year"),
+            ("Average return", esc(fmt_percent(ret.get("annual_average_return"))) + " a year"),
+            ("Over", esc(horizon or None)),
+        ]))))
+
+    classes = sheet.classes
+    if classes is not None and not classes.empty:
+        body = "".join(
+            f"<tr><th>{esc(r.get('class_abbr_name'))}</th><td lang=\"th\">{esc(r.get('class_name'))}"
+            + (f'<br><span class="sd-muted">{esc(r.get("class_additional_desc"))}</span>'
+               if not is_missing(r.get("class_additional_desc")) else "") + "</td></tr>"
+            for _, r in classes.iterrows())
+        cards.append(card(f"Unit classes ({len(classes)})", f'<table class="sd-kv">{body}</table>'))
+    else:
+        cards.append(card("Unit classes", empty_html("A single-class fund (no unit classes listed, E4).")))
+
+    cards.append(card("Reports", kv_table([
+        ("Fund factsheet", link(urls.get("url_factsheet"), "open")),
+        ("Annual report", link(urls.get("url_annual_report"), "open")),
+        ("Half-year report", link(urls.get("url_halfyear_report"), "open")),
+    ])))
+    if sheet.errors:
+        failed = "".join(f"<li>{esc(part)}: {esc(reason)}</li>" for part, reason in sheet.errors.items())
+        cards.append(card("Parts that could not be loaded", f"<ul>{failed}</ul>"))
+    return "".join(head) + GRID.format("".join(cards))
+
+
+def _note(value: object) -> str:
+    return "" if is_missing(value) else f' <span class="sd-muted" lang="th">({esc(value)})</span>'
+
+
+class FundExplorer(pn.viewable.Viewer):
+    """Search, results with status labels, the selected fund's overview and the basket buttons."""
+
+    state = param.ClassSelector(class_=DashboardState, doc="The dashboard state this view shows and changes.")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        state = self.state
+        self._query = pmui.TextInput(label="Fund name or abbreviation (E1), or unit class (E3)", value=state.query,
+                                     placeholder="e.g. Demo, Equity, DCPEQ", sizing_mode="stretch_width")
+        self._query.param.watch(self._on_enter, "enter_pressed")
+        self._go = pmui.Button(label="Search", icon="search", variant="contained", margin=(12, 8), width=120)
+        self._go.on_click(self._on_search)
+        self._results = data_table(results_frame(state.search.results), titles=RESULT_TITLES, selectable=1, page_size=8,
+                                   hidden_columns=["proj_id"], name="fund-results", widths=RESULT_WIDTHS,
+                                   layout="fit_columns", css_classes=["sd-results"])
+        self._results.param.watch(self._on_select, "selection")
+        self._classes = data_table(display_frame(state.search.classes, CLASS_COLUMNS), titles=CLASS_TITLES, selectable=1,
+                                   page_size=5, hidden_columns=["proj_id"], visible=False)
+        self._classes.param.watch(self._on_select_class, "selection")
+        self._classes_title = pn.pane.Markdown("Unit classes whose abbreviation matches (E3): pick one to open its fund",
+                                               margin=(8, 8, 0, 8), visible=False)
+        self._message = html_pane("")
+        state.param.watch(self._show_query, ["query"])
+        state.search.param.watch(self._show_results, ["results", "classes", "message"])
+        state.param.watch(self._show_results, ["search_error", "fund"])
+        self._show_results()
+
+        self._basket_button = pmui.Button(label=self._basket_label(), variant="outlined", icon="playlist_add",
+                                          margin=(4, 8))
+        self._basket_button.on_click(self._toggle_basket)
+        self._company_button = pmui.Button(label="All funds of this company (E2)", variant="text", icon="apartment",
+                                           margin=(4, 8))
+        self._company_button.on_click(self._company_funds)
+        state.basket.param.watch(self._update_button, "proj_ids")
+        state.param.watch(self._update_button, "fund")
+        self._update_button()
+        self._overview = html_pane(pn.bind(self._overview_html, state.factsheet.param.loaded_at, state.param.fund,
+                                           state.param.fund_error, state.basket.param.proj_ids),
+                                   name="fund-overview", css_classes=["sd-overview"])
+        self._layout = pn.Column(
+            pn.Row(self._query, self._go, sizing_mode="stretch_width"),
+            pn.Row(pn.pane.Markdown("Results: pick a fund to see its overview", margin=(0, 8)),
+                   stale_badge(state.search), sizing_mode="stretch_width"),
+            self._message,
+            pn.Column(self._results, loading=state.search.param.loading, sizing_mode="stretch_width"),
+            self._classes_title,
+            self._classes,
+            pn.Row(self._basket_button, self._company_button, stale_badge(state.factsheet), sizing_mode="stretch_width"),
+            pn.Column(self._overview, loading=state.factsheet.param.loading, sizing_mode="stretch_width", min_height=200),
+            sizing_mode="stretch_width",
+        )
+
+    def __panel__(self):
+        return self._layout
+
+    # ---- rendering ------------------------------------------------------------------------------------
+
+    def _overview_html(self, *_):
+        return overview_html(self.state)
+
+    def _show_query(self, event):
+        if self._query.value != event.new:
+            self._query.value = event.new
+
+    def _show_results(self, *_):
+        search = self.state.search
+        frame = results_frame(search.results)
+        update_table(self._results, frame)
+        classes = display_frame(search.classes, CLASS_COLUMNS)
+        update_table(self._classes, classes)
+        self._classes.visible = self._classes_title.visible = not classes.empty
+        if self.state.search_error:
+            self._message.object = empty_html(f"The search failed: {self.state.search_error}", error=True)
+        elif search.message:
+            self._message.object = empty_html(search.message)
+        else:
+            self._message.object = ""
+        self._message.visible = bool(self._message.object)
+        ids = frame["proj_id"].tolist() if not frame.empty else []
+        want = [ids.index(self.state.fund)] if self.state.fund in ids else []
+        if self._results.selection != want:
+            self._results.selection = want
+
+    def _basket_label(self) -> str:
+        return "Remove from basket" if self.state.in_basket() else "Add to basket"
+
+    def _update_button(self, *_):
+        self._basket_button.label = self._basket_label()
+        self._basket_button.disabled = not self.state.fund
+
+    # ---- actions --------------------------------------------------------------------------------------
+
+    def _on_enter(self, event):
+        pn.state.execute(self._on_search)
+
+    async def _on_search(self, *_):
+        text = (self._query.value_input if self._query.value_input is not None else self._query.value) or ""
+        if not text.strip():
+            self._message.param.update(object=empty_html("Type part of a fund name or abbreviation."), visible=True)
+            return
+        try:
+            await self.state.asearch(text)
+        except SecApiError as exc:
+            notify_error(exc, "Search failed")
+
+    def _on_select(self, event):
+        if not event.new:
+            return
+        frame = self._results.value
+        index = event.new[0]
+        if 0 <= index < len(frame):
+            self.state.select_fund(str(frame.iloc[index]["proj_id"]))
+
+    def _on_select_class(self, event):
+        if not event.new:
+            return
+        frame = self._classes.value
+        index = event.new[0]
+        if 0 <= index < len(frame) and frame.iloc[index]["proj_id"]:
+            self.state.select_fund(str(frame.iloc[index]["proj_id"]))
+
+    def _toggle_basket(self, *_):
+        try:
+            if self.state.in_basket():
+                self.state.remove_from_basket()
+            else:
+                self.state.add_to_basket()
+        except SecApiError as exc:
+            notify_error(exc)
+
+    async def _company_funds(self, *_):
+        try:
+            await self.state.acompany_funds()
+        except SecApiError as exc:
+            notify_error(exc, "Company funds could not be listed")

@@ -1,0 +1,104 @@
+"""Fees across the basket: actual charges and prospectus ceilings side by side, never mixed."""
+
+from __future__ import annotations
+
+import panel as pn
+import panel_material_ui as pmui
+import param
+
+from dashboard.models.basket import FEE_COLUMNS
+from dashboard.views import charts
+from dashboard.views.common import (
+    chart_pane,
+    TabView,
+    data_table,
+    display_frame,
+    empty_html,
+    html_pane,
+    section_title,
+    stale_badge,
+    update_table,
+)
+
+TABLE_COLUMNS = ["fund", "class_abbr_name", "fee_type_en", "fee_type_th", "rate", "rate_unit", "actual_value",
+                 "actual_value_unit", "fee_other_desc", "rate_num", "actual_value_num"]
+TITLES = {"fund": "Fund", "class_abbr_name": "Class", "fee_type_en": "Fee type", "fee_type_th": "Fee type (Thai)",
+          "rate": "Ceiling (rate, as published)", "rate_unit": "Ceiling unit", "actual_value": "Actual (as published)",
+          "actual_value_unit": "Actual unit", "fee_other_desc": "Remark", "rate_num": "Ceiling, number",
+          "actual_value_num": "Actual, number"}
+ALL_TYPES = "All fee types"
+PREFERRED_TYPES = ("Management Fee", "Total Expense")
+
+
+class FeesView(TabView):
+    """Fee comparison across the basket (E12) by fee type and unit class."""
+
+    tab = "fees"
+    fee_type = param.Selector(default=ALL_TYPES, objects=[ALL_TYPES], doc="Fee type the charts show.")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        basket = self.state.basket
+        self._sync_types()
+        self.state.param.watch(self._sync_types, ["basket_revision"])
+        self._type_select = pmui.Select.from_param(self.param.fee_type, label="Fee type in the charts", width=320)
+        self._note = html_pane("")
+        self._actual = chart_pane("fees-actual")
+        self._ceiling = chart_pane("fees-ceiling")
+        self._table = data_table(display_frame(basket.fee_frame(), TABLE_COLUMNS), titles=TITLES, page_size=12,
+                                 number=["rate_num", "actual_value_num"], header_filters=True, name="fees-table",
+                                 frozen_columns=["fund"])
+        self.state.param.watch(self.invalidate, ["basket_revision", "basket_error"])
+        self.param.watch(self.invalidate, ["fee_type"])
+        self._layout = pn.Column(
+            pn.Row(self._type_select, stale_badge(basket), sizing_mode="stretch_width"),
+            self._note,
+            pn.Column(
+                pn.Row(self._actual, self._ceiling, sizing_mode="stretch_width"),
+                pn.pane.Markdown(
+                    "*Actual charge* is what the fund takes now (`actual_value`); the *prospectus ceiling* is the most "
+                    "it may take (`rate`). The two are never mixed: each chart shows one of them. The table keeps "
+                    "the service's own text; use the filters under the column titles.", margin=(0, 10)),
+                section_title("Every fee of every fund in the basket"),
+                self._table,
+                loading=basket.param.loading, sizing_mode="stretch_width"),
+            sizing_mode="stretch_width",
+        )
+        self.render()
+
+    def __panel__(self):
+        return self._layout
+
+    def _sync_types(self, *_):
+        types = self.state.basket.fee_types()
+        objects = [ALL_TYPES, *types]
+        current = self.fee_type
+        if current not in objects:
+            current = next((t for t in PREFERRED_TYPES if t in types), ALL_TYPES)
+        elif current == ALL_TYPES and list(self.param.fee_type.objects) == [ALL_TYPES]:
+            current = next((t for t in PREFERRED_TYPES if t in types), ALL_TYPES)
+        self.param.fee_type.objects = objects
+        self.fee_type = current
+
+    def _chart(self, value, fee_type, *_):
+        basket = self.state.basket
+        if not basket.proj_ids:
+            return charts.empty_chart("The basket is empty: add funds from the Fund explorer")
+        chosen = None if fee_type == ALL_TYPES else fee_type
+        return charts.fee_bars(basket.fee_frame(chosen), value=value, fee_type=chosen)
+
+    def _render(self) -> None:
+        self._actual.object = self._chart("actual_value_num", self.fee_type)
+        self._ceiling.object = self._chart("rate_num", self.fee_type)
+        basket, state = self.state.basket, self.state
+        frame = basket.fee_frame()
+        update_table(self._table, display_frame(frame[[c for c in FEE_COLUMNS if c in frame]], TABLE_COLUMNS))
+        if state.basket_error:
+            self._note.object = empty_html(f"The basket could not be loaded: {state.basket_error}", error=True)
+        elif not basket.proj_ids:
+            self._note.object = empty_html("The basket is empty: add funds from the Fund explorer, or fill it with a company's funds.")
+        elif frame.empty and basket.loaded:
+            self._note.object = empty_html("The service publishes no fees for the funds in the basket (E12).")
+        else:
+            missing = [basket.label(p) for p in basket.loaded if not (basket.parts.get(p) or {}).get("fees")]
+            self._note.object = empty_html(f"No fees published for: {', '.join(missing)}.") if missing else ""

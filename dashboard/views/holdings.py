@@ -1,0 +1,130 @@
+"""Portfolio holdings by quarter: top holdings, the full table, weights over 12 quarters, what changed."""
+
+from __future__ import annotations
+
+import panel as pn
+import panel_material_ui as pmui
+
+from dashboard.api.errors import BadInputError
+from dashboard.models.holdings import CHANGE_COLUMNS, empty_changes, quarter_label
+from dashboard.views import charts
+from dashboard.views.common import (
+    chart_pane,
+    TabView,
+    data_table,
+    display_frame,
+    empty_html,
+    esc,
+    fmt_baht,
+    fmt_percent,
+    html_pane,
+    section_title,
+    stale_badge,
+    update_table,
+)
+
+TABLE_TITLES = {"issue_code": "Issue code", "isin_code": "ISIN", "issuer": "Issuer", "assetliab_id": "Type",
+                "assetliab_value": "Value", "percent_nav": "% of NAV"}
+CHANGE_TITLES = {"security": "Holding", "issuer": "Issuer", "weight_from": "Weight before", "weight_to": "Weight after",
+                 "change_pp": "Change (pp)", "change": "Change"}
+
+
+class HoldingsView(TabView):
+    """The selected fund's holdings (E6) by quarter, built on HoldingsByQuarter."""
+
+    tab = "holdings"
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        model = self.state.holdings
+        sheet = self.state.factsheet
+        self._period = pmui.Select.from_param(model.param.period, label="Quarter", width=240)
+        self._top_n = pmui.IntSlider.from_param(model.param.top_n, label="Top holdings shown", width=220, end=30)
+        self._from = pmui.Select.from_param(model.param.compare_from, label="From quarter", width=240)
+        self._to = pmui.Select.from_param(model.param.compare_to, label="To quarter", width=240)
+        self._summary = html_pane("", name="holdings-summary")
+        self._table = data_table(display_frame(model.table(), list(TABLE_TITLES)), titles=TABLE_TITLES,
+                                 percent=["percent_nav"], baht=["assetliab_value"], page_size=12, name="holdings-table")
+        self._top = chart_pane("holdings-top")
+        self._heatmap = chart_pane("holdings-heatmap")
+        self._changes_note = html_pane("")
+        self._changes_chart = chart_pane("holdings-changes")
+        self._changes_table = data_table(display_frame(empty_changes(), CHANGE_COLUMNS), titles=CHANGE_TITLES,
+                                         percent=["weight_from", "weight_to"], number=["change_pp"], page_size=10)
+        self._heatmap_for = None
+        model.param.watch(self.invalidate, ["period", "compare_from", "compare_to", "top_n"])
+        sheet.param.watch(self.invalidate, ["holdings"])
+        self.state.param.watch(self.invalidate, ["fund_error"])
+        self._layout = pn.Column(
+            pn.Row(self._period, self._top_n, stale_badge(sheet), sizing_mode="stretch_width"),
+            self._summary,
+            pn.Column(self._top, section_title("All holdings of the quarter"), self._table,
+                      section_title("Weights over the quarters"), self._heatmap,
+                      section_title("What changed between two quarters"),
+                      pn.Row(self._from, self._to), self._changes_note, self._changes_chart, self._changes_table,
+                      loading=sheet.param.loading, sizing_mode="stretch_width"),
+            sizing_mode="stretch_width",
+        )
+        self.render()
+
+    def __panel__(self):
+        return self._layout
+
+    def _render(self) -> None:
+        state, model = self.state, self.state.holdings
+        if state.fund_error:
+            self._summary.object = empty_html(f"The fund could not be loaded: {state.fund_error}", error=True)
+        elif not model.periods_with_data:
+            self._summary.object = empty_html(
+                "The service publishes no portfolio holdings for this fund in the last 12 quarters (E6)." if state.fund
+                else "Select a fund in the Fund explorer.")
+        elif not model.has_data():
+            self._summary.object = empty_html(f"No holdings published for {quarter_label(model.period)}.")
+        else:
+            total, value = model.total_percent(), model.total_value()
+            note = ""
+            if total is not None and total > 100.0:
+                note = (' <span class="sd-pill sd-warn" title="Rounding, or a feeder fund\'s structure">'
+                        "above 100 %: shown as reported</span>")
+            as_of = model.as_of()
+            self._summary.object = (
+                f'<div class="sd-stat">{esc(quarter_label(model.period))}: {len(model.lines())} holdings, '
+                f"total <b>{esc(fmt_percent(total))}</b> of NAV{note}"
+                f" · market value {esc(fmt_baht(value, 0))}"
+                + (f" · as of {esc(as_of)}" if as_of else "") + "</div>")
+        update_table(self._table, display_frame(model.table(), list(TABLE_TITLES)))
+        if model.has_data():
+            self._top.object = charts.top_holdings_bars(model.top(), model.period)
+        else:
+            self._top.object = charts.empty_chart(f"No holdings published for {quarter_label(model.period)}"
+                                                  if model.period else "No holdings published for this fund")
+        key = (id(state.factsheet.holdings), tuple(model.periods))
+        if key != self._heatmap_for:  # the heatmap depends on the fund only, not on the quarter chosen
+            self._heatmap_for = key
+            self._heatmap.object = charts.holdings_heatmap(model.weights())
+        self._render_changes()
+
+    def _render_changes(self) -> None:
+        model = self.state.holdings
+        start, end = model.compare_from, model.compare_to
+        changes = empty_changes()
+        note = ""
+        if not (start and end):
+            note = empty_html("Choose two quarters with holdings.") if model.periods_with_data else ""
+        elif start == end:
+            note = empty_html("Choose two different quarters.")
+        else:
+            try:
+                changes = model.changes()
+            except BadInputError as exc:
+                note = empty_html(str(exc))
+            else:
+                if changes.empty:
+                    note = empty_html("One of the two quarters has no holdings published.")
+                else:
+                    counts = model.change_counts()
+                    note = "<div>" + " ".join(f'<span class="sd-pill">{esc(kind)}: {n}</span>'
+                                              for kind, n in counts.items()) + "</div>"
+        self._changes_note.object = note
+        self._changes_chart.object = charts.holdings_changes_bars(changes, start, end)
+        update_table(self._changes_table, display_frame(changes, CHANGE_COLUMNS))

@@ -1,0 +1,75 @@
+"""Risk spectrum: the basket's funds on the RS1 to RS8+ scale, against fees and against return."""
+
+from __future__ import annotations
+
+import panel as pn
+
+from dashboard.views import charts
+from dashboard.views.common import (
+    chart_pane,
+    TabView,
+    data_table,
+    display_frame,
+    empty_html,
+    html_pane,
+    section_title,
+    stale_badge,
+    update_table,
+)
+
+TABLE_COLUMNS = ["fund", "risk_spectrum", "risk_level", "total_annual_fee", "return_1y", "fund_status", "name_en", "name_th"]
+TITLES = {"fund": "Fund", "name_en": "English name", "name_th": "Thai name", "fund_status": "Status",
+          "risk_spectrum": "Risk code", "risk_level": "Risk level", "total_annual_fee": "Total annual fee (actual)",
+          "return_1y": "1-year return"}
+
+
+class RiskView(TabView):
+    """Where the basket's funds sit on the risk scale (E8), with fees (E12) and 1-year return (E10)."""
+
+    tab = "risk"
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        basket = self.state.basket
+        self._note = html_pane("")
+        self._spectrum = chart_pane("risk-spectrum")
+        self._fees = chart_pane("risk-fees")
+        self._returns = chart_pane("risk-returns")
+        self._table = data_table(display_frame(basket.risk_frame(), TABLE_COLUMNS), titles=TITLES,
+                                 percent=["total_annual_fee", "return_1y"], page_size=15, name="risk-table")
+        self.state.param.watch(self.invalidate, ["basket_revision", "basket_error"])
+        self._layout = pn.Column(
+            pn.Row(section_title("The basket on the risk spectrum"), stale_badge(basket)),
+            self._note,
+            pn.Column(self._spectrum, pn.Row(self._fees, self._returns, sizing_mode="stretch_width"),
+                      pn.pane.Markdown("Total annual fee: the fund's *Total Expense* as actually charged, else management "
+                                       "+ trustee + registrar fees actually charged (first unit class); never a "
+                                       "prospectus ceiling. Hover a point for the fund.", margin=(0, 10)),
+                      self._table, loading=basket.param.loading, sizing_mode="stretch_width"),
+            sizing_mode="stretch_width",
+        )
+        self.render()
+
+    def __panel__(self):
+        return self._layout
+
+    def _render(self) -> None:
+        basket, state = self.state.basket, self.state
+        risk = basket.risk_frame()
+        if not basket.proj_ids:
+            empty = "The basket is empty: add funds from the Fund explorer"
+            self._spectrum.object = charts.empty_chart(empty)
+            self._fees.object = charts.empty_chart(empty)
+            self._returns.object = charts.empty_chart(empty)
+        else:
+            self._spectrum.object = charts.risk_spectrum_chart(risk)
+            self._fees.object = charts.risk_scatter(risk, "total_annual_fee")
+            self._returns.object = charts.risk_scatter(risk, "return_1y")
+        update_table(self._table, display_frame(risk, TABLE_COLUMNS))
+        if state.basket_error:
+            self._note.object = empty_html(f"The basket could not be loaded: {state.basket_error}", error=True)
+        elif not basket.proj_ids:
+            self._note.object = empty_html("The basket is empty: add funds from the Fund explorer, or fill it with a company's funds.")
+        else:
+            missing = risk[risk["risk_rank"].isna()]["fund"].tolist() if basket.loaded else []
+            self._note.object = empty_html(f"No risk level published for: {', '.join(map(str, missing))}.") if missing else ""

@@ -1,0 +1,169 @@
+"""The app shell: one panel-material-ui Page with the seven tabs, the basket sidebar, banner and footer."""
+
+from __future__ import annotations
+
+import time
+
+import panel as pn
+import panel_material_ui as pmui
+import param
+
+from dashboard.api.errors import SecApiError
+from dashboard.models.dashboard_state import TAB_TITLES, TABS, DashboardState
+from dashboard.views.allocation import AllocationView
+from dashboard.views.basket import BasketPanel
+from dashboard.views.common import (
+    DEMO_BANNER_STYLE,
+    STYLESHEETS,
+    TabView,
+    esc,
+    html_pane,
+    notify_error,
+    notify_warning,
+)
+from dashboard.views.explorer import FundExplorer
+from dashboard.views.fees import FeesView
+from dashboard.views.holdings import HoldingsView
+from dashboard.views.licensee import LicenseeView
+from dashboard.views.performance import PerformanceView
+from dashboard.views.risk import RiskView
+
+APP_TITLE = "SEC Thailand funds and licences"
+VIEW_CLASSES = {"explorer": FundExplorer, "allocation": AllocationView, "holdings": HoldingsView, "fees": FeesView,
+                "risk": RiskView, "performance": PerformanceView}
+
+
+class DashboardApp(pn.viewable.Viewer):
+    """The whole dashboard for one session: state in, a Page out; `start()` does the first load."""
+
+    state = param.ClassSelector(class_=DashboardState, doc="The session's dashboard state.")
+    source_label = param.String(default="", doc="Where the data comes from (settings.source_label), for the footer.")
+    banner = param.String(default="", doc="Banner text shown above the tabs (the demo-data notice); none when empty.")
+    examples = param.Dict(default={}, doc="Example licence-register identifiers to prefill (demo mode).")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        state = self.state
+        # Views are built the first time their tab is shown, and only the shown tab's view is in
+        # the page: a session starts with one tab's components, not seven, and a hidden tab never
+        # redraws in the browser. (This is what Tabs(dynamic=True) is for, but re-showing a tab
+        # with Bokeh plots that way makes BokehJS measure a plot view it has already removed.)
+        self.views: dict[str, pn.viewable.Viewer] = {}
+        self._slots = {t: pn.Column(sizing_mode="stretch_width", name=f"tab-{t}") for t in TABS}
+        self._show_only(state.tab)
+        self.tabs = pmui.Tabs(*[(TAB_TITLES[t], self._slots[t]) for t in TABS], active=TABS.index(state.tab),
+                              sizing_mode="stretch_width", name="main-tabs")
+        self.tabs.param.watch(self._tab_from_widget, "active")
+        state.param.watch(self._tab_from_state, "tab")
+        state.param.watch(self._fund_changed, "fund")
+        state.basket.param.watch(self._basket_changed, "proj_ids")
+        self._licensee_filled = False
+
+        self.basket_panel = BasketPanel(state=state)
+        main = []
+        if self.banner:
+            main.append(html_pane(f'<div style="{DEMO_BANNER_STYLE}" role="note" class="sd-demo-banner">{esc(self.banner)}</div>',
+                                  name="demo-banner", margin=(0, 8, 6, 8)))
+        self.footer = html_pane(pn.bind(self._footer_html, state.factsheet.param.loaded_at, state.basket.param.loaded,
+                                        state.factsheet.param.stale, state.basket.param.stale),
+                                name="footer", margin=(16, 8, 8, 8))
+        main += [self.tabs, self.footer]
+        header = [pmui.Typography("DEMO DATA" if self.banner else "", variant="overline", margin=(0, 12),
+                                  visible=bool(self.banner), styles={"color": "#ffd54f", "font-weight": "700"})]
+        self.page = pmui.Page(title=APP_TITLE, main=main, sidebar=[self.basket_panel], header=header,
+                              sidebar_width=300, theme_toggle=True, stylesheets=STYLESHEETS)
+
+    def __panel__(self):
+        return self.page
+
+    # ---- tabs ---------------------------------------------------------------------------------------
+
+    def _ensure_view(self, tab: str) -> pn.viewable.Viewer:
+        view = self.views.get(tab)
+        if view is None:
+            state = self.state
+            if tab == "licensee":
+                view = LicenseeView(licence=state.licence, examples=self.examples)
+            else:
+                view = VIEW_CLASSES[tab](state=state)
+            self.views[tab] = view
+        return view
+
+    def _show_only(self, tab: str) -> pn.viewable.Viewer:
+        view = self._ensure_view(tab)
+        for name, slot in self._slots.items():
+            wanted = [view] if name == tab else []
+            if slot.objects != wanted:
+                slot.objects = wanted
+        return view
+
+    def _tab_from_widget(self, event):
+        tab = TABS[event.new]
+        if self.state.tab != tab:
+            self.state.tab = tab
+
+    def _tab_from_state(self, event):
+        index = TABS.index(event.new)
+        if self.tabs.active != index:
+            self.tabs.active = index
+        view = self._show_only(event.new)
+        if isinstance(view, TabView):
+            view.show()  # catch up on changes made while it was hidden
+        if event.new == "licensee":
+            pn.state.execute(self._prefill_licensee)
+
+    # ---- loading (async: the page never waits on the service) --------------------------------------------
+
+    async def _fund_changed(self, event):
+        try:
+            await self.state.aload_fund()
+        except SecApiError as exc:
+            notify_error(exc, "The fund could not be loaded")
+
+    async def _basket_changed(self, event):
+        await self._load_basket()
+
+    async def _load_basket(self):
+        basket = self.state.basket
+        try:
+            await self.state.aload_basket()
+        except SecApiError as exc:
+            notify_error(exc, "The basket could not be loaded")
+            return
+        failed = basket.failed()
+        if failed:
+            names = ", ".join(basket.label(p) for p in failed)
+            notify_warning(f"No data could be loaded for {names}: {next(iter(failed.values()))}")
+
+    async def _prefill_licensee(self):
+        if self._licensee_filled or not self.examples:
+            return
+        self._licensee_filled = True
+        await self._ensure_view("licensee").aprefill()
+
+    async def start(self):
+        """The first load: the URL's fund and basket, or the default search (run once per session)."""
+        errors = await self.state.astart()
+        seen = set()
+        for exc in errors:
+            if str(exc) not in seen:
+                seen.add(str(exc))
+                notify_error(exc)
+        failed = self.state.basket.failed()
+        if failed and not errors:
+            notify_warning(f"No data could be loaded for {', '.join(self.state.basket.label(p) for p in failed)}")
+        if self.state.tab == "licensee":
+            await self._prefill_licensee()
+
+    # ---- footer -------------------------------------------------------------------------------------
+
+    def _footer_html(self, *_):
+        parts = [f"Data: {esc(self.source_label or 'the SEC Open API')}"]
+        for label, value in self.state.as_of().items():
+            parts.append(f"{esc(label)} {esc(value)}")
+        loaded_at = self.state.factsheet.loaded_at
+        if loaded_at:
+            parts.append(f"fetched {esc(time.strftime('%Y-%m-%d %H:%M', time.localtime(loaded_at)))}")
+        if self.state.factsheet.stale or self.state.basket.stale:
+            parts.append('<span class="sd-pill sd-warn">some figures are stale (cached)</span>')
+        return f'<div class="sd-muted" style="font-size:.85em" role="contentinfo">{" · ".join(parts)}</div>'

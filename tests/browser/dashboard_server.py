@@ -1,0 +1,151 @@
+"""Serve the dashboard in a child process for browser tests and benchmarks, and drive its page.
+
+`DashboardProcess` runs `python -m dashboard [--demo] serve --port N` on 127.0.0.1 with a free
+port (the command a user runs), waits until it answers, and stops it by its own process id.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TABS = ("Fund explorer", "Allocation", "Holdings", "Fees", "Risk", "Performance", "Licensee")
+# Bokeh plots per tab on the demo data (a chart that failed to draw is one fewer).
+CHARTS_PER_TAB = {"Fund explorer": 0, "Allocation": 2, "Holdings": 3, "Fees": 2, "Risk": 3, "Performance": 3, "Licensee": 0}
+
+# Height of the page's scrolling main area, looking through shadow roots.
+MAIN_HEIGHT_JS = """() => { let h = 0;
+  const walk = root => { for (const el of root.querySelectorAll('*')) {
+    if (el.classList && el.classList.contains('main-content')) h = Math.max(h, el.scrollHeight);
+    if (el.shadowRoot) walk(el.shadowRoot); } };
+  walk(document); return h; }"""
+
+# Elements anywhere in the page (shadow roots included) matching a CSS selector.
+COUNT_JS = """(selector) => { let n = 0;
+  const walk = root => { n += root.querySelectorAll(selector).length;
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot); };
+  walk(document); return n; }"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class DashboardProcess:
+    """`python -m dashboard ... serve` in a child process; `with DashboardProcess(demo=True) as server:`."""
+
+    def __init__(self, *, demo: bool = True, env: dict[str, str] | None = None, log_path: Path | None = None,
+                 startup_timeout: float = 90.0):
+        self.demo = demo
+        self.port = free_port()
+        self.extra_env = dict(env or {})
+        self.log_path = log_path
+        self.startup_timeout = startup_timeout
+        self.process: subprocess.Popen | None = None
+        self._log = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def start(self) -> "DashboardProcess":
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("SEC_") or k == "SEC_DASHBOARD_CACHE_DIR"}
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        env.update(self.extra_env)
+        cmd = [sys.executable, "-m", "dashboard", *(["--demo"] if self.demo else []), "serve",
+               "--port", str(self.port), "--address", "127.0.0.1"]
+        self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
+        self.process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the dashboard exited with code {self.process.returncode}; see {self.log_path}")
+            try:
+                with urllib.request.urlopen(self.url + "liveness", timeout=2) as answer:
+                    if answer.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"the dashboard did not answer on {self.url} within {self.startup_timeout:g} s")
+
+    def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+        if self._log not in (None, subprocess.DEVNULL):
+            self._log.close()
+        self._log = None
+
+    def rss_mb(self) -> float:
+        """Resident memory of the server process (VmRSS), in MB."""
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        raise RuntimeError("no VmRSS in /proc status")
+
+    def __enter__(self) -> "DashboardProcess":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+# ---- page helpers ---------------------------------------------------------------------------------
+
+
+def count(page, selector: str) -> int:
+    return page.evaluate(COUNT_JS, selector)
+
+
+def open_tab(page, name: str, timeout: float = 20_000) -> None:
+    """Click a tab and wait until it is selected and its charts are drawn (Bokeh figures)."""
+    from playwright.sync_api import expect
+
+    tab = page.get_by_role("tab", name=name)
+    tab.click()
+    expect(tab).to_have_attribute("aria-selected", "true", timeout=timeout)
+    expected = CHARTS_PER_TAB.get(name, 0)
+    if expected:
+        page.wait_for_function(f"() => ({COUNT_JS})('.bk-Figure') >= {expected}", timeout=timeout)
+    wait_idle(page, timeout)
+
+
+def wait_idle(page, timeout: float = 20_000) -> None:
+    """Until Bokeh has finished laying out and drawing every view (switching tabs mid-draw makes
+    BokehJS log an error about a view it is removing)."""
+    page.wait_for_function("() => window.Bokeh && Bokeh.documents.length > 0 && Bokeh.documents.every(d => d.is_idle)",
+                           timeout=timeout)
+
+
+def screenshot_full(page, path: Path) -> None:
+    """A screenshot of the whole main area (it scrolls inside the page), at 1280 px wide."""
+    size = page.viewport_size
+    height = page.evaluate(MAIN_HEIGHT_JS)
+    page.set_viewport_size({"width": size["width"], "height": int(min(max(height + 110, size["height"]), 8000))})
+    page.wait_for_timeout(700)  # let responsive plots re-layout to the new size
+    page.screenshot(path=str(path))
+    page.set_viewport_size(size)
+
+
+def wait_for_overview(page, timeout: float = 30_000) -> None:
+    page.get_by_text("Registration no.").first.wait_for(timeout=timeout)

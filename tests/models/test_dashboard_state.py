@@ -1,0 +1,180 @@
+"""DashboardState: URL state, first-load defaults, fund and basket loading, errors per area."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import subprocess
+import sys
+
+import pytest
+
+from dashboard.api.errors import SecApiError
+from dashboard.models.dashboard_state import TABS, URL_PARAMETERS, DashboardState
+
+def run(coro):
+    """asyncio.run, also when a loop already runs in this thread (the session's Playwright keeps one)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+
+def test_state_model_does_not_import_panel():
+    code = "import sys, dashboard.models.dashboard_state; print('panel' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_every_parameter_is_documented():
+    from dashboard.models.basket import FundBasket
+    from dashboard.models.holdings import HoldingsByQuarter
+
+    for cls in (DashboardState, FundBasket, HoldingsByQuarter):
+        for name, p in cls.param.objects().items():
+            if name != "name":
+                assert p.doc, f"{cls.__name__}.{name} has no doc"
+
+
+def test_basket_and_url_form_stay_in_step():
+    state = DashboardState()
+    state.basket.add("M0001_2564")
+    state.basket.add("M0002_2565")
+    assert state.basket_ids == "M0001_2564,M0002_2565"
+    state.basket_ids = "M0003_2566, M0001_2564,<img src=x>"
+    assert state.basket.proj_ids == ["M0003_2566", "M0001_2564"]
+    assert state.basket_ids == "M0003_2566,M0001_2564"  # the malformed id leaves the URL too
+    state.remove_from_basket("M0003_2566")
+    assert state.basket_ids == "M0001_2564"
+
+
+def test_apply_url_ignores_bad_values():
+    state = DashboardState()
+    state.apply_url({"tab": [b"fees"], "fund": "M0001_2564", "basket": "M0001_2564,M0002_2565", "q": "Demo", "x": "1"})
+    assert state.url_state() == {"tab": "fees", "fund": "M0001_2564", "basket": "M0001_2564,M0002_2565", "q": "Demo"}
+    state.apply_url({"tab": "<script>", "fund": "javascript:alert(1)"})
+    assert state.tab == "fees" and state.fund == "M0001_2564"
+    assert set(URL_PARAMETERS.values()) == {"tab", "fund", "basket", "q"}
+    assert state.param.tab.objects == list(TABS)
+
+
+def test_state_from_url_at_construction():
+    state = DashboardState(basket_ids="M0001_2564,M0002_2565", fund="M0001_2564")
+    assert state.basket.proj_ids == ["M0001_2564", "M0002_2565"]
+
+
+def test_first_visit_runs_the_default_search_and_fills_everything(demo_client, dataset):
+    state = DashboardState(client=demo_client)
+    errors = run(state.astart())
+    assert errors == []
+    assert state.query == "Demo" and len(state.search.results) == len(dataset.funds)
+    first_rg = next(f for f in dataset.funds if f["fund_status"] == "RG")
+    assert state.fund == first_rg["proj_id"]
+    assert state.factsheet.proj_id == state.fund and state.factsheet.fund["proj_abbr_name"] == first_rg["proj_abbr_name"]
+    assert len(state.basket.proj_ids) == 4 and state.basket.loaded and not state.basket.loading
+    assert state.holdings.period == state.factsheet.latest_period
+    assert state.basket_ids.count(",") == 3
+    assert run(state.astart()) == []  # only once
+
+
+def test_a_shared_link_reopens_the_same_view(demo_client, dataset):
+    funds = [f for f in dataset.funds if f["fund_status"] == "RG"][5:8]
+    state = DashboardState(client=demo_client)
+    state.apply_url({"tab": "holdings", "fund": funds[0]["proj_id"], "basket": ",".join(f["proj_id"] for f in funds[1:])})
+    run(state.astart())
+    assert state.tab == "holdings" and state.query == ""  # no default search over the link's state
+    assert state.factsheet.proj_id == funds[0]["proj_id"]
+    assert state.basket.proj_ids == [f["proj_id"] for f in funds[1:]]
+    assert set(state.basket.loaded) == set(state.basket.proj_ids)
+    # names come back too, single-class funds included (through the company's fund list, E2)
+    assert [state.basket.label(f["proj_id"]) for f in funds[1:]] == [f["proj_abbr_name"] for f in funds[1:]]
+
+
+def test_selecting_and_the_basket(demo_client, dataset):
+    state = DashboardState(client=demo_client)
+    run(state.asearch("Demo"))
+    target = dataset.funds[12]
+    state.select_fund(target["proj_id"])
+    run(state.aload_fund())
+    assert state.factsheet.fund is not None and state.factsheet.fund["proj_id"] == target["proj_id"]
+    assert not state.in_basket()
+    state.add_to_basket()
+    assert state.in_basket() and state.basket.funds[target["proj_id"]] == state.search.fund_record(target["proj_id"])
+    run(state.aload_basket())
+    assert state.basket.loaded == [target["proj_id"]]
+    state.select_fund("not an id")  # ignored
+    assert state.fund == target["proj_id"]
+
+
+def test_a_later_selection_wins(demo_client, dataset):
+    state = DashboardState(client=demo_client)
+    a, b = dataset.funds[0]["proj_id"], dataset.funds[1]["proj_id"]
+
+    async def main():
+        state.fund = a
+        first = asyncio.ensure_future(state.aload_fund())
+        await asyncio.sleep(0)
+        state.fund = b
+        second = asyncio.ensure_future(state.aload_fund())
+        await asyncio.gather(first, second)
+
+    run(main())
+    assert state.factsheet.proj_id == b
+
+
+def test_company_funds_and_company_basket(demo_client, dataset):
+    state = DashboardState(client=demo_client)
+    company = dataset.funds[0]["unique_id"]
+    state.fund = dataset.funds[0]["proj_id"]
+    run(state.aload_fund())
+    run(state.acompany_funds())
+    assert set(state.search.results["unique_id"]) == {company}
+    ids = run(state.afill_basket_from_company())
+    assert ids and state.basket.company_id == company and set(state.basket.loaded) == set(ids)
+
+
+def test_errors_are_recorded_per_area_and_cleared_on_success(make_client, dataset, simulator):
+    client = make_client(use_cache=False, max_attempts=1)
+    state = DashboardState(client=client)
+    simulator.app.inject("503", times=2)
+    with pytest.raises(SecApiError):
+        run(state.asearch("Demo"))
+    assert "503" in state.search_error
+    assert run(state.asearch("Demo")) and state.search_error == ""
+
+    state.fund = dataset.funds[0]["proj_id"]
+    simulator.app.inject("503", times=200)
+    with pytest.raises(SecApiError):
+        run(state.aload_fund())
+    assert state.fund_error
+    simulator.app.clear_faults()
+    run(state.aload_fund())
+    assert state.fund_error == "" and state.factsheet.proj_id == dataset.funds[0]["proj_id"]
+
+
+def test_astart_collects_errors_instead_of_raising(make_client, simulator):
+    state = DashboardState(client=make_client(use_cache=False, max_attempts=1))
+    simulator.app.inject("503", times=500)
+    errors = run(state.astart())
+    assert errors and state.search_error and state.started
+    simulator.app.clear_faults()
+    assert run(state.asearch("Demo"))  # works again afterwards
+
+
+def test_as_of_and_report_request(demo_client, dataset):
+    state = DashboardState(client=demo_client)
+    run(state.astart())
+    as_of = state.as_of()
+    assert set(as_of) == {"fund record updated", "performance as of", "holdings as of"}
+    assert state.report_request() == {"kind": "fund", "proj_ids": [state.fund], "funds": {state.fund: state.factsheet.fund}}
+    assert state.report_filename() == f"fund-{state.fund}.html"
+    state.tab = "fees"
+    request = state.report_request()
+    assert request["proj_ids"] == state.basket.proj_ids and state.report_filename() == "comparison-4-funds.html"
+    state.tab = "licensee"
+    assert state.report_request()["kind"] is None
+    state.licence.person_id = "P0000010004"
+    assert state.report_request() == {"kind": "licensee", "unique_id": "P0000010004", "case_ids": []}

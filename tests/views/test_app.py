@@ -1,0 +1,238 @@
+"""The dashboard's Panel objects without a browser: layout, tabs, content, escaping, errors, URL state."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import io
+import sys
+import types
+
+import holoviews as hv
+import pandas as pd
+import panel as pn
+import panel_material_ui as pmui
+import pytest
+
+from dashboard.api.client import SecClient
+from dashboard.api.errors import ServiceError
+from dashboard.app import create_app, demo_examples, url_search
+from dashboard.config import ApiSettings
+from dashboard.models.dashboard_state import TAB_TITLES, TABS
+from dashboard.views.common import TabView
+from dashboard.views.explorer import overview_html, results_frame
+from tests.conftest import KEY, TODAY
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+def run(coro):
+    """asyncio.run, also when a loop already runs in this thread (the session's Playwright keeps one)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+
+@pytest.fixture(scope="module")
+def demo_app():
+    client = SecClient(ApiSettings.from_env(demo=True, environ={}), today=lambda: TODAY)
+    page = create_app(client=client)
+    app = page._dashboard
+    run(app.start())
+    yield page, app
+    client.close()
+
+
+def test_one_page_with_seven_tabs_and_the_demo_banner(demo_app):
+    page, app = demo_app
+    assert isinstance(page, pmui.Page) and page.theme_toggle
+    assert [name for name in app.tabs._names] == [TAB_TITLES[t] for t in TABS]
+    banner = page.main[0]
+    assert "DEMO DATA — fictional funds and companies" in banner.object
+    assert page.sidebar[0] is app.basket_panel.__panel__()
+
+
+def test_first_load_fills_search_fund_and_basket(demo_app):
+    _, app = demo_app
+    state = app.state
+    explorer = app.views["explorer"]
+    assert len(explorer._results.value) == len(state.search.results) > 0
+    assert explorer._results.selection == [explorer._results.value["proj_id"].tolist().index(state.fund)]
+    html = explorer._overview.object
+    record = state.factsheet.fund
+    assert record["proj_abbr_name"] in html and "Registration no." in html and "Investment minimums" in html
+    assert len(state.basket.proj_ids) == 4 and state.basket_revision > 0
+    assert url_search(state).startswith("?tab=explorer&fund=") and "&basket=" in url_search(state)
+    footer = app.footer.object
+    assert "demo data (embedded simulator)" in footer and "performance as of" in footer
+
+
+def test_every_tab_builds_and_draws_its_charts(demo_app):
+    _, app = demo_app
+    for tab in TABS:
+        app.state.tab = tab
+        view = app.views[tab]
+        assert app.tabs.active == TABS.index(tab)
+        assert app._slots[tab].objects[0] is view.__panel__()
+        assert all(not slot.objects for name, slot in app._slots.items() if name != tab)  # only the shown tab
+        if isinstance(view, TabView):
+            charts = [p for p in view._layout.select(pn.pane.HoloViews)]
+            assert charts, tab
+            for pane in charts:
+                assert isinstance(pane.object, hv.core.Dimensioned)
+                assert not isinstance(pane.object, hv.Text), f"{tab}: {pane.name} is an empty chart"
+    app.state.tab = "explorer"
+
+
+def test_holdings_view_shows_the_total_as_reported(demo_app):
+    _, app = demo_app
+    app.state.tab = "holdings"
+    view = app.views["holdings"]
+    total = app.state.holdings.total_percent()
+    assert f"{total:,.2f} %" in view._summary.object
+    assert len(view._table.value) == len(app.state.holdings.lines())
+    app.state.tab = "explorer"
+
+
+def test_fee_charts_never_mix_ceiling_and_actual(demo_app):
+    _, app = demo_app
+    app.state.tab = "fees"
+    view = app.views["fees"]
+    actual, ceiling = view._actual.object, view._ceiling.object
+    assert [d.name for d in actual.vdims][0] == "actual_value_num"
+    assert [d.name for d in ceiling.vdims][0] == "rate_num"
+    table = view._table.value
+    assert {"rate", "actual_value", "fee_other_desc"} <= set(table.columns)
+    app.state.tab = "explorer"
+
+
+def test_tab_widget_and_state_stay_in_step(demo_app):
+    _, app = demo_app
+    app.tabs.active = TABS.index("risk")
+    assert app.state.tab == "risk"
+    app.state.tab = "explorer"
+    assert app.tabs.active == 0
+
+
+def test_service_text_is_escaped_in_the_overview():
+    from dashboard.models.dashboard_state import DashboardState
+
+    state = DashboardState()
+    record = {"proj_id": "M0001_2564", "proj_abbr_name": HOSTILE, "proj_name_en": HOSTILE, "proj_name_th": "ไทย",
+              "fund_status": "RG", "unique_id": "C1"}
+    state.factsheet.param.update(proj_id="M0001_2564", fund=record, loaded_at=1.0,
+                                 suitability={"risk_spectrum": "RS5", "risk_level_label": "5", "important_notice": HOSTILE})
+    state.fund = "M0001_2564"
+    html = overview_html(state)
+    assert "<img" not in html and html.count("&lt;img src=x onerror=alert(1)&gt;") >= 3
+    frame = results_frame(pd.DataFrame([record]).assign(regis_date=pd.NaT))
+    assert frame.loc[0, "proj_abbr_name"] == HOSTILE  # shown as text by the plaintext formatter
+
+
+def test_a_failing_service_gives_error_states_and_the_app_works_afterwards(make_client, simulator):
+    client = make_client(use_cache=False, max_attempts=1)
+    page = create_app(ApiSettings.from_env(base_url=simulator.base_url, api_key=KEY, environ={}), client=client)
+    app = page._dashboard
+    assert page.main[0] is app.tabs  # no demo banner with a real service
+    simulator.app.inject("503", times=1000)
+    run(app.start())
+    assert app.state.search_error and "503" in app.state.search_error
+    assert "could not" in app.views["explorer"]._message.object or "failed" in app.views["explorer"]._message.object
+    simulator.app.clear_faults()
+    assert run(app.state.asearch("Demo"))
+    assert app.state.search_error == "" and not app.views["explorer"]._message.visible
+    assert f"Data: {simulator.base_url}" in app.footer.object
+
+
+def test_report_download_uses_the_reports_module(demo_app, monkeypatch):
+    _, app = demo_app
+    calls = []
+    fake = types.ModuleType("dashboard.reports")
+    fake.fund_report_html = lambda client, ids, funds=None: calls.append(("fund", ids, funds)) or "<html>fund</html>"
+    fake.licensee_report_html = lambda client, uid, cases=(): calls.append(("licensee", uid, cases)) or "<html>lic</html>"
+    monkeypatch.setitem(sys.modules, "dashboard.reports", fake)
+    panel = app.basket_panel
+    out = run(panel._report())
+    assert isinstance(out, io.StringIO) and out.getvalue() == "<html>fund</html>"
+    assert calls[-1][0] == "fund" and calls[-1][1] == [app.state.fund]
+    app.state.tab = "fees"
+    run(panel._report())
+    assert calls[-1][1] == app.state.basket.proj_ids and panel._download.filename.startswith("comparison-")
+    app.state.tab = "explorer"
+
+    def broken(client, ids, funds=None):
+        raise ServiceError("the service failed (503); try again later")
+
+    fake.fund_report_html = broken
+    out = run(panel._report())
+    assert "could not be made" in out.getvalue() and "503" in out.getvalue()
+
+
+def test_demo_examples_show_every_part_of_the_licensee_tab(dataset):
+    ex = demo_examples(TODAY)
+    assert dataset.approvals.get(ex["person"]) and dataset.duties.get(ex["person"])
+    assert (ex["case_uid"], ex["case_id"]) in dataset.enforcement and ex["alert"] in dataset.alerts
+
+
+def test_licensee_view_lookups(demo_app):
+    _, app = demo_app
+    app.state.tab = "licensee"
+    view = app.views["licensee"]
+    run(view.aprefill())
+    lic = app.state.licence
+    assert not lic.companies.empty and not lic.former.empty and not lic.approvals.empty
+    assert set(lic.approvals["approval_state"].dropna()) <= {"active", "expired", "no expiry"}
+    assert "Section or law" in view._case.object and "meaning by action type" in view._case.object
+    view.action_type = 3
+    assert "administrative action (the date on the penalty letter)" in view._case.object
+    assert "administrative fine in the form" in view._case.object  # details follow their own list
+    assert "Act (English)" in view._alert.object
+    view._person_id.value = "P9999999999"
+    run(view._load_person())
+    assert "no approvals or duties" in view._person_note.object
+    view._person_id.value = ""
+    run(view._load_person())
+    assert "sd-error" in view._person_note.object  # refused before any request
+    app.state.tab = "explorer"
+
+
+def test_basket_panel_lists_and_removes(demo_app):
+    _, app = demo_app
+    panel = app.basket_panel
+    before = list(app.state.basket.proj_ids)
+    assert len(panel._list.objects) == len(before)
+    app.state.basket.remove(before[0])
+    assert len(panel._list.objects) == len(before) - 1 and panel._title.object.startswith(f"Comparison basket: {len(before) - 1}")
+    app.state.basket.add(before[0], app.state.fund_record(before[0]))
+    run(app.state.aload_basket())
+    assert panel._list.objects and "loading" not in panel._list.objects[-1][0].object
+
+
+def test_stale_data_is_marked(demo_app):
+    _, app = demo_app
+    badges = [p for p in app.views["explorer"].__panel__().select(pn.pane.HTML) if "stale (cached)" in str(p.object)]
+    assert badges and not any(b.visible for b in badges)
+    app.state.factsheet.stale = True
+    assert any(b.visible for b in badges) and "stale (cached)" in app.footer.object
+    app.state.factsheet.stale = False
+    assert not any(b.visible for b in badges)
+
+
+def test_number_columns_keep_their_formats(demo_app):
+    from bokeh.models.widgets.tables import NumberFormatter
+
+    _, app = demo_app
+    for tab in TABS:
+        app.state.tab = tab
+        for table in app.views[tab].__panel__().select(pn.widgets.Tabulator):
+            frame = table.value
+            for col in frame.columns:
+                kind = table.formatters.get(col)
+                if pd.api.types.is_float_dtype(frame[col]):
+                    assert isinstance(kind, NumberFormatter), f"{tab}: {col} unformatted"
+                else:
+                    assert kind == "plaintext", f"{tab}: {col} may render HTML"
+    app.state.tab = "explorer"

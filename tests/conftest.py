@@ -81,3 +81,9 @@ def demo_client():
     client = SecClient(ApiSettings.from_env(demo=True, environ={}), today=lambda: TODAY)
     yield client
     client.close()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Browser tests run last: Playwright's sync API leaves its event loop set on the main
+    thread for the rest of the session, and tests that call asyncio.run must come first."""
+    items.sort(key=lambda item: "tests/browser/" in item.nodeid.replace("\\", "/"))

@@ -76,12 +76,20 @@ def test_no_data_is_an_empty_answer_not_an_error(make_client, dataset, simulator
     assert client.fetch("E1", name="no fund has this name zzz") == []
 
 
-def test_200_with_an_empty_body_means_no_data(make_client, dataset):
-    proj_id, eid = next(iter(dataset.empty_200))
+def test_200_with_an_empty_body_means_no_data(make_client, dataset, simulator):
     from dashboard.api.endpoints import endpoint
 
-    data = make_client().fetch(eid, proj_id=proj_id)
-    assert data == ([] if endpoint(eid).returns_list else None)
+    client = make_client()
+    checked = 0
+    for ident, eid in sorted(dataset.empty_200):
+        ep = endpoint(eid)
+        params = {ep.path_params[0]: ident}
+        if eid == "E6":
+            params["period"] = valid_periods(TODAY)[0]
+        data = client.fetch(eid, **params)
+        assert data == ([] if ep.returns_list else None), (eid, ident)
+        checked += 1
+    assert checked >= 2 and simulator.app.request_count == checked
 
 
 def test_missing_key_is_refused_before_any_request(make_client, simulator):

@@ -10,7 +10,6 @@ Targets: cold within 3x one round trip; warm under 20 ms with zero requests.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import statistics
 import sys
 import tempfile

@@ -621,7 +621,7 @@ class _Builder:
         return _stamp(rng, day)
 
     def fund_record(self, rng: random.Random, plan: _FundPlan) -> dict:
-        kind, (amc_abbr, stem_en, stem_th) = plan.kind, AMC_STEMS[plan.amc_index]
+        kind, (_, stem_en, stem_th) = plan.kind, AMC_STEMS[plan.amc_index]
         term = f"{plan.term_months}M" if plan.term_months < 12 else f"{plan.term_months // 12}Y"
         registered = plan.regis is not None
         return {

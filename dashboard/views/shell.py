@@ -7,6 +7,7 @@ import time
 import panel as pn
 import panel_material_ui as pmui
 import param
+from panel.util import edit_readonly
 
 from dashboard.api.errors import SecApiError
 from dashboard.models.dashboard_state import TAB_TITLES, TABS, DashboardState
@@ -72,6 +73,12 @@ class DashboardApp(pn.viewable.Viewer):
                                   visible=bool(self.banner), styles={"color": "#ffd54f", "font-weight": "700"})]
         self.page = pmui.Page(title=APP_TITLE, main=main, sidebar=[self.basket_panel], header=header,
                               sidebar_width=300, theme_toggle=True, stylesheets=STYLESHEETS)
+        # Page binds its busy bar to pn.state.busy, which is process-wide: every session's page
+        # then redraws whenever any session works (~10 ms a page, each time), and shows other
+        # users' activity as its own. Bind it to this session's loading flags instead.
+        models = (state.search, state.factsheet, state.basket, state.licence)
+        with edit_readonly(self.page):
+            self.page.busy = pn.bind(lambda *loading: any(loading), *(m.param.loading for m in models))
 
     def __panel__(self):
         return self.page

@@ -236,3 +236,23 @@ def test_number_columns_keep_their_formats(demo_app):
                 else:
                     assert kind == "plaintext", f"{tab}: {col} may render HTML"
     app.state.tab = "explorer"
+
+
+def test_busy_bar_shows_this_sessions_work_only(demo_app):
+    """pn.state.busy is process-wide; bound to it, every session's page would redraw (and look
+    busy) whenever any other session works."""
+    from panel.io.state import state as panel_state
+    from panel.util import edit_readonly
+
+    page, app = demo_app
+    with edit_readonly(panel_state):
+        panel_state.busy = True
+    try:
+        assert page.busy is False
+    finally:
+        with edit_readonly(panel_state):
+            panel_state.busy = False
+    app.state.factsheet.loading = True
+    assert page.busy is True
+    app.state.factsheet.loading = False
+    assert page.busy is False

@@ -267,10 +267,17 @@ def data_table(frame: pd.DataFrame | None = None, *, titles: dict[str, str] | No
     params.setdefault("disabled", True)
     params.setdefault("selectable", False)
     titles = unit_titles(titles or {}, [*percent, *baht], percent, baht)
-    table = pn.widgets.Tabulator(frame, titles=titles, formatters=table_formatters(frame, percent, baht, number),
-                                 **params)
+    table = pn.widgets.Tabulator(frame, titles=safe_titles(frame, titles),
+                                 formatters=table_formatters(frame, percent, baht, number), **params)
     table._sd_units = (percent, baht, number)
+    table._sd_titles = titles
     return table
+
+
+def safe_titles(frame: pd.DataFrame, titles: dict[str, str]) -> dict[str, str]:
+    """A title for every column, HTML-escaped: Tabulator sets header titles as HTML, and a column
+    named after service text (a reference period, say) would otherwise be markup."""
+    return {str(col): html.escape(str(titles.get(col, col)), quote=True) for col in frame.columns}
 
 
 def update_table(table: pn.widgets.Tabulator, frame: pd.DataFrame) -> None:
@@ -284,10 +291,13 @@ def update_table(table: pn.widgets.Tabulator, frame: pd.DataFrame) -> None:
             and current.equals(frame):
         # Re-sending the same rows makes Panel echo them back as if the browser had edited them.
         return
-    if same_formatters:
-        table.value = frame
-    else:
-        table.param.update(value=frame, formatters=formatters)
+    titles = safe_titles(frame, getattr(table, "_sd_titles", {}))
+    update = {"value": frame}
+    if not same_formatters:
+        update["formatters"] = formatters
+    if titles != table.titles:
+        update["titles"] = titles
+    table.param.update(**update)
 
 
 # ---- notifications and status ---------------------------------------------------------------------------

@@ -86,7 +86,8 @@ def test_every_text_column_is_plaintext():
     assert formatters["name"] == "plaintext"
     assert formatters["pct"].nan_format == "–" and formatters["value"].format == "0,0.00"
     table = data_table(frame, titles={"pct": "Share", "value": "Value"}, percent=["pct"], baht=["value"])
-    assert table.titles == {"pct": "Share (%)", "value": "Value (baht)"}
+    assert table.titles["pct"] == "Share (%)" and table.titles["value"] == "Value (baht)"
+    assert table.titles["name"] == "name"  # untitled columns get their (escaped) name
     assert table.formatters["name"] == "plaintext" and table.disabled and not table.show_index
     update_table(table, frame.assign(other=["<b>x</b>"]))
     assert table.formatters["other"] == "plaintext"
@@ -109,3 +110,17 @@ def test_risk_spectrum_stacks_funds_of_one_level():
                          "risk_rank": [6.0, 6.0, 6.0, 2.0], "risk_spectrum": ["RS6"] * 3 + ["RS2"]})
     plot = hv.render(risk_spectrum_chart(risk))
     assert isinstance(plot.height, int) and plot.height >= 370
+
+
+def test_table_titles_are_escaped_even_for_columns_named_by_the_service():
+    import pandas as pd
+
+    from dashboard.views.common import data_table, update_table
+
+    hostile = "<img src=x onerror=alert(1)>"
+    table = data_table(pd.DataFrame({"fund": ["A"], hostile: [1.0]}), titles={"fund": "Fund & class"})
+    assert table.titles[hostile] == "&lt;img src=x onerror=alert(1)&gt;"
+    assert table.titles["fund"] == "Fund &amp; class"
+    update_table(table, pd.DataFrame({"fund": ["B"], "<b>1 year</b>": [2.0]}))
+    assert table.titles["<b>1 year</b>"] == "&lt;b&gt;1 year&lt;/b&gt;"
+    assert all("<" not in t for t in table.titles.values())

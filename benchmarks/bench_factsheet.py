@@ -76,8 +76,7 @@ def main() -> None:
 
             # Sequential baseline: the same calls, one after the other, no cache.
             prepared = FundFactsheet(client=client)
-            prepared._prepare(proj_id)
-            calls = prepared._calls(proj_id)
+            calls = prepared._calls(*prepared._prepare(proj_id))
             nocache = SecClient(ApiSettings.from_env(base_url=server.base_url, api_key=KEY, use_cache=False, environ={}))
             nocache.fetch("E16")
             app.reset_counters()

@@ -20,6 +20,8 @@ TTL_HOLDINGS = 30 * 24 * 3600
 TTL_LICENCE = 12 * 3600
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
+# Fund project ids as the service writes them: {Type}{ID}_YYYY, in one place {Type}-{ID}-YYYY.
+PROJ_ID_PATTERN = re.compile(r"^[A-Za-z]{1,3}-?\d{1,6}[_-]\d{4}$")
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,18 @@ def validate_path_param(label: str, value: object) -> str:
         raise BadInputError(f"{label} {text!r} contains a slash; identifiers never do")
     if text in {".", ".."} or ".." in text:
         raise BadInputError(f"{label} {text!r} contains '..'; identifiers never do")
+    return text
+
+
+def looks_like_proj_id(text: object) -> bool:
+    return isinstance(text, str) and PROJ_ID_PATTERN.match(text.strip()) is not None
+
+
+def validate_proj_id(value: object) -> str:
+    """A fund project id of the service's form (M0123_2564), or a clear refusal."""
+    text = validate_path_param("proj_id", value)
+    if not PROJ_ID_PATTERN.match(text):
+        raise BadInputError(f"{text!r} is not a fund project id; ids look like M0123_2564 (find one with `fund search`)")
     return text
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import param
 
-from dashboard.api.endpoints import validate_path_param
+from dashboard.api.endpoints import PROJ_ID_PATTERN, validate_path_param, validate_proj_id
 from dashboard.api.errors import BadInputError, SecApiError
 from dashboard.models.source import ServiceModel, outcome
 from dashboard.records import records_frame
@@ -22,8 +22,6 @@ MAX_BASKET = 30
 ONE_YEAR = REFERENCE_PERIOD_ORDER["1 year"]
 RECURRING_FEE_WORDS = ("management", "trustee", "registrar")
 TOTAL_EXPENSE_WORDS = ("total expense",)
-# Identifiers as the service writes them ({Type}{ID}_YYYY, sometimes {Type}-{ID}-YYYY).
-PROJ_ID_PATTERN = re.compile(r"^[A-Za-z]{1,3}-?\d{1,6}[_-]\d{4}$")
 
 FEE_COLUMNS = ["fund", "proj_id", "class_abbr_name", "fee_type_en", "fee_type_th", "fee_type_desc", "rate", "rate_num",
                "rate_unit", "actual_value", "actual_value_num", "actual_value_unit", "fee_other_desc"]
@@ -70,11 +68,13 @@ class FundBasket(ServiceModel):
     errors = param.Dict(default={}, doc="Per fund, the parts that failed and why.")
     progress = param.Number(default=1.0, bounds=(0, 1), doc="Share of the basket loaded, 0 to 1.")
     loaded = param.List(default=[], item_type=str, doc="proj_ids whose data is loaded (or failed to load).")
+    unknown = param.List(default=[], item_type=str, doc="proj_ids the service has no data and no record for: most likely wrong ids.")
     company_id = param.String(default="", doc="Asset management company whose funds filled the basket (E2), if that is how it was filled.")
     revision = param.Integer(default=0, doc="Increases whenever the basket's funds or data change; comparison frames are cached per revision.")
 
     def __init__(self, **params: Any):
         super().__init__(**params)
+        self._first_errors: dict[str, SecApiError] = {}
         self._frames: dict[tuple[str, str], tuple[int, pd.DataFrame]] = {}
         self._memo: dict[tuple, pd.DataFrame] = {}
 
@@ -93,7 +93,7 @@ class FundBasket(ServiceModel):
     # ---- membership ----------------------------------------------------------------------------
 
     def add(self, proj_id: str, fund: dict | None = None) -> None:
-        proj_id = validate_path_param("proj_id", proj_id)
+        proj_id = validate_proj_id(proj_id)
         funds = dict(self.funds)
         if fund:
             funds[proj_id] = fund
@@ -127,7 +127,7 @@ class FundBasket(ServiceModel):
 
     # ---- loading -------------------------------------------------------------------------------
 
-    async def _fetch_fund(self, proj_id: str) -> tuple[str, dict, dict, bool, dict | None]:
+    async def _fetch_fund(self, proj_id: str) -> tuple:
         """One fund's comparison data; runs on the client's loop. Two round trips at most."""
         client = self.api.async_client
         need_record = proj_id not in self.funds
@@ -138,6 +138,7 @@ class FundBasket(ServiceModel):
         data: dict[str, Any] = {}
         errors: dict[str, str] = {}
         stale = False
+        first_error = next((r for r in results if isinstance(r, SecApiError)), None)
         for ep_id, result in zip(BASKET_PARTS, results):
             value, error, was_stale = outcome(result)
             stale |= was_stale
@@ -154,17 +155,21 @@ class FundBasket(ServiceModel):
                 except SecApiError:
                     found = None
                 record = next((f for f in found or [] if f.get("proj_id") == proj_id), None)
-        return proj_id, data, errors, stale, record
+        unknown = need_record and record is None and not errors and not any(data.values())
+        return proj_id, data, errors, stale, record, unknown, first_error
 
     def _pending(self) -> list[str]:
         return [p for p in self.proj_ids if p not in self.loaded]
 
     def _collect(self, done: tuple, total: int, finished: int) -> None:
-        proj_id, data, errors, stale, record = done
+        proj_id, data, errors, stale, record, unknown, first_error = done
         if proj_id not in self.proj_ids:  # removed while it loaded
             self.progress = finished / total
             return
+        if first_error is not None:
+            self._first_errors[proj_id] = first_error
         self.param.update(
+            unknown=[p for p in self.unknown if p != proj_id] + ([proj_id] if unknown else []),
             parts={**self.parts, proj_id: data},
             errors={**self.errors, proj_id: errors} if errors else {k: v for k, v in self.errors.items() if k != proj_id},
             funds={**self.funds, proj_id: record} if record else self.funds,
@@ -179,12 +184,22 @@ class FundBasket(ServiceModel):
             raise failures[0]
         failed = self.failed()
         if pending and all(p in failed for p in pending):
-            first = next(iter(failed.values()))
-            raise SecApiError(f"none of the {len(pending)} funds in the basket could be loaded: {first}")
+            # Keep the kind of the first failure (a rejected key stays an AuthenticationError).
+            cause = self._first_errors.get(pending[0]) or SecApiError(next(iter(failed.values())))
+            raise type(cause)(f"none of the {len(pending)} funds in the basket could be loaded: {cause}",
+                              status_code=cause.status_code, endpoint=cause.endpoint)
+
+    def _start_load(self) -> list[str]:
+        """What a load fetches: funds not loaded yet, and funds whose every part failed last time
+        (so a load after an outage fetches them again)."""
+        failed = self.failed()
+        if failed:
+            self.loaded = [p for p in self.loaded if p not in failed]
+        return self._pending()
 
     def load(self) -> "FundBasket":
         """Load every fund not yet loaded, all concurrently; blocking. Progress updates here."""
-        pending = self._pending()
+        pending = self._start_load()
         if not pending:
             return self
         self.param.update(loading=True, progress=0.0)
@@ -203,7 +218,7 @@ class FundBasket(ServiceModel):
 
     async def aload(self) -> "FundBasket":
         """As `load`, awaitable from Panel or Jupyter without blocking their loop."""
-        pending = self._pending()
+        pending = self._start_load()
         if not pending:
             return self
         self.param.update(loading=True, progress=0.0)

@@ -9,7 +9,7 @@ import pandas as pd
 import param
 
 from dashboard.api.client import result_frame
-from dashboard.api.endpoints import FACTSHEET_ENDPOINTS, endpoint, validate_path_param
+from dashboard.api.endpoints import FACTSHEET_ENDPOINTS, endpoint, validate_proj_id
 from dashboard.api.errors import BadInputError, SecApiError
 from dashboard.api.periods import valid_periods
 from dashboard.models.source import ServiceModel, outcome
@@ -77,19 +77,19 @@ class FundFactsheet(ServiceModel):
 
     # ---- loading -----------------------------------------------------------------------------
 
-    def _calls(self, proj_id: str) -> list[tuple[str, dict]]:
+    def _calls(self, proj_id: str, periods: list[str]) -> list[tuple[str, dict]]:
         calls = [(e, {"proj_id": proj_id}) for e in FACTSHEET_ENDPOINTS]
-        calls += [("E6", {"proj_id": proj_id, "period": p}) for p in self.periods]
+        calls += [("E6", {"proj_id": proj_id, "period": p}) for p in periods]
         return calls
 
-    def _prepare(self, proj_id: str | None) -> str:
-        target = validate_path_param("proj_id", proj_id if proj_id is not None else self.proj_id or "")
-        self.periods = valid_periods(self.api.today)
-        return target
+    def _prepare(self, proj_id: str | None) -> tuple[str, list[str]]:
+        """The fund to load and the valid quarters; changes nothing (a failed load leaves all as it was)."""
+        target = validate_proj_id(proj_id if proj_id is not None else self.proj_id or "")
+        return target, valid_periods(self.api.today)
 
     def load(self, proj_id: str | None = None, fund: dict | None = None) -> "FundFactsheet":
         """Fetch every part concurrently and update the parameters once. Blocking."""
-        self._apply(self._fetch(self._prepare(proj_id), fund))
+        self._apply(self._fetch(*self._prepare(proj_id), fund))
         return self
 
     async def aload(self, proj_id: str | None = None, fund: dict | None = None) -> "FundFactsheet":
@@ -98,20 +98,24 @@ class FundFactsheet(ServiceModel):
         The requests run on the client's loop; the parameters change here, in the caller's
         context, so Panel sees the update on its own session thread.
         """
-        await self._aapply(self._fetch(self._prepare(proj_id), fund))
+        await self._aapply(self._fetch(*self._prepare(proj_id), fund))
         return self
 
-    async def _fetch(self, proj_id: str, fund: dict | None) -> dict:
+    async def _fetch(self, proj_id: str, periods: list[str], fund: dict | None) -> dict:
         """All parts of the factsheet as a parameter update (runs on the client's loop)."""
-        results = await self.api.async_client.fetch_many(self._calls(proj_id))
+        results = await self.api.async_client.fetch_many(self._calls(proj_id, periods))
         if fund is None and self.fund is not None and self.fund.get("proj_id") == proj_id:
             fund = self.fund
-        update = self._assemble(proj_id, results)
+        update = self._assemble(proj_id, periods, results)
         if fund is None:
             fund = await self._find_fund_record(proj_id, update.get("classes"))
-        return dict(update, proj_id=proj_id, fund=fund, loaded_at=time.time())
+        if fund is None and not update["errors"] and not _has_data(update):
+            # Every part answered "no data" and no search knows the id: most likely a wrong id.
+            # Refuse it rather than show an empty factsheet that looks like a real fund.
+            raise BadInputError(f"the service has no data for fund {proj_id}: check the id (`sec-dashboard fund search NAME`)")
+        return dict(update, proj_id=proj_id, periods=periods, fund=fund, loaded_at=time.time())
 
-    def _assemble(self, proj_id: str, results: list) -> dict:
+    def _assemble(self, proj_id: str, periods: list[str], results: list) -> dict:
         update: dict[str, Any] = {}
         records: dict[str, Any] = {"holdings": {}}
         errors: dict[str, str] = {}
@@ -130,7 +134,7 @@ class FundFactsheet(ServiceModel):
                 update[part] = result_frame(result) if error is None else records_frame(kind, [])
             else:
                 update[part] = data
-        for period, result in zip(self.periods, results[n_parts:]):
+        for period, result in zip(periods, results[n_parts:]):
             data, error, was_stale = outcome(result)
             stale |= was_stale
             if error:
@@ -194,3 +198,12 @@ class FundFactsheet(ServiceModel):
             "allocation": rec.get("allocation") or [],
             "urls": rec.get("urls"),
         }
+
+
+def _has_data(update: dict) -> bool:
+    """Whether any part of an assembled factsheet holds data."""
+    if update.get("holdings"):
+        return True
+    frames = (update.get(part) for part in LIST_PARTS)
+    objects = (update.get(part) for part in OBJECT_PARTS)
+    return any(f is not None and not f.empty for f in frames) or any(o is not None for o in objects)

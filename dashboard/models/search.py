@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 import pandas as pd
 import param
 
-from dashboard.api.endpoints import validate_path_param, validate_search_name
+from dashboard.api.endpoints import looks_like_proj_id, validate_path_param, validate_search_name
 from dashboard.api.errors import BadInputError
 from dashboard.models.source import ServiceModel, outcome
 from dashboard.records import records_frame
@@ -66,7 +64,7 @@ class FundSearch(ServiceModel):
     def resolve(self, query: str) -> str:
         """A proj_id for QUERY: itself when it looks like one, else the exact abbreviation among E1 results."""
         text = validate_search_name(query)
-        if _looks_like_proj_id(text):
+        if looks_like_proj_id(text):
             return text
         self.search(text)
         if not self.results.empty:
@@ -75,7 +73,3 @@ class FundSearch(ServiceModel):
                 return str(exact.iloc[0]["proj_id"])
         near = ", ".join(self.results["proj_abbr_name"].dropna().astype(str).head(5)) if not self.results.empty else ""
         raise BadInputError(f"no fund has the abbreviation {text!r}" + (f"; similar: {near}" if near else "; try `fund search`"))
-
-
-def _looks_like_proj_id(text: str) -> bool:
-    return re.fullmatch(r"[A-Za-z]{1,3}-?\d{1,6}[_-]\d{4}", text) is not None

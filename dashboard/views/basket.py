@@ -26,6 +26,8 @@ def fund_line(state: DashboardState, proj_id: str) -> str:
     if proj_id in basket.errors:
         failed = len(basket.errors[proj_id])
         mark = f' <span class="sd-pill sd-bad" title="parts that failed">{failed} part{"s" if failed > 1 else ""} failed</span>'
+    elif proj_id in basket.unknown:
+        mark = ' <span class="sd-pill sd-bad" title="the service has no data and no record for this id">unknown id</span>'
     elif proj_id not in basket.loaded:
         mark = ' <span class="sd-muted">loading…</span>'
     name = record.get("proj_name_en") or record.get("proj_name_th")

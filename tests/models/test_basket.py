@@ -292,3 +292,38 @@ def test_records_of_bare_proj_ids_are_found_in_company_lists(demo_client, datase
     other = FundBasket(client=demo_client)
     other.set_funds([single[0]["proj_id"]])
     assert run(other.aresolve_records([company])) == [single[0]["proj_id"]]
+
+
+def test_funds_that_failed_entirely_are_fetched_again_on_the_next_load(make_client, simulator, dataset):
+    funds = registered(dataset, 3)
+    basket = FundBasket(client=make_client(max_attempts=1, use_cache=False))
+    for f in funds:
+        basket.add(f["proj_id"], f)
+    simulator.app.inject("503", times=4)  # the first fund's four calls fail
+    basket.load()
+    assert len(basket.failed()) == 1
+    basket.load()  # the service is back: the failed fund is fetched again, the others are not
+    assert basket.failed() == {} and not basket.fee_frame().empty
+    assert set(basket.fee_frame()["proj_id"]) == {f["proj_id"] for f in funds if dataset.fees.get(f["proj_id"])}
+
+
+def test_a_basket_that_fails_entirely_keeps_the_error_kind(make_client, dataset):
+    from dashboard.api.errors import AuthenticationError
+
+    basket = FundBasket(client=make_client(api_key="not-the-key"))
+    for f in registered(dataset, 2):
+        basket.add(f["proj_id"], f)
+    with pytest.raises(AuthenticationError, match="none of the 2 funds"):
+        basket.load()
+
+
+def test_a_well_formed_unknown_id_is_flagged_and_malformed_ids_are_refused(make_client, dataset):
+    basket = FundBasket(client=make_client())
+    with pytest.raises(BadInputError, match="not a fund project id"):
+        basket.add("<script>")
+    assert basket.proj_ids == []
+    known = registered(dataset, 1)[0]
+    basket.add(known["proj_id"], known)
+    basket.add("M9999_2099")
+    basket.load()
+    assert basket.unknown == ["M9999_2099"] and known["proj_id"] not in basket.unknown

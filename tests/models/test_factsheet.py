@@ -118,3 +118,28 @@ def test_licence_check(make_client, dataset):
     assert len(check.load_former()) == len(dataset.former_licensees)
     check.load_enforcement(uid, "NO-SUCH-CASE")
     assert check.enforcement is None and "no enforcement action" in check.message
+
+
+def test_an_unknown_fund_is_refused_and_the_loaded_one_stays(make_client, dataset):
+    fund = multi_class_fund(dataset)
+    sheet = FundFactsheet(client=make_client()).load(fund["proj_id"])
+    before = {name: getattr(sheet, name) for name in ("proj_id", "fund", "periods")}
+    fees = sheet.fees.copy()
+    for bad, words in (("M9999_2099", "no data for fund"), ("not a fund id", "not a fund project id"), ("<script>", "not a fund")):
+        with pytest.raises(BadInputError, match=words):
+            sheet.load(bad)
+        assert {n: getattr(sheet, n) for n in before} == before
+        assert sheet.fees.equals(fees) and not sheet.loading
+
+
+def test_an_old_fund_without_any_data_still_loads_when_its_record_is_known(make_client, simulator, dataset):
+    # an old cancelled fund that answers 204 everywhere (the simulator serves its data set live)
+    record = dict(dataset.funds[0], proj_id="M0999_2540", fund_status="CA", proj_abbr_name="OLD-CA")
+    simulator.app.dataset.funds.append(record)
+    try:
+        sheet = FundFactsheet(client=make_client()).load(record["proj_id"], fund=record)
+        assert sheet.fund is record and sheet.holdings == {} and sheet.fees.empty and sheet.errors == {}
+        with pytest.raises(BadInputError, match="no data for fund"):
+            FundFactsheet(client=make_client()).load(record["proj_id"])  # nothing says this id exists
+    finally:
+        simulator.app.dataset.funds.remove(record)

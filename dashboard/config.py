@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from dashboard.api.errors import AuthenticationError
 
 PRODUCTION_BASE_URL = "https://api.sec.or.th"
 # Host name used for the in-process demo simulator; `.invalid` can never resolve, so a bug that
@@ -23,7 +26,12 @@ class SubscriptionKey:
     def __init__(self, value: str):
         if not isinstance(value, str) or not value.strip():
             raise ValueError("a subscription key must be a non-empty string")
-        self._value = value.strip()
+        value = value.strip()
+        if not all("!" <= c <= "~" for c in value):
+            # Never echo the key, not even the offending character: the message names the fix.
+            raise AuthenticationError("the subscription key holds a space, a non-ASCII or an invisible character, which no "
+                             "HTTP header can carry; copy it again from your profile on the SEC developer portal")
+        self._value = value
 
     def reveal(self) -> str:
         """The key itself, for the request header and nothing else."""
@@ -52,6 +60,18 @@ def _key_from(value: str | SubscriptionKey | None) -> SubscriptionKey | None:
         return value
     value = value.strip()
     return SubscriptionKey(value) if value else None
+
+
+def check_base_url(url: str) -> str:
+    """Refuse base URLs the client cannot use, or that would carry a secret into logs and footers."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"the base URL must start with https:// (or http:// for a local simulator) and name a host, "
+                         f"e.g. {PRODUCTION_BASE_URL}")
+    if parts.username or parts.password or parts.query or parts.fragment:
+        raise ValueError("the base URL may not hold a user name, password, query or fragment; "
+                         "the key goes in SEC_API_KEY, never in the URL")
+    return url
 
 
 def default_cache_dir() -> Path:
@@ -102,6 +122,8 @@ class ApiSettings:
             demo = env.get("SEC_DASHBOARD_DEMO", "").strip().lower() in {"1", "true", "yes", "on"}
             if not demo and not base and not (key or fund_key or lic_key):
                 demo = True
+        if base:
+            check_base_url(base)
         if cache_dir is None:
             override = env.get("SEC_DASHBOARD_CACHE_DIR", "").strip()
             cache = Path(override).expanduser() if override else default_cache_dir()

@@ -7,8 +7,10 @@ import concurrent.futures
 import json
 import logging
 import random
+import re
 import threading
 import time
+import urllib.parse
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -235,9 +237,11 @@ class AsyncSecClient:
         return key
 
     def _redact(self, text: str) -> str:
+        """Remove any echo of a key from service text: as sent, in any case, or percent-encoded."""
         for key in (self.settings.api_key, self.settings.fund_api_key, self.settings.license_api_key):
             if key is not None:
-                text = text.replace(key.reveal(), "***")
+                for form in {key.reveal(), urllib.parse.quote(key.reveal(), safe="")}:
+                    text = re.sub(re.escape(form), "***", text, flags=re.IGNORECASE)
         return text
 
     def _wait(self, state) -> float:
@@ -285,6 +289,10 @@ class AsyncSecClient:
             raise _Retryable(ServiceError(
                 f"{where}: no answer within {self.timeout:g} s; the service may be overloaded, try again later",
                 endpoint=ep.id)) from None
+        except (httpx.UnsupportedProtocol, httpx.LocalProtocolError, httpx.ProxyError) as exc:
+            # Nothing that trying again can mend.
+            raise ServiceError(f"{where}: the request could not be made ({type(exc).__name__}); "
+                               "check SEC_API_BASE_URL and any proxy settings", endpoint=ep.id) from None
         except httpx.TransportError as exc:
             raise _Retryable(ServiceError(
                 f"{where}: could not connect to {self.settings.base_url} ({type(exc).__name__}); "

@@ -153,7 +153,7 @@ ADDED_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 # holding rows with this assetliab_id are the NAV total line, not a holding (real-world-notes.md).
-NAV_TOTAL_ASSETLIAB_ID = "903"
+NAV_TOTAL_ASSETLIAB_ID = 903
 
 APPROVAL_ACTIVE, APPROVAL_EXPIRED, APPROVAL_NO_EXPIRY = "active", "expired", "no expiry"
 
@@ -286,7 +286,8 @@ def _derive(kind: str, record: dict, raw: Mapping, today: dt.date) -> None:
         _add_labels(record, "fund_status")
         _add_labels(record, "invest_country_flage")
     elif kind == "holding":
-        record["is_nav_total"] = record.get("assetliab_id") in (NAV_TOTAL_ASSETLIAB_ID, NAV_TOTAL_ASSETLIAB_ID + ".0")
+        # Compared as a number: "903", "903.00", "0903" and 903 are all the NAV-total line.
+        record["is_nav_total"] = _integer(record.get("assetliab_id")) == NAV_TOTAL_ASSETLIAB_ID
     elif kind == "project_type":
         _add_labels(record, "proj_retail_type")
         _add_labels(record, "proj_term_flag")

@@ -350,3 +350,26 @@ def test_no_cache_means_no_memory_either(make_client, simulator):
     client.fetch("E16")
     client.fetch("E16")
     assert simulator.app.request_count == 2 and client.cache is None
+
+
+def test_a_key_echoed_back_in_any_case_or_encoding_is_redacted(tmp_path):
+    """The simulator never echoes keys; a gateway might. The transport stands in for such a gateway."""
+    import urllib.parse
+
+    import httpx
+
+    from dashboard.api.client import SecClient
+    from dashboard.config import ApiSettings
+
+    key = "AbCdEf0123456789AbCdEf0123456789"
+    echoes = [key.lower(), key.upper(), urllib.parse.quote(key + "/", safe="")]
+
+    def gateway(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(400, json={"message": "bad request for key " + " and ".join(echoes)})
+
+    client = SecClient(ApiSettings.from_env(base_url="http://gateway.invalid", api_key=key, use_cache=False, environ={}),
+                       transport=httpx.MockTransport(gateway))
+    with pytest.raises(BadInputError) as err:
+        client.fetch("E16")
+    assert key.lower() not in str(err.value).lower() and "***" in str(err.value)
+    client.close()

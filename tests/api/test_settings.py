@@ -42,3 +42,25 @@ def test_parameters_beat_the_environment_and_demo_can_be_forced():
 def test_cache_dir_override(tmp_path):
     s = ApiSettings.from_env(environ={"SEC_DASHBOARD_CACHE_DIR": str(tmp_path / "c")})
     assert s.cache_dir == tmp_path / "c"
+
+
+@pytest.mark.parametrize("pasted", [KEY[:10] + "\u200b" + KEY[10:], KEY[:5] + "ก" + KEY[5:], KEY[:8] + " " + KEY[8:]])
+def test_a_key_no_header_can_carry_is_refused_without_echoing_it(pasted):
+    from dashboard.api.errors import AuthenticationError
+
+    with pytest.raises(AuthenticationError) as err:
+        ApiSettings.from_env(environ={"SEC_API_KEY": pasted})
+    message = str(err.value)
+    assert "copy it again" in message and KEY[:5] not in message and "ก" not in message and err.value.exit_code == 3
+
+
+@pytest.mark.parametrize("url, words", [
+    ("api.sec.or.th", "must start with https://"),
+    ("ftp://api.sec.or.th", "must start with https://"),
+    ("https://user:secret@api.sec.or.th", "may not hold a user name"),
+    ("https://api.sec.or.th/?subscription-key=abc", "may not hold a user name, password, query"),
+])
+def test_unusable_or_secret_bearing_base_urls_are_refused(url, words):
+    with pytest.raises(ValueError, match=words) as err:
+        ApiSettings.from_env(base_url=url, environ={})
+    assert "secret" not in str(err.value) and "abc" not in str(err.value)

@@ -707,3 +707,9 @@ def test_normalise_record_never_raises(kind_and_raw, today):
     json.dumps(record, allow_nan=False)
     frame = records_frame(kind, [record])
     assert len(frame) == 1
+
+
+@pytest.mark.parametrize("code, total", [("903", True), ("903.00", True), ("0903", True), (903, True), (" 903 ", True),
+                                         ("9030", False), ("93", False), ("-", False), (None, False)])
+def test_nav_total_line_is_recognised_in_any_numeric_form(code, total):
+    assert normalise_record("holding", {"assetliab_id": code, "percent_nav": "100"})["is_nav_total"] is total

@@ -64,6 +64,8 @@ class AllocationView(TabView):
     def _render(self) -> None:
         state = self.state
         allocation = state.factsheet.allocation
+        if state.fund_error:  # never the previous fund's figures under the new fund's error
+            allocation = allocation.iloc[0:0]
         update_table(self._table, display_frame(allocation, list(TITLES)))
         name = fund_title(state)
         if state.fund_error:

@@ -73,8 +73,15 @@ class HoldingsView(TabView):
     def _render(self) -> None:
         state, model = self.state, self.state.holdings
         if state.fund_error:
+            # Never the previous fund's holdings under the new fund's error.
             self._summary.object = empty_html(f"The fund could not be loaded: {state.fund_error}", error=True)
-        elif not model.periods_with_data:
+            update_table(self._table, display_frame(model.table().iloc[0:0], list(TABLE_TITLES)))
+            self._top.object = self._heatmap.object = charts.empty_chart("The fund could not be loaded")
+            self._heatmap_for = None
+            self._changes_note.object = ""
+            self._changes_chart.object = charts.empty_chart("The fund could not be loaded")
+            return
+        if not model.periods_with_data:
             self._summary.object = empty_html(
                 "The service publishes no portfolio holdings for this fund in the last 12 quarters (E6)." if state.fund
                 else "Select a fund in the Fund explorer.")

@@ -112,6 +112,8 @@ class PerformanceView(TabView):
     def _render(self) -> None:
         state = self.state
         perf = state.factsheet.performance
+        if state.fund_error:  # never the previous fund's figures under the new fund's error
+            perf = perf.iloc[0:0]
         if state.fund_error:
             self._returns.object = self._volatility.object = charts.empty_chart("The fund could not be loaded")
         else:

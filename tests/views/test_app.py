@@ -256,3 +256,30 @@ def test_busy_bar_shows_this_sessions_work_only(demo_app):
     assert page.busy is True
     app.state.factsheet.loading = False
     assert page.busy is False
+
+
+def test_a_fund_that_fails_to_load_shows_no_figures_of_the_fund_before(make_client, simulator, dataset):
+    from dashboard.api.errors import SecApiError
+
+    client = make_client(use_cache=False, max_attempts=1)
+    page = create_app(ApiSettings.from_env(base_url=simulator.base_url, api_key=KEY, environ={}), client=client)
+    app, state = page._dashboard, page._dashboard.state
+    first, other = [f for f in dataset.funds if f["proj_id"] in dataset.holdings and dataset.allocation.get(f["proj_id"])
+                    and dataset.performance.get(f["proj_id"])][:2]
+    state.fund = first["proj_id"]
+    run(state.aload_fund())
+    for tab in ("allocation", "holdings", "performance"):
+        app._ensure_view(tab).render()
+    assert not app.views["allocation"]._table.value.empty and not app.views["holdings"]._table.value.empty
+    other = other["proj_id"]
+    simulator.app.inject("503", times=1000)
+    state.fund = other
+    with pytest.raises(SecApiError):
+        run(state.aload_fund())
+    simulator.app.clear_faults()
+    assert state.fund_error
+    for view in (app.views["allocation"], app.views["holdings"], app.views["performance"]):
+        view.render()
+    assert app.views["allocation"]._table.value.empty
+    assert app.views["holdings"]._table.value.empty
+    assert app.views["performance"]._table.value.empty

@@ -97,8 +97,17 @@ class FeesView(TabView):
             self._note.object = empty_html(f"The basket could not be loaded: {state.basket_error}", error=True)
         elif not basket.proj_ids:
             self._note.object = empty_html("The basket is empty: add funds from the Fund explorer, or fill it with a company's funds.")
-        elif frame.empty and basket.loaded:
-            self._note.object = empty_html("The service publishes no fees for the funds in the basket (E12).")
         else:
-            missing = [basket.label(p) for p in basket.loaded if not (basket.parts.get(p) or {}).get("fees")]
-            self._note.object = empty_html(f"No fees published for: {', '.join(missing)}.") if missing else ""
+            failed = [p for p in basket.loaded if "fees" in basket.errors.get(p, {})]
+            missing = [basket.label(p) for p in basket.loaded
+                       if p not in failed and not (basket.parts.get(p) or {}).get("fees")]
+            notes = []
+            if failed:  # a failure is not "no data": say so, with the reason
+                reason = basket.errors[failed[0]]["fees"]
+                notes.append(empty_html(f"Fees could not be loaded for: {', '.join(basket.label(p) for p in failed)} "
+                                        f"({reason}).", error=True))
+            if frame.empty and basket.loaded and not failed:
+                notes.append(empty_html("The service publishes no fees for the funds in the basket (E12)."))
+            elif missing:
+                notes.append(empty_html(f"No fees published for: {', '.join(missing)}."))
+            self._note.object = "".join(notes)

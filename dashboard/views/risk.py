@@ -71,5 +71,12 @@ class RiskView(TabView):
         elif not basket.proj_ids:
             self._note.object = empty_html("The basket is empty: add funds from the Fund explorer, or fill it with a company's funds.")
         else:
-            missing = risk[risk["risk_rank"].isna()]["fund"].tolist() if basket.loaded else []
-            self._note.object = empty_html(f"No risk level published for: {', '.join(map(str, missing))}.") if missing else ""
+            failed = [p for p in basket.loaded if "suitability" in basket.errors.get(p, {})]
+            unpublished = risk[risk["risk_rank"].isna() & ~risk["proj_id"].isin(failed)]["fund"].tolist() if basket.loaded else []
+            notes = []
+            if failed:  # a failure is not "no data": say so, with the reason
+                notes.append(empty_html(f"Risk levels could not be loaded for: {', '.join(basket.label(p) for p in failed)} "
+                                        f"({basket.errors[failed[0]]['suitability']}).", error=True))
+            if unpublished:
+                notes.append(empty_html(f"No risk level published for: {', '.join(map(str, unpublished))}."))
+            self._note.object = "".join(notes)

@@ -283,3 +283,24 @@ def test_a_fund_that_fails_to_load_shows_no_figures_of_the_fund_before(make_clie
     assert app.views["allocation"]._table.value.empty
     assert app.views["holdings"]._table.value.empty
     assert app.views["performance"]._table.value.empty
+
+
+def test_a_failed_fee_or_risk_call_is_shown_as_a_failure_not_as_no_data(make_client, simulator, dataset):
+    client = make_client(max_attempts=1)
+    page = create_app(ApiSettings.from_env(base_url=simulator.base_url, api_key=KEY, environ={}), client=client)
+    app, state = page._dashboard, page._dashboard.state
+    failing, cached = [f for f in dataset.funds if dataset.fees.get(f["proj_id"]) and dataset.suitability.get(f["proj_id"])][:2]
+    state.set_basket([cached["proj_id"]])
+    run(state.aload_basket())  # now in the client's cache
+    simulator.app.inject("503", times=1000)  # every request fails: only the cached fund has data
+    try:
+        state.set_basket([failing["proj_id"], cached["proj_id"]])  # the shell starts loading at once
+        run(state.aload_basket())
+    finally:
+        simulator.app.clear_faults()
+    fees, risk = app._ensure_view("fees"), app._ensure_view("risk")
+    fees.render()
+    risk.render()
+    assert "could not be loaded" in fees._note.object and "503" in fees._note.object
+    assert "could not be loaded" in risk._note.object
+    assert "No fees published" not in fees._note.object

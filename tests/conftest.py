@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import copy
 from datetime import date
 
@@ -15,6 +17,16 @@ from dashboard.demo.simulator import SimulatorServer, create_app
 # A fixed "today" so period rules and the demo data agree in every run.
 TODAY = date(2026, 11, 21)
 KEY = "5e1f0c2a9b7d4e3f8a6c1b0d2e4f6a8c"  # a test value, never a real key
+
+
+def run(coro):
+    """asyncio.run, also when a loop already runs in this thread (the session's Playwright keeps one)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 @pytest.fixture(autouse=True)

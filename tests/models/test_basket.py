@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import time
 
 import pandas as pd
@@ -19,15 +17,8 @@ from dashboard.models.basket import (
     parse_proj_ids,
 )
 from dashboard.records import normalise_payload
+from tests.conftest import run
 
-def run(coro):
-    """asyncio.run, also when a loop already runs in this thread (the session's Playwright keeps one)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 

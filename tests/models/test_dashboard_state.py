@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import subprocess
 import sys
 
@@ -11,15 +10,8 @@ import pytest
 
 from dashboard.api.errors import SecApiError
 from dashboard.models.dashboard_state import TABS, URL_PARAMETERS, DashboardState
+from tests.conftest import run
 
-def run(coro):
-    """asyncio.run, also when a loop already runs in this thread (the session's Playwright keeps one)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 

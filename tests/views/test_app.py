@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import io
 import sys
 import types
@@ -21,18 +19,10 @@ from dashboard.config import ApiSettings
 from dashboard.models.dashboard_state import TAB_TITLES, TABS
 from dashboard.views.common import TabView
 from dashboard.views.explorer import overview_html, results_frame
-from tests.conftest import KEY, TODAY
+from tests.conftest import KEY, TODAY, run
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 
-def run(coro):
-    """asyncio.run, also when a loop already runs in this thread (the session's Playwright keeps one)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 

@@ -418,6 +418,15 @@ class FundBasket(ServiceModel):
             frame[col] = frame[col].astype("string")
         return frame
 
+    def failed_part(self, part: str) -> list[str]:
+        """Loaded funds whose `part` (fees, suitability, performance, allocation) failed to load."""
+        return [p for p in self.proj_ids if p in self.loaded and part in self.errors.get(p, {})]
+
+    def unpublished(self, part: str) -> list[str]:
+        """Loaded funds for which the service has no `part`: "no data", not a failure."""
+        failed = set(self.failed_part(part))
+        return [p for p in self.proj_ids if p in self.loaded and p not in failed and not (self.parts.get(p) or {}).get(part)]
+
     def failed(self) -> dict[str, str]:
         """Funds whose every part failed, with the first reason (for a notification)."""
         return {p: next(iter(e.values())) for p, e in self.errors.items() if len(e) == len(BASKET_PARTS)}

@@ -116,7 +116,7 @@ def _fees(doc: ReportDocument, basket: FundBasket) -> None:
     if fees.empty:
         sec.parts.append(note("Not published: the service has no fees for these funds."))
         return
-    missing = [_name(basket, p) for p in basket.proj_ids if p not in set(fees["proj_id"])]
+    missing = [_name(basket, p) for p in basket.unpublished("fees")]  # failures are listed in the summary
     if missing:
         sec.parts.append(note("No fees published for " + ", ".join(missing) + "."))
     sec.parts.append(note("Charts show each fund's first unit class. What is actually charged and the prospectus "
@@ -135,7 +135,8 @@ def _risk(doc: ReportDocument, basket: FundBasket) -> None:
         sec.parts.append(note("Not published: the service has no risk levels for these funds."))
     else:
         doc.chart(sec, safe_chart(charts.risk_spectrum_chart, risk), "Risk spectrum")
-    missing = risk.loc[risk["risk_rank"].isna(), "fund"].astype(str).tolist()
+    no_level = risk["risk_rank"].isna() & ~risk["proj_id"].isin(basket.failed_part("suitability"))
+    missing = risk.loc[no_level, "fund"].astype(str).tolist()  # failures are listed in the summary
     if missing and len(missing) < len(risk):
         sec.parts.append(note("No risk level published for " + ", ".join(missing) + "."))
     doc.chart(sec, safe_chart(charts.risk_scatter, risk, "total_annual_fee"), "Risk against fees")
@@ -148,7 +149,7 @@ def _allocation(doc: ReportDocument, basket: FundBasket) -> None:
     if alloc.empty:
         sec.parts.append(note("Not published: the service has no asset allocation for these funds."))
         return
-    missing = [_name(basket, p) for p in basket.proj_ids if p not in set(alloc["proj_id"])]
+    missing = [_name(basket, p) for p in basket.unpublished("allocation")]
     if missing:
         sec.parts.append(note("No asset allocation published for " + ", ".join(missing) + "."))
     doc.chart(sec, safe_chart(charts.allocation_stacked, alloc), "Asset allocation")

@@ -98,9 +98,8 @@ class FeesView(TabView):
         elif not basket.proj_ids:
             self._note.object = empty_html("The basket is empty: add funds from the Fund explorer, or fill it with a company's funds.")
         else:
-            failed = [p for p in basket.loaded if "fees" in basket.errors.get(p, {})]
-            missing = [basket.label(p) for p in basket.loaded
-                       if p not in failed and not (basket.parts.get(p) or {}).get("fees")]
+            failed = basket.failed_part("fees")
+            missing = [basket.label(p) for p in basket.unpublished("fees")]
             notes = []
             if failed:  # a failure is not "no data": say so, with the reason
                 reason = basket.errors[failed[0]]["fees"]

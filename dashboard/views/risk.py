@@ -71,8 +71,9 @@ class RiskView(TabView):
         elif not basket.proj_ids:
             self._note.object = empty_html("The basket is empty: add funds from the Fund explorer, or fill it with a company's funds.")
         else:
-            failed = [p for p in basket.loaded if "suitability" in basket.errors.get(p, {})]
-            unpublished = risk[risk["risk_rank"].isna() & ~risk["proj_id"].isin(failed)]["fund"].tolist() if basket.loaded else []
+            failed = basket.failed_part("suitability")
+            no_level = risk["risk_rank"].isna() & ~risk["proj_id"].isin(failed)
+            unpublished = risk.loc[no_level, "fund"].astype(str).tolist() if basket.loaded else []
             notes = []
             if failed:  # a failure is not "no data": say so, with the reason
                 notes.append(empty_html(f"Risk levels could not be loaded for: {', '.join(basket.label(p) for p in failed)} "

@@ -318,3 +318,23 @@ def test_a_well_formed_unknown_id_is_flagged_and_malformed_ids_are_refused(make_
     basket.add("M9999_2099")
     basket.load()
     assert basket.unknown == ["M9999_2099"] and known["proj_id"] not in basket.unknown
+
+
+def test_unpublished_and_failed_parts_are_told_apart(make_client, simulator, dataset):
+    funds = registered(dataset, 2)
+    basket = FundBasket(client=make_client(max_attempts=1, use_cache=False))
+    for f in funds:
+        basket.add(f["proj_id"], f)
+    simulator.app.inject("503", times=4)  # the first fund's four calls fail
+    basket.load()
+    assert basket.failed_part("fees") == [funds[0]["proj_id"]]
+    assert funds[0]["proj_id"] not in basket.unpublished("fees")
+    no_fees = dict(funds[1], proj_id="M0998_2540")
+    simulator.app.dataset.funds.append(no_fees)  # a fund with no data: every part is "unpublished"
+    try:
+        basket.add(no_fees["proj_id"], no_fees)
+        basket.load()
+        assert no_fees["proj_id"] in basket.unpublished("fees")
+        assert basket.failed_part("fees") == []  # the fund that failed was fetched again, and loaded
+    finally:
+        simulator.app.dataset.funds.remove(no_fees)

@@ -259,6 +259,76 @@ ALERT_ENTITIES = ("Demo Golden Lotus Capital", "Demo Quick Rich Club", "Demo Moo
                   "Demo Thai Wealth Signals", "Demo Crypto Elephant", "Demo Sure Win Forex", "Demo Rice Barn Ventures",
                   "Demo Lucky Star Fund", "Demo Jade Dragon Advisers")
 
+# ---- successor layout only (/v2/fund, /v1/license-check): values the legacy records never carry --
+
+SUCCESSOR_STATUS = {"RG": "Registered", "SE": "IPO", "EX": "Expired", "CA": "Canceled", "LI": "Liquidated"}
+TAX_SSF = "กองทุนรวมเพื่อการออม (Super Savings Fund : SSF)"
+TAX_THAI_ESG = "กองทุนรวมไทยเพื่อความยั่งยืน (Thailand ESG Fund : Thai ESG)"
+# theme -> policy class as the profiles endpoint writes it
+POLICY_DESC = {
+    "equity": "ตราสารทุน", "bond": "ตราสารหนี้", "money": "ตราสารหนี้", "mixed": "ผสม", "foreign": "ตราสารทุน",
+    "term": "ตราสารหนี้", "gold": "ทรัพย์สินทางเลือก", "complex": "อื่น ๆ",
+}
+# fund kind -> management styles it may have (the first is the usual one)
+MANAGEMENT_STYLES = {
+    "GF": ("AN",), "GEQ": ("AM", "PM"), "FT": ("BH",), "GOLD": ("PN",), "CX": ("OT",), "TRIG": ("AM",),
+    "MM": ("AM",), "EQ": ("AM", "AM", "PM", "SM"), "DIV": ("AM", "SM"), "SSF": ("AM", "PM"), "TESG": ("AM", "PM"),
+}
+FX_POLICIES = (
+    "ป้องกันความเสี่ยงทั้งหมดหรือเกือบทั้งหมด (ไม่น้อยกว่า 90% ของมูลค่าความเสี่ยง)",
+    "ดุลยพินิจ (dynamic hedging) (0%-105% ของมูลค่าความเสี่ยง)",
+    "ไม่ป้องกันความเสี่ยง",
+)
+COUNTRY_TH = {"LU": "ลักเซมเบิร์ก", "IE": "ไอร์แลนด์", "US": "สหรัฐอเมริกา"}
+# approval types of persons (E17 lic_code) and duty codes (E18 lic_action_code): Thai and English names
+LICENCE_NAMES = {
+    "F1": ("ผู้แนะนำการลงทุนด้านหลักทรัพย์", "Securities investment consultant"),
+    "F2": ("ผู้แนะนำการลงทุนด้านหลักทรัพย์ที่มีความซับซ้อน", "Complex securities investment consultant"),
+    "IC": ("ผู้แนะนำการลงทุนด้านตลาดทุน", "Capital market investment consultant"),
+    "IA": ("นักวิเคราะห์การลงทุน", "Investment analyst"),
+    "IP": ("ผู้วางแผนการลงทุน", "Investment planner"),
+    "FM": ("ผู้จัดการกองทุนรวม", "Mutual fund manager"),
+    "MD": ("ผู้บริหาร", "Executive"),
+    "DR": ("กรรมการ", "Director"),
+}
+DUTY_NAMES = {
+    "MD": ("กรรมการผู้จัดการ", "Managing director"),
+    "FM": ("ผู้จัดการกองทุน", "Fund manager"),
+    "IC": ("ผู้แนะนำการลงทุน", "Investment consultant"),
+    "F1": ("ผู้แนะนำการลงทุนด้านหลักทรัพย์", "Securities investment consultant"),
+    "DR": ("กรรมการ", "Director"),
+    "IA": ("นักวิเคราะห์การลงทุน", "Investment analyst"),
+}
+# enforcement action type (1..5, as enforcement_types numbers them) -> the case list's Thai type
+ENFORCEMENT_TYPE_TH = {1: "กล่าวโทษ", 2: "เปรียบเทียบ", 3: "ปรับทางปกครอง", 4: "การดำเนินการทางบริหาร", 5: "การดำเนินการทางแพ่ง"}
+ACT_SECURITIES = "พระราชบัญญัติหลักทรัพย์และตลาดหลักทรัพย์ พ.ศ. 2535"
+ACT_DERIVATIVES = "พระราชบัญญัติสัญญาซื้อขายล่วงหน้า พ.ศ. 2546"
+APPLY_LICENSED, APPLY_REGISTERED = "ใบอนุญาต", "จดทะเบียน"
+# kind of company -> its licences: (lic_code, Thai name, English name, act, apply type)
+COMPANY_LICENCES = {
+    "amc": (("MF", "การจัดการกองทุนรวม", "Mutual fund management", ACT_SECURITIES, APPLY_LICENSED),
+            ("PF", "การจัดการกองทุนส่วนบุคคล", "Private fund management", ACT_SECURITIES, APPLY_LICENSED),
+            ("DF", "ผู้จัดการเงินทุนสัญญาซื้อขายล่วงหน้า", "Derivatives fund management", ACT_DERIVATIVES, APPLY_REGISTERED)),
+    "securities": (("BR", "การเป็นนายหน้าซื้อขายหลักทรัพย์", "Securities brokerage", ACT_SECURITIES, APPLY_LICENSED),
+                   ("DL", "การค้าหลักทรัพย์", "Securities dealing", ACT_SECURITIES, APPLY_LICENSED),
+                   ("UW", "การจัดจำหน่ายหลักทรัพย์", "Securities underwriting", ACT_SECURITIES, APPLY_LICENSED),
+                   ("DA", "การเป็นตัวแทนซื้อขายสัญญาซื้อขายล่วงหน้า", "Derivatives agent", ACT_DERIVATIVES, APPLY_LICENSED)),
+    "brokerage": (("BU", "การเป็นนายหน้าซื้อขายหลักทรัพย์ที่เป็นหน่วยลงทุน", "Mutual fund unit brokerage", ACT_SECURITIES, APPLY_LICENSED),),
+    "advisory": (("AD", "การเป็นที่ปรึกษาการลงทุน", "Investment advisory", ACT_SECURITIES, APPLY_LICENSED),
+                 ("DV", "การเป็นที่ปรึกษาสัญญาซื้อขายล่วงหน้า", "Derivatives advisory", ACT_DERIVATIVES, APPLY_REGISTERED)),
+    "futures": (("DA", "การเป็นตัวแทนซื้อขายสัญญาซื้อขายล่วงหน้า", "Derivatives agent", ACT_DERIVATIVES, APPLY_LICENSED),
+                ("DD", "การเป็นผู้ค้าสัญญาซื้อขายล่วงหน้า", "Derivatives dealer", ACT_DERIVATIVES, APPLY_LICENSED)),
+    "bank": (("BU", "การเป็นนายหน้าซื้อขายหลักทรัพย์ที่เป็นหน่วยลงทุน", "Mutual fund unit brokerage", ACT_SECURITIES, APPLY_REGISTERED),
+             ("SL", "การยืมและให้ยืมหลักทรัพย์", "Securities borrowing and lending", ACT_SECURITIES, APPLY_REGISTERED)),
+}
+# business activities under a licence: (code suffix, Thai name, English name)
+BUSINESS_ACTIONS = (
+    ("01", "ให้บริการแก่ผู้ลงทุนทั่วไป", "Service to general investors"),
+    ("02", "ให้บริการแก่ผู้ลงทุนสถาบัน", "Service to institutional investors"),
+    ("03", "ให้บริการผ่านระบบอินเทอร์เน็ต", "Internet-based service"),
+    ("04", "ให้บริการเฉพาะผู้ลงทุนรายใหญ่", "Service to high-net-worth investors only"),
+)
+
 
 # ---- the data set ---------------------------------------------------------------------------------
 
@@ -270,6 +340,11 @@ class DemoDataset:
     A key absent from a per-fund dict means "no data" (the simulator answers 204); a
     (first path parameter, endpoint id) pair in `empty_200` answers 200 with an empty body.
     The data set is plain mutable data: tests may add a fund or change a record.
+
+    The legacy records (E1..E20) are the single source of the data both layouts serve. The
+    successor layout converts them on the fly and adds what only it publishes, kept apart in
+    `fund_details`, `successor_amcs`, `company_licences`, `business_acts` and `alert_details`
+    (generated from their own random streams, so the legacy records are the same with or without them).
     """
 
     seed: int = DEFAULT_SEED
@@ -297,11 +372,19 @@ class DemoDataset:
     enforcement_types: dict[tuple[str, str], int] = field(default_factory=dict)  # demo-only: action type 1..5
     alerts: dict[str, dict] = field(default_factory=dict)  # E20: case_id ->
     persons: list[dict] = field(default_factory=list)  # demo-only index of people for the UI
+    # Served only on the successor layout (/v2/fund, /v1/license-check; see dashboard/demo/successor.py),
+    # never on the legacy paths: what the current service publishes beyond the legacy records.
+    fund_details: dict[str, dict] = field(default_factory=dict)  # proj_id -> project, class and factsheet details
+    successor_amcs: list[dict] = field(default_factory=list)  # general-info/amcs records
+    company_licences: dict[str, list[dict]] = field(default_factory=dict)  # company unique_id -> licence records
+    business_acts: dict[str, list[dict]] = field(default_factory=dict)  # company unique_id -> business activities
+    alert_details: dict[str, dict] = field(default_factory=dict)  # case_id -> investor-alert case record
     label: str = DEMO_LABEL
 
     def __repr__(self) -> str:
         return (f"DemoDataset(seed={self.seed}, today={self.today}, {len(self.funds)} funds, "
-                f"{len(self.holdings)} portfolios, {len(self.licensees)} licensees, {len(self.persons)} persons)")
+                f"{len(self.holdings)} portfolios, {len(self.licensees)} licensees, {len(self.persons)} persons, "
+                f"{len(self.fund_details)} successor fund details)")
 
     def fund(self, proj_id: str) -> dict | None:
         """The Fund record of `proj_id`, or None."""
@@ -455,8 +538,10 @@ class _Builder:
                 "amcs", "funds", "classes", "investment", "holdings", "project_type", "suitability", "return_estimate",
                 "performance", "redemption", "fees", "allocation", "urls", "licensees", "former_licensees",
                 "approvals", "duties", "enforcement", "enforcement_types", "alerts", "persons",
+                "fund_details", "successor_amcs", "company_licences", "business_acts", "alert_details",
             )
         }
+        self.out["successor_amcs"] = []
         self.out["empty_200"] = set()
 
     def sub_rng(self, *parts: object) -> random.Random:
@@ -470,6 +555,7 @@ class _Builder:
             self.write_fund(plan)
         self.choose_empty_200(plans)
         self.build_licence_side()
+        self.build_successor_side(plans)  # last, and on its own random streams: the legacy records never change
         return self.out
 
     # ---- fund plan --------------------------------------------------------------------------------
@@ -1158,3 +1244,188 @@ class _Builder:
                 "license_th": f"{entity} (บุคคลสมมติ) {act_th}",
                 "license_en": f"{entity} (fictional): {act_en}",
             }
+
+    # ---- successor layout only --------------------------------------------------------------------
+
+    def build_successor_side(self, plans: list[_FundPlan]) -> None:
+        """What only the successor layout publishes. Every draw comes from streams named "successor…",
+        so adding or changing this never changes a legacy record."""
+        out = self.out
+        rng = self.sub_rng("successor")
+        spaced = set(rng.sample(range(len(out["amcs"])), min(3, len(out["amcs"]))))
+        for i, amc in enumerate(out["amcs"]):
+            out["successor_amcs"].append({
+                "unique_id": amc["unique_id"],
+                "comp_name_en": amc["name_en"] + (" " if i in spaced else ""),  # seen live: a trailing space
+                "comp_name_th": amc["name_th"],
+                "last_upd_date": _successor_stamp(rng, self.today - timedelta(days=rng.randint(1, 30))),
+            })
+        holders = sorted(p.proj_id for p in plans if p.proj_id in out["holdings"])
+        code_spelling = set(rng.sample(holders, min(2, len(holders))))
+        factsheet_kinds = ("investment", "suitability", "performance", "redemption", "fees", "allocation")
+        with_factsheet = [p.proj_id for p in plans if any(p.proj_id in out[k] for k in factsheet_kinds)]
+        older = set(rng.sample(with_factsheet, min(len(with_factsheet), max(3, len(with_factsheet) // 3))))
+        esg = [p for p in plans if p.kind.code == "TESG"]
+        if len(esg) < 2:  # "a few" Thai ESG classes in every data set
+            spare = [p for p in plans if p.status == "RG" and not p.class_suffixes and p.kind.code in ("EQ", "DIV")]
+            esg += spare[: 2 - len(esg)]
+        esg_ids = {p.proj_id for p in esg}
+        for plan in plans:
+            out["fund_details"][plan.proj_id] = self.fund_details(
+                plan, plan.proj_id in code_spelling, plan.proj_id in older, plan.proj_id in esg_ids)
+        self.successor_licences()
+        self.successor_alerts()
+
+    def fund_details(self, plan: _FundPlan, code_spelling: bool, older: bool, esg: bool) -> dict:
+        rng = self.sub_rng("successor", plan.proj_id)
+        today, kind, code = self.today, plan.kind, plan.kind.code
+        fund = next(f for f in self.out["funds"] if f["proj_id"] == plan.proj_id)
+        flag = fund.get("invest_country_flage", fund.get("invest_country_flag"))
+        if plan.regis:
+            init = plan.regis - timedelta(days=rng.randint(7, 45))
+        else:
+            year = int(plan.proj_id[-4:]) - BE_OFFSET
+            init = min(date(year, rng.randint(1, 12), rng.randint(1, 28)), today - timedelta(days=5))
+        master = country = None
+        if code == "GF":
+            rows = next(iter(self.out["holdings"].get(plan.proj_id, {}).values()), [])
+            funds = [r for r in rows if r["assetliab_id"] == ASSET_FOREIGN_FUND]
+            if funds:
+                top = max(funds, key=lambda r: float(r["percent_nav"]))
+                master, country = top["issuer"], COUNTRY_TH.get(top["isin_code"][:2], "ลักเซมเบิร์ก")
+            else:
+                master, country = f"Demo {rng.choice(MASTER_FUNDS)} Master Fund I-Acc USD", "ลักเซมเบิร์ก"
+        elif code == "GOLD":
+            master, country = "Demo World Gold Trust", COUNTRY_TH["US"]
+        asset = ALLOCATION_ASSETS[kind.theme][0]
+        policy_html = (
+            f"<p>กองทุนมีนโยบายลงทุนใน{asset}&nbsp;โดยเฉลี่ยในรอบปีบัญชีไม่น้อยกว่า 80% ของมูลค่าทรัพย์สินสุทธิ</p>\r\n"
+            f"<p>ส่วนที่เหลืออาจลงทุนในเงินฝากและตราสารตลาดเงิน</p>\r\n<p>(ข้อมูลสมมติเพื่อการสาธิต / demo data)</p>"
+        )
+        styles = MANAGEMENT_STYLES.get(code, ("AM",))
+        classes = {}
+        for n, name in enumerate(plan.class_names or ["main"]):
+            suffix = name.rsplit("-", 1)[-1] if plan.class_suffixes else ""
+            if suffix == "SSF" or (not plan.class_suffixes and code == "SSF"):
+                tax = TAX_SSF
+            elif not plan.class_suffixes and esg:
+                tax = TAX_THAI_ESG
+            else:
+                tax = ""
+            body = f"{plan.proj_id[1:5]}{'ABCDEFGH'[n]}{plan.proj_id[-3:]}0"
+            classes[name] = {
+                "fund_class_tax_incentive_type": tax,
+                "fund_class_isin_code": _isin("TH", body) if rng.random() < 0.85 else None,
+            }
+        if plan.status == "SE":
+            start, prospectus = today - timedelta(days=rng.randint(3, 20)), "IPO"
+        elif plan.is_old:
+            start, prospectus = plan.cancel or date(2021, 12, 31), "Monthly"
+        else:
+            start = _month_end_before(today)
+            prospectus = "SignificantFactsheet" if rng.random() < 0.15 else "Monthly"
+        factsheet = {
+            "start_date": start.isoformat(), "end_date": None, "prospectus_type": prospectus,
+            "last_upd_date": _successor_stamp(rng, min(start + timedelta(days=rng.randint(1, 12)), today)),
+        }
+        previous = None
+        if older:
+            older_start = _month_end_before(start)
+            previous = {
+                "start_date": older_start.isoformat(), "end_date": (start - timedelta(days=1)).isoformat(),
+                "prospectus_type": "Monthly",
+                "last_upd_date": _successor_stamp(rng, older_start + timedelta(days=rng.randint(1, 12))),
+                "drift_seed": rng.randrange(1_000_000),
+            }
+        url_dates = [start, _month_end_before(start)]
+        if rng.random() < 0.5:
+            url_dates.append(_month_end_before(url_dates[-1]))
+        return {
+            "init_date": init.isoformat(),
+            "policy_desc": POLICY_DESC[kind.theme],
+            "investment_policy_desc": None if plan.is_old and rng.random() < 0.4 else policy_html,
+            "management_style": None if plan.is_old and rng.random() < 0.4 else rng.choice(styles),
+            "feederfund_master_fund": master,
+            "feederfund_country": country,
+            "exchange_rate_protection_policy": rng.choice(FX_POLICIES) if flag in ("1", "2", "4") else rng.choice((None, "")),
+            "last_upd_date": _successor_stamp(rng, min(init + timedelta(days=rng.randint(30, 4000)), today)),
+            "classes": classes,
+            "factsheet": factsheet,
+            "older_factsheet": previous,
+            "url_dates": [d.isoformat() for d in url_dates],
+            "holdings_keys": ("assetliab_code", "market_value") if code_spelling else ("assetliab_id", "assetliab_value"),
+            "performance_as_numbers": rng.random() < 0.5,
+        }
+
+    def successor_licences(self) -> None:
+        out = self.out
+        rng = self.sub_rng("successor", "licences")
+        amc_ids = {a["unique_id"] for a in out["amcs"]}
+        kinds = (("Securities Public", "securities"), ("Fund Brokerage", "brokerage"), ("Investment Advisory", "advisory"),
+                 ("Futures", "futures"), ("Bank", "bank"))
+        others = [r["unique_id"] for r in out["licensees"] if r["unique_id"] not in amc_ids]
+        unlicensed = set(rng.sample(others, min(3, len(others))))  # these answer 204
+        for company in out["licensees"]:
+            uid = company["unique_id"]
+            if uid in unlicensed:
+                continue
+            kind = "amc" if uid in amc_ids else next((k for text, k in kinds if text in company["name_en"]), "brokerage")
+            options = COMPANY_LICENCES[kind]
+            chosen = [options[0]] + [o for o in options[1:] if rng.random() < 0.6]
+            licences, acts = [], []
+            for lic_code, name_th, name_en, act, apply_type in chosen:
+                effective = self.today - timedelta(days=rng.randint(400, 9000))
+                licences.append({
+                    "last_upd_date": (effective + timedelta(days=rng.randint(0, 60))).isoformat() if rng.random() < 0.85 else None,
+                    "lic_no": f"{lic_code}-{rng.randint(1, 300):04d}/{effective.year + BE_OFFSET}" if apply_type == APPLY_LICENSED else "",
+                    "lic_code": lic_code, "lic_name_th": name_th, "lic_name_en": name_en,
+                    "acc_type": act, "apply_type": apply_type,
+                    "effective_date": effective.isoformat(),
+                    "expire_date": rng.choice(("", "", " ", (effective + timedelta(days=3650 * 3)).isoformat())),
+                })
+                for suffix, act_th, act_en in rng.sample(BUSINESS_ACTIONS, rng.randint(1, 2)):
+                    start = effective + timedelta(days=rng.randint(0, 400))
+                    hold = rng.random() < 0.08
+                    acts.append({
+                        "last_upd_date": (start + timedelta(days=rng.randint(0, 30))).isoformat(),
+                        "lic_code": lic_code, "lic_name_th": name_th, "lic_name_en": name_en,
+                        "lic_action_code": f"{lic_code}{suffix}", "lic_action_name_th": act_th, "lic_action_name_en": act_en,
+                        "acc_type": act,
+                        "action_start_date": start.isoformat() if rng.random() < 0.9 else f"{start:%d/%m}/{start.year + BE_OFFSET}",
+                        "action_status": "HOLD" if hold else "NORMAL",
+                        "action_remark": "ระงับการให้บริการชั่วคราว (temporarily suspended) [demo]" if hold else rng.choice((None, "")),
+                    })
+            out["company_licences"][uid] = licences
+            out["business_acts"][uid] = acts
+        all_acts = [a for acts in out["business_acts"].values() for a in acts]
+        if all_acts and not any(a["action_status"] == "HOLD" for a in all_acts):
+            all_acts[0].update(action_status="HOLD", action_remark="ระงับการให้บริการชั่วคราว (temporarily suspended) [demo]")
+
+    def successor_alerts(self) -> None:
+        rng = self.sub_rng("successor", "alerts")
+        for n, (case_id, alert) in enumerate(self.out["alerts"].items()):
+            entity = alert["license_en"].split(" (fictional)")[0]
+            act_th = alert["license_th"].split(") ", 1)[-1]
+            slug = "".join(ch for ch in entity.lower().replace("demo ", "") if ch.isalnum())
+            addressed = rng.random() < 0.6
+            self.out["alert_details"][case_id] = {
+                "last_upd_date": alert["last_upd_date"],
+                "case_id": case_id,
+                "disclosure_date": alert["last_upd_date"][:10],
+                "name_th": f"{entity} (ชื่อสมมติ)",
+                "name_en": entity,
+                "address_th": f"เลขที่ {rng.randint(1, 999)} ถนนสมมติ เขตเดโม กรุงเทพมหานคร (ที่อยู่สมมติ)" if addressed else rng.choice(("", None)),
+                "address_en": f"{rng.randint(1, 999)} Demo Road, Bangkok (fictional address)" if addressed else rng.choice(("", None)),
+                "persuade_desc": act_th,
+                "website": f"https://{slug}.demo.invalid" if rng.random() < 0.7 else "",
+                "facebook": f"{entity} Official (fictional page)" if rng.random() < 0.6 else None,
+                "line": f"@{slug[:12]}" if rng.random() < 0.5 else "",
+                "remark": rng.choice(("", None, "ข้อมูลสมมติเพื่อการสาธิต (demo data)")),
+            }
+
+
+def _successor_stamp(rng: random.Random, day: date) -> str:
+    """A successor `last_upd_date`: mostly no zone with 0 to 3 fractional digits, sometimes `Z` and no fraction."""
+    if rng.random() < 0.3:
+        return f"{day.isoformat()}T{rng.randrange(24):02d}:{rng.randrange(60):02d}:{rng.randrange(60):02d}Z"
+    return _stamp(rng, day)

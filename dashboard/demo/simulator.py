@@ -4,6 +4,10 @@ The same app runs in-process (`httpx.ASGITransport(app=app)`) and on a socket (u
 `SimulatorServer` and `serve`). It answers like the real gateway: 204 or an empty 200 for no
 data, the gateway's 401 JSON for a missing or wrong key, 404 for unknown paths, and, on request,
 the failures seen in the wild (throttling, 5xx, slow answers, broken or wrongly shaped bodies).
+
+It serves two path layouts over the same data (`layout`): the legacy one (`/FundFactsheet`,
+`/LicenseCheck`, shared/spec/sec-open-api.md) and the successor one (`/v2/fund`,
+`/v1/license-check`, shared/spec/successor-api.md; see dashboard/demo/successor.py).
 """
 
 from __future__ import annotations
@@ -24,7 +28,10 @@ from typing import Any
 
 from dashboard.api.endpoints import ENDPOINTS, Endpoint
 from dashboard.config import FUND_GROUP, LICENSE_GROUP
+from dashboard.demo import successor
 from dashboard.demo.generator import DemoDataset, generate_demo_dataset
+from dashboard.demo.successor import LAYOUTS, LICENCE_SHAPES
+from dashboard.demo.successor import BadRequest as _BadRequest
 
 KEY_HEADER = "Ocp-Apim-Subscription-Key"
 FAULT_KINDS = ("429", "421", "500", "502", "503", "504", "timeout", "malformed_json", "html", "wrong_shape")
@@ -64,10 +71,6 @@ def _html_page(kind: str) -> bytes:
     ).encode("utf-8")
 
 
-class _BadRequest(Exception):
-    """The request is malformed: answered 400 with this message."""
-
-
 def _normalise_keys(valid_keys: Any) -> Any:
     """None (any non-empty key), a set of keys, or {group: None | set of keys}."""
     if valid_keys is None:
@@ -85,11 +88,21 @@ def _normalise_keys(valid_keys: Any) -> Any:
 
 
 class SimulatorApp:
-    """An ASGI application that serves the 20 endpoints over a `DemoDataset`.
+    """An ASGI application that serves the 20 endpoints over a `DemoDataset`, in either path layout.
 
     Attributes tests may read or set at any time: `dataset` (read live, so records added after
     creation are served), `latency_ms`, `fault_rate`, `faults`, `timeout_s`, `legacy_gone`,
-    `require_key`, `request_count` and `requests` (a list of (method, path)).
+    `require_key`, `request_count`, `requests` (a list of (method, path)) and `queries` (a list of
+    (method, path, query string)), and for the layouts:
+
+    - `layout`: "legacy" (the successor paths answer 404), "successor" (the legacy paths answer 404:
+      the service as it is today) or "both";
+    - `licence_shape`: how the successor licence endpoints answer: "envelope" (the fund endpoints'
+      paginated envelope; the single-record E19/E20 as a one-item list), "items" (`{"items": list}`,
+      or `{"items": object}` for E19/E20) or "bare" (a bare list, or a bare object for E19/E20);
+    - `end_cursor_null`: the last page's `next_cursor` is null instead of "".
+
+    `legacy_gone` answers 404 on every path of both layouts, as a wrong base URL would.
     """
 
     def __init__(
@@ -104,6 +117,9 @@ class SimulatorApp:
         seed: int = 0,
         legacy_gone: bool = False,
         timeout_s: float = DEFAULT_TIMEOUT_S,
+        layout: str = "both",
+        licence_shape: str = "envelope",
+        end_cursor_null: bool = False,
     ):
         if not 0.0 <= fault_rate <= 1.0:
             raise ValueError("fault_rate must be between 0 and 1")
@@ -111,6 +127,12 @@ class SimulatorApp:
         unknown = [k for k in faults if k not in FAULT_KINDS]
         if unknown or not faults:
             raise ValueError(f"unknown fault kinds {unknown}; known: {', '.join(FAULT_KINDS)}")
+        if licence_shape not in LICENCE_SHAPES:
+            raise ValueError(f"licence_shape must be one of {', '.join(LICENCE_SHAPES)}, not {licence_shape!r}")
+        self.layout = layout  # checked by the property
+        self.licence_shape = licence_shape
+        self.end_cursor_null = bool(end_cursor_null)
+        self.cursor_key = successor.cursor_key(seed)
         self.dataset = dataset
         self.valid_keys = _normalise_keys(valid_keys)
         self.require_key = require_key
@@ -121,6 +143,7 @@ class SimulatorApp:
         self.timeout_s = float(timeout_s)
         self.request_count = 0
         self.requests: list[tuple[str, str]] = []
+        self.queries: list[tuple[str, str, str]] = []
         self._rng = random.Random(seed)
         self._injected: deque[list] = deque()  # [kind, times left, retry_after]
         self._lock = threading.Lock()
@@ -149,7 +172,18 @@ class SimulatorApp:
 
     def __repr__(self) -> str:
         keys = "any key" if self.valid_keys is None else "configured keys"
-        return f"SimulatorApp({len(self.dataset.funds)} funds, {keys}, latency_ms={self.latency_ms}, fault_rate={self.fault_rate})"
+        return (f"SimulatorApp({len(self.dataset.funds)} funds, {keys}, layout={self.layout!r}, "
+                f"latency_ms={self.latency_ms}, fault_rate={self.fault_rate})")
+
+    @property
+    def layout(self) -> str:
+        return self._layout
+
+    @layout.setter
+    def layout(self, value: str) -> None:
+        if value not in LAYOUTS:
+            raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {value!r}")
+        self._layout = value
 
     # ---- test controls ----------------------------------------------------------------------------
 
@@ -169,6 +203,7 @@ class SimulatorApp:
     def reset_counters(self) -> None:
         self.request_count = 0
         self.requests = []
+        self.queries = []
 
     def _next_fault(self) -> tuple[str, float | None] | None:
         with self._lock:
@@ -194,12 +229,21 @@ class SimulatorApp:
             return
         body = await self._read_body(receive)
         method = scope["method"].upper()
+        path = scope.get("path", "")
         self.request_count += 1
-        self.requests.append((method, scope.get("path", "")))
+        self.requests.append((method, path))
+        self.queries.append((method, path, scope.get("query_string", b"").decode("latin-1")))
         if self.latency_ms > 0:
             await asyncio.sleep(self.latency_ms / 1000.0)
         if self.legacy_gone:
             await _send_json(send, 404, NOT_FOUND_BODY)
+            return
+        in_successor = successor.is_successor_path(path)
+        if self._layout == ("legacy" if in_successor else "successor"):
+            await _send_json(send, 404, NOT_FOUND_BODY)
+            return
+        if in_successor:
+            await self._successor(scope, method, path, body, receive, send)
             return
         matches = self._match(scope)
         fault = self._next_fault()
@@ -237,6 +281,42 @@ class SimulatorApp:
             await _send(send, 200, b"", [(b"content-type", JSON_TYPE.encode())])
         else:
             await _send(send, 204, b"", [])
+
+    async def _successor(self, scope, method: str, path: str, body: bytes, receive, send) -> None:
+        """A request on the successor layout: the same steps as a legacy one, its own routes and answers."""
+        matches = successor.match(self._segments(scope))
+        fault = self._next_fault()
+        if fault is not None:
+            kind, retry_after = fault
+            if kind != "timeout":
+                await self._send_fault(send, kind, retry_after, matches[0][0] if matches else None, successor_path=True)
+                return
+            if await self._sleep_or_disconnect(self.timeout_s, receive):
+                return
+        if not matches:
+            await _send_json(send, 404, NOT_FOUND_BODY)
+            return
+        chosen = next(((r, p) for r, p in matches if r.method == method), None)
+        if chosen is None:
+            allow = ", ".join(sorted({r.method for r, _ in matches}))
+            await _send_json(send, 405, METHOD_NOT_ALLOWED_BODY, [(b"allow", allow.encode())])
+            return
+        route, params = chosen
+        denied = self._check_key(scope, route.group)
+        if denied is not None:
+            await _send_json(send, 401, denied)
+            return
+        try:
+            result = successor.answer(self, route, params, path, scope.get("query_string", b"").decode("latin-1"), body)
+        except _BadRequest as exc:
+            await _send_json(send, 400, {"statusCode": 400, "message": str(exc)})
+            return
+        if result.status == 204:
+            await _send(send, 204, b"", [])
+        elif result.empty_body:
+            await _send(send, result.status, b"", [(b"content-type", JSON_TYPE.encode())])
+        else:
+            await _send_json(send, result.status, result.payload)
 
     async def _lifespan(self, receive, send) -> None:
         while True:
@@ -289,12 +369,19 @@ class SimulatorApp:
             except RuntimeError:  # that loop is already closed
                 pass
 
-    def _match(self, scope) -> list[tuple[Endpoint, dict[str, str]]]:
-        """Endpoints whose path template matches, with their percent-decoded parameters."""
+    @staticmethod
+    def _segments(scope) -> list[str]:
+        """The percent-decoded path segments; [] for a path with a trailing slash (never a route)."""
         raw = scope.get("raw_path") or scope.get("path", "").encode("utf-8")
         raw = raw.split(b"?", 1)[0].decode("latin-1")
-        segments = [urllib.parse.unquote(s, encoding="utf-8", errors="replace") for s in raw.strip("/").split("/")]
         if raw.endswith("/") and raw != "/":
+            return []
+        return [urllib.parse.unquote(s, encoding="utf-8", errors="replace") for s in raw.strip("/").split("/")]
+
+    def _match(self, scope) -> list[tuple[Endpoint, dict[str, str]]]:
+        """Endpoints whose path template matches, with their percent-decoded parameters."""
+        segments = self._segments(scope)
+        if not segments:
             return []
         matches = []
         for endpoint, template in self._routes:
@@ -349,7 +436,8 @@ class SimulatorApp:
             raise _BadRequest("The 'name' field is required and must be a non-empty string.")
         return name.strip()
 
-    async def _send_fault(self, send, kind: str, retry_after: float | None, endpoint: Endpoint | None) -> None:
+    async def _send_fault(self, send, kind: str, retry_after: float | None, endpoint: Any,
+                          successor_path: bool = False) -> None:
         headers = []
         if retry_after is not None:
             value = str(int(retry_after)) if float(retry_after).is_integer() else str(retry_after)
@@ -366,12 +454,19 @@ class SimulatorApp:
         elif kind == "html":
             await _send(send, 200, _html_page("html"), headers + [(b"content-type", HTML_TYPE.encode())])
         elif kind == "malformed_json":
-            start = b"[" if endpoint is None or endpoint.returns_list else b""
+            if successor_path:  # a cut-off envelope
+                start = b'{"message": "success", "page_size": 100, "next_cursor": "", "items": ['
+            else:
+                start = b"[" if endpoint is None or endpoint.returns_list else b""
             text = start + '{"last_upd_date": "2025-07-02T06:47:30.35", "proj_name_th": "กองทุนเปิด เดโม'.encode("utf-8")
             await _send(send, 200, text, headers + [(b"content-type", JSON_TYPE.encode())])
         else:  # wrong_shape: an object where a list is expected, a bare string where an object is
-            if endpoint is not None and endpoint.returns_list:
-                payload: Any = {"statusCode": 200, "message": "OK", "data": None}
+            payload: Any
+            if successor_path:
+                # fund envelope expected: an object without items; licence answers: a bare string
+                payload = {"statusCode": 200, "message": "OK", "data": None} if endpoint is None or endpoint.is_fund else "OK"
+            elif endpoint is not None and endpoint.returns_list:
+                payload = {"statusCode": 200, "message": "OK", "data": None}
             else:
                 payload = "OK"
             await _send_json(send, 200, payload, headers)
@@ -427,17 +522,22 @@ def create_app(
     today: date | None = None,
     legacy_gone: bool = False,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    layout: str = "both",
+    licence_shape: str = "envelope",
+    end_cursor_null: bool = False,
 ) -> SimulatorApp:
     """A simulator over `dataset` (the default demo data set for `today` when None).
 
     `valid_keys`: None accepts any non-empty key; a set accepts those keys for every endpoint;
     {"fund": set, "license": set} gives each endpoint group its own keys (None for a group: any).
+    `layout`: "legacy", "successor" or "both" path layouts (see `SimulatorApp`).
     """
     if dataset is None:
         dataset = generate_demo_dataset(today=today)
     return SimulatorApp(
         dataset, valid_keys=valid_keys, require_key=require_key, latency_ms=latency_ms, fault_rate=fault_rate,
-        faults=faults, seed=seed, legacy_gone=legacy_gone, timeout_s=timeout_s,
+        faults=faults, seed=seed, legacy_gone=legacy_gone, timeout_s=timeout_s, layout=layout,
+        licence_shape=licence_shape, end_cursor_null=end_cursor_null,
     )
 
 
@@ -530,19 +630,20 @@ def keys_from_env(environ: Mapping[str, str] | None = None) -> dict | None:
 
 
 def serve(port: int = 8765, host: str = "127.0.0.1", latency_ms: float = 0, fault_rate: float = 0, seed: int = 0,
-          valid_keys: Any = None) -> None:
+          valid_keys: Any = None, layout: str = "both") -> None:
     """Serve the simulator until interrupted (the `sec-dashboard demo-server` command)."""
     import uvicorn
 
     if valid_keys is None:
         valid_keys = keys_from_env()
-    app = create_app(valid_keys=valid_keys, latency_ms=latency_ms, fault_rate=fault_rate, seed=seed)
+    app = create_app(valid_keys=valid_keys, latency_ms=latency_ms, fault_rate=fault_rate, seed=seed, layout=layout)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))  # bound here so the printed URL has the real port, also for port 0
     bound = sock.getsockname()[1]
     keys = "keys from SEC_*API_KEY" if valid_keys is not None else "any non-empty subscription key"
-    print(f"{app.dataset.label}: SEC Open API simulator on {_url(host, bound)} ({keys}; Ctrl+C stops)", flush=True)
+    print(f"{app.dataset.label}: SEC Open API simulator on {_url(host, bound)} ({keys}; {layout} layout; Ctrl+C stops)",
+          flush=True)
     config = uvicorn.Config(app, host=host, port=bound, log_level="warning", lifespan="off", timeout_graceful_shutdown=1)
     uvicorn.Server(config).run(sockets=[sock])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,14 @@ DEMO_BASE_URL = "http://demo.sec-simulator.invalid"
 
 FUND_GROUP = "fund"
 LICENSE_GROUP = "license"
+
+# Path layouts of the service: the legacy one of the specification (retired 30 June 2026) and the
+# successor (/v2/fund, /v1/license-check) that the service answers on today. "auto" asks once.
+LAYOUT_AUTO, LAYOUT_LEGACY, LAYOUT_SUCCESSOR = "auto", "legacy", "successor"
+LAYOUTS = (LAYOUT_AUTO, LAYOUT_LEGACY, LAYOUT_SUCCESSOR)
+
+# The conservative published figure (the legacy portal's); the successor's pages cost more.
+DEFAULT_RATE_LIMIT = (3000, 300.0)
 
 
 class SubscriptionKey:
@@ -74,6 +83,32 @@ def check_base_url(url: str) -> str:
     return url
 
 
+def check_layout(value: object) -> str:
+    text = str(value or "").strip().lower()
+    if text not in LAYOUTS:
+        raise ValueError(f"unknown path layout {value!r}; use one of {', '.join(LAYOUTS)} (SEC_API_LAYOUT / --layout)")
+    return text
+
+
+def parse_rate_limit(text: str) -> tuple[int, float]:
+    """CALLS/SECONDS, e.g. 3000/300, as (calls, seconds); a clear error for anything else."""
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+(?:\.\d+)?)\s*s?\s*", text or "")
+    if not match or int(match[1]) < 1 or float(match[2]) <= 0:
+        raise ValueError(f"the rate limit {text!r} is not CALLS/SECONDS with both above zero, e.g. 3000/300 (SEC_API_RATE_LIMIT)")
+    return int(match[1]), float(match[2])
+
+
+def parse_min_interval_ms(text: str) -> float:
+    """Milliseconds between the starts of two calls (SEC_API_MIN_INTERVAL_MS), as seconds."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        value = -1.0
+    if not 0 <= value <= 60_000:
+        raise ValueError(f"the minimum spacing {text!r} is not a number of milliseconds between 0 and 60000 (SEC_API_MIN_INTERVAL_MS)")
+    return value / 1000.0
+
+
 def default_cache_dir() -> Path:
     """Per-user cache directory (`SEC_DASHBOARD_CACHE_DIR` overrides)."""
     override = os.environ.get("SEC_DASHBOARD_CACHE_DIR", "").strip()
@@ -99,6 +134,10 @@ class ApiSettings:
     demo: bool = False
     cache_dir: Path | None = field(default_factory=default_cache_dir)
     use_cache: bool = True
+    layout: str = LAYOUT_AUTO
+    secondary_key: SubscriptionKey | None = None
+    rate_limit: tuple[int, float] = DEFAULT_RATE_LIMIT
+    min_interval_s: float = 0.0
 
     @classmethod
     def from_env(
@@ -111,6 +150,10 @@ class ApiSettings:
         demo: bool | None = None,
         cache_dir: str | Path | None = None,
         use_cache: bool = True,
+        layout: str | None = None,
+        secondary_key: str | SubscriptionKey | None = None,
+        rate_limit: str | tuple[int, float] | None = None,
+        min_interval_ms: float | str | None = None,
         environ: dict[str, str] | None = None,
     ) -> "ApiSettings":
         env = os.environ if environ is None else environ
@@ -118,9 +161,17 @@ class ApiSettings:
         key = _key_from(api_key) or _key_from(env.get("SEC_API_KEY"))
         fund_key = _key_from(fund_api_key) or _key_from(env.get("SEC_FUND_API_KEY"))
         lic_key = _key_from(license_api_key) or _key_from(env.get("SEC_LICENSE_API_KEY"))
+        second_key = _key_from(secondary_key) or _key_from(env.get("SEC_API_KEY_SECONDARY"))
+        chosen_layout = check_layout(layout or env.get("SEC_API_LAYOUT", "").strip() or LAYOUT_AUTO)
+        if rate_limit is None:
+            rate_limit = env.get("SEC_API_RATE_LIMIT", "").strip() or None
+        limit = parse_rate_limit(rate_limit) if isinstance(rate_limit, str) else (rate_limit or DEFAULT_RATE_LIMIT)
+        if min_interval_ms is None:
+            min_interval_ms = env.get("SEC_API_MIN_INTERVAL_MS", "").strip() or "0"
+        spacing = parse_min_interval_ms(str(min_interval_ms))
         if demo is None:
             demo = env.get("SEC_DASHBOARD_DEMO", "").strip().lower() in {"1", "true", "yes", "on"}
-            if not demo and not base and not (key or fund_key or lic_key):
+            if not demo and not base and not (key or fund_key or lic_key or second_key):
                 demo = True
         if base:
             check_base_url(base)
@@ -137,6 +188,10 @@ class ApiSettings:
             demo=bool(demo),
             cache_dir=cache,
             use_cache=use_cache,
+            layout=chosen_layout,
+            secondary_key=second_key,
+            rate_limit=(int(limit[0]), float(limit[1])),
+            min_interval_s=spacing,
         )
 
     def key_for(self, group: str) -> SubscriptionKey | None:
@@ -152,11 +207,16 @@ class ApiSettings:
     def __repr__(self) -> str:
         keys = ", ".join(
             f"{name}={'set' if getattr(self, name) else 'unset'}"
-            for name in ("api_key", "fund_api_key", "license_api_key")
+            for name in ("api_key", "fund_api_key", "license_api_key", "secondary_key")
         )
         return (
-            f"ApiSettings(base_url={self.base_url!r}, demo={self.demo}, {keys}, "
-            f"cache_dir={str(self.cache_dir)!r}, use_cache={self.use_cache})"
+            f"ApiSettings(base_url={self.base_url!r}, demo={self.demo}, layout={self.layout!r}, {keys}, "
+            f"cache_dir={str(self.cache_dir)!r}, use_cache={self.use_cache}, "
+            f"rate_limit={self.rate_limit[0]}/{self.rate_limit[1]:g}s, min_interval_s={self.min_interval_s:g})"
         )
+
+    def all_keys(self) -> tuple[SubscriptionKey, ...]:
+        """Every key configured, for redaction."""
+        return tuple(k for k in (self.api_key, self.fund_api_key, self.license_api_key, self.secondary_key) if k is not None)
 
     __str__ = __repr__

@@ -32,7 +32,8 @@ def run(coro):
 @pytest.fixture(autouse=True)
 def _isolated_environment(monkeypatch, tmp_path_factory):
     """No test reads the developer's keys or writes to the real per-user cache."""
-    for var in ("SEC_API_KEY", "SEC_FUND_API_KEY", "SEC_LICENSE_API_KEY", "SEC_API_BASE_URL", "SEC_DASHBOARD_DEMO"):
+    for var in ("SEC_API_KEY", "SEC_FUND_API_KEY", "SEC_LICENSE_API_KEY", "SEC_API_BASE_URL", "SEC_DASHBOARD_DEMO",
+                "SEC_API_LAYOUT", "SEC_API_KEY_SECONDARY", "SEC_API_RATE_LIMIT", "SEC_API_MIN_INTERVAL_MS"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path_factory.mktemp("user-cache")))
 
@@ -57,10 +58,15 @@ def simulator(simulator_server):
     app.latency_ms = 0.0
     app.fault_rate = 0.0
     app.legacy_gone = False
+    app.layout = "both"
+    app.licence_shape = "envelope"
+    app.end_cursor_null = False
     app.reset_counters()
     yield simulator_server
     app.clear_faults()
     app.latency_ms = 0.0
+    app.layout = "both"
+    app.valid_keys = {KEY}
 
 
 @pytest.fixture
@@ -68,10 +74,11 @@ def make_client(simulator, tmp_path):
     """Clients of the loopback simulator with fast retries; closed after the test."""
     made: list[SecClient] = []
 
-    def factory(*, api_key: str | None = KEY, cache_dir=None, use_cache: bool = True, **options) -> SecClient:
+    def factory(*, api_key: str | None = KEY, cache_dir=None, use_cache: bool = True, layout: str = "legacy",
+                secondary_key: str | None = None, **options) -> SecClient:
         settings = ApiSettings.from_env(
             base_url=simulator.base_url, api_key=api_key, cache_dir=cache_dir or tmp_path / "cache", use_cache=use_cache,
-            environ={},
+            layout=layout, secondary_key=secondary_key, environ={},
         )
         options.setdefault("today", lambda: TODAY)
         options.setdefault("backoff_base", 0.01)
@@ -87,10 +94,11 @@ def make_client(simulator, tmp_path):
         client.close()
 
 
-@pytest.fixture
-def demo_client():
-    """The embedded demo mode: in-process simulator, no network, no disk cache."""
-    client = SecClient(ApiSettings.from_env(demo=True, environ={}), today=lambda: TODAY)
+@pytest.fixture(params=["legacy", "successor"])
+def demo_client(request):
+    """The embedded demo mode: in-process simulator, no network, no disk cache; every test that uses it
+    runs on both path layouts."""
+    client = SecClient(ApiSettings.from_env(demo=True, layout=request.param, environ={}), today=lambda: TODAY)
     yield client
     client.close()
 

@@ -23,6 +23,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, stop
 
 from dashboard.api.cache import MemoryCache, ResponseCache
 from dashboard.api.endpoints import Endpoint, endpoint
+from dashboard.api.layouts import MAX_PAGES, PROBE_PATH, PROBE_QUERY, SuccessorCall, successor_calls
 from dashboard.api.errors import (
     AuthenticationError,
     BadInputError,
@@ -33,8 +34,8 @@ from dashboard.api.errors import (
     ServiceError,
 )
 from dashboard.api.periods import check_period
-from dashboard.api.ratelimit import DEFAULT_CALLS, DEFAULT_PERIOD_S, limiter_for
-from dashboard.config import FUND_GROUP, ApiSettings, SubscriptionKey
+from dashboard.api.ratelimit import limiter_for
+from dashboard.config import FUND_GROUP, LAYOUT_AUTO, LAYOUT_LEGACY, LAYOUT_SUCCESSOR, ApiSettings, SubscriptionKey
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -45,6 +46,13 @@ KEY_HEADER = "Ocp-Apim-Subscription-Key"
 RETRY_STATUSES = frozenset({421, 429, 500, 502, 503, 504})
 THROTTLE_STATUSES = frozenset({421, 429})
 MAX_MESSAGE_CHARS = 300
+LAYOUT_TTL_S = 24 * 3600  # how long a detected layout is remembered per base URL
+LAYOUT_LABELS = {
+    LAYOUT_SUCCESSOR: "current service paths (/v2/fund, /v1/license-check)",
+    LAYOUT_LEGACY: "legacy paths (/FundFactsheet, /LicenseCheck)",
+}
+RETIRED_LEGACY_MESSAGE = ("this service no longer serves the legacy paths; use --layout successor or auto "
+                          "(SEC_API_LAYOUT)")
 
 
 class _Retryable(Exception):
@@ -67,6 +75,9 @@ class ApiResult:
     stale: bool = False
     fetched_at: float = field(default_factory=time.time)
     cache_key: str = ""
+    layout: str = LAYOUT_LEGACY
+    # Fields the service that answered does not publish at all (every field of a retired endpoint).
+    not_published: tuple[str, ...] = ()
 
     @property
     def identity(self) -> tuple[str, float]:
@@ -77,6 +88,7 @@ class ApiResult:
 @dataclass
 class ClientStats:
     requests_sent: int = 0
+    pages: int = 0
     cache_hits: int = 0
     stale_served: int = 0
     retries: int = 0
@@ -98,12 +110,13 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def _demo_transport(today: date | None) -> httpx.AsyncBaseTransport:
+def _demo_transport(today: date | None, layout: str) -> httpx.AsyncBaseTransport:
     # Imported here: the simulator is only needed in demo mode, and it builds on this layer.
     from dashboard.demo.generator import generate_demo_dataset
     from dashboard.demo.simulator import create_app
 
-    return httpx.ASGITransport(app=create_app(generate_demo_dataset(today=today), require_key=False, today=today))
+    app = create_app(generate_demo_dataset(today=today), require_key=False, today=today, layout=layout)
+    return httpx.ASGITransport(app=app)
 
 
 class AsyncSecClient:
@@ -125,8 +138,10 @@ class AsyncSecClient:
         backoff_base: float = 0.5,
         backoff_max: float = 8.0,
         max_connections: int = 32,
-        rate_limit_calls: int = DEFAULT_CALLS,
-        rate_limit_period: float = DEFAULT_PERIOD_S,
+        rate_limit_calls: int | None = None,
+        rate_limit_period: float | None = None,
+        min_interval: float | None = None,
+        max_pages: int = MAX_PAGES,
         today: Callable[[], date] | None = None,
     ):
         self.settings = settings or ApiSettings.from_env()
@@ -136,10 +151,20 @@ class AsyncSecClient:
         self.max_attempts = max_attempts
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
-        self.rate_limit = (rate_limit_calls, rate_limit_period)
+        calls, period = self.settings.rate_limit
+        self.rate_limit = (rate_limit_calls or calls, rate_limit_period or period)
+        self.min_interval = self.settings.min_interval_s if min_interval is None else float(min_interval)
+        self.max_pages = int(max_pages)
         self.stats = ClientStats()
+        # The layout in use: fixed by the settings, or detected on the first call ("auto").
+        self._layout: str | None = None if self.settings.layout == LAYOUT_AUTO else self.settings.layout
+        if self._layout is None and self.settings.demo:
+            self._layout = LAYOUT_SUCCESSOR  # the demo plays the current service
+        self._layout_lock: asyncio.Lock | None = None
+        self._inflight: dict[tuple, asyncio.Future] = {}
+        self._secondary_for: set[str] = set()  # groups whose primary key was rejected and secondary worked
         if transport is None and self.settings.demo:
-            transport = _demo_transport(self._today())
+            transport = _demo_transport(self._today(), self._layout or LAYOUT_SUCCESSOR)
         if cache is True:
             # Demo answers are generated in-process; caching them on disk would only mix them
             # with real data, so demo mode caches nothing unless a cache is passed in.
@@ -175,26 +200,43 @@ class AsyncSecClient:
     # ---- the calls -------------------------------------------------------------------------
 
     async def request(self, key: str, *, name: str | None = None, **path_params: str) -> ApiResult:
-        """Call one endpoint (by id `E6` or name `holdings`) and return its raw payload."""
+        """Call one endpoint (by id `E6` or name `holdings`) and return its payload in the legacy shape."""
         ep = endpoint(key)
         if ep.id == "E6" and "period" in path_params:
             path_params["period"] = check_period(path_params["period"], self.today)
-        path = ep.build_path(path_params)
+        path = ep.build_path(path_params)  # validates every parameter on either layout
         body = ep.build_body(name)
-        cache_key = self._cache_key(ep, path, body)
         params = dict(path_params)
+        if name is not None:
+            params["name"] = body[ep.body_field] if body else name
+        layout = await self.layout()
+        if layout == LAYOUT_LEGACY and ep.successor_only:
+            raise BadInputError(f"{ep.summary} are published only by the current service; this service answers on "
+                                "the legacy paths (use --layout successor or auto with the current service)",
+                                endpoint=ep.id)
+        if layout == LAYOUT_SUCCESSOR and not successor_calls(ep, params):
+            from dashboard.records.successor import DROPPED_FIELDS
+
+            # Retired with the legacy API (E9): nothing to ask, nothing to cache.
+            return ApiResult(ep, params, None, layout=layout, not_published=DROPPED_FIELDS.get(ep.id, ()))
+        cache_key = self._cache_key(ep, layout, path, body, params)
         remembered = self.memory.get(cache_key) if self.memory else None
         if remembered is not None:
             self.stats.cache_hits += 1
-            return ApiResult(ep, params, remembered[0], from_cache=True, fetched_at=remembered[1], cache_key=cache_key)
+            return ApiResult(ep, params, remembered[0], from_cache=True, fetched_at=remembered[1], cache_key=cache_key,
+                             layout=layout)
         cached = self.cache.get(cache_key) if self.cache else None
         if cached is not None and cached.fresh:
             self.stats.cache_hits += 1
             if self.memory:
                 self.memory.put(cache_key, cached.data, cached.stored_at, ep.ttl)
-            return ApiResult(ep, params, cached.data, from_cache=True, fetched_at=cached.stored_at, cache_key=cache_key)
+            return ApiResult(ep, params, cached.data, from_cache=True, fetched_at=cached.stored_at, cache_key=cache_key,
+                             layout=layout)
         try:
-            data = await self._send(ep, path, body)
+            if layout == LAYOUT_SUCCESSOR:
+                data = await self._successor(ep, params)
+            else:
+                data = await self._send(ep, ep.method, path, body)
         except (ServiceError, RateLimitError, MalformedResponseError) as exc:
             if cached is None:
                 raise
@@ -202,11 +244,11 @@ class AsyncSecClient:
             log.warning("%s %s failed (%s); serving the copy cached at %s, marked stale",
                         ep.id, ep.name, type(exc).__name__, time.strftime("%Y-%m-%d %H:%M", time.localtime(cached.stored_at)))
             return ApiResult(ep, params, cached.data, from_cache=True, stale=True, fetched_at=cached.stored_at,
-                             cache_key=cache_key)
+                             cache_key=cache_key, layout=layout)
         stored_at = self.cache.set(cache_key, data, ep.ttl) if self.cache is not None else time.time()
         if self.memory:
             self.memory.put(cache_key, data, stored_at, ep.ttl)
-        return ApiResult(ep, params, data, fetched_at=stored_at, cache_key=cache_key)
+        return ApiResult(ep, params, data, fetched_at=stored_at, cache_key=cache_key, layout=layout)
 
     async def fetch(self, key: str, *, name: str | None = None, **path_params: str) -> Any:
         """Call one endpoint and return normalised records: a list, a dict, or None for no data."""
@@ -218,9 +260,124 @@ class AsyncSecClient:
         coros = [self.request(key, **params) for key, params in calls]
         return await asyncio.gather(*coros, return_exceptions=return_exceptions)
 
+    # ---- layouts ---------------------------------------------------------------------------
+
+    @property
+    def layout_name(self) -> str | None:
+        """The layout in use once known (None before an "auto" client's first call)."""
+        return self._layout
+
+    async def layout(self) -> str:
+        """The path layout this client speaks: as configured, or asked of the service once per base URL.
+
+        A cheap successor call answers: 404 means the legacy layout; any other answer (data, no
+        data, a rejected key) means the successor. The answer is remembered for a day in the cache.
+        """
+        if self._layout is not None:
+            return self._layout
+        if self._layout_lock is None:
+            self._layout_lock = asyncio.Lock()
+        async with self._layout_lock:
+            if self._layout is not None:
+                return self._layout
+            remember = f"layout|{self.settings.base_url}"
+            cached = self.cache.get(remember) if self.cache else None
+            if cached is not None and cached.fresh and cached.data in (LAYOUT_LEGACY, LAYOUT_SUCCESSOR):
+                self._layout = cached.data
+                log.info("using the %s at %s (detected earlier, remembered for a day)", LAYOUT_LABELS[self._layout],
+                         self.settings.base_url)
+                return self._layout
+            detected = await self._probe_layout()
+            if self.cache is not None:
+                self.cache.set(remember, detected, LAYOUT_TTL_S)
+            self._layout = detected
+            log.info("using the %s at %s (detected)", LAYOUT_LABELS[detected], self.settings.base_url)
+            return detected
+
+    async def _probe_layout(self) -> str:
+        probe = endpoint("S7")
+        try:
+            await self._send(probe, "GET", PROBE_PATH, None, query=dict(PROBE_QUERY), layout=LAYOUT_SUCCESSOR,
+                             probe=True)
+        except NotFoundError:
+            return LAYOUT_LEGACY
+        except (AuthenticationError, BadInputError):
+            return LAYOUT_SUCCESSOR  # the path exists; the key is a separate question
+        return LAYOUT_SUCCESSOR
+
+    async def _successor(self, ep: Endpoint, params: dict[str, str]) -> Any:
+        """Ask every successor call of a logical endpoint, join their items, map them to the legacy shape."""
+        from dashboard.records.successor import to_legacy
+
+        items: list = []
+        for call in successor_calls(ep, params):
+            items.extend(await self._shared_pages(ep, call, params))
+        data = to_legacy(ep.id, items, params)
+        check_shape(ep, data, f"{ep.id} {ep.name}")
+        return data
+
+    async def _shared_pages(self, ep: Endpoint, call: SuccessorCall, params: dict[str, str]) -> list:
+        """All items of one successor call; identical calls in flight at once are sent once (E4 and E7)."""
+        path, query, body = call.build(params)
+        ident = (call.method, path, tuple(sorted(query.items())), json.dumps(body, sort_keys=True))
+        running = self._inflight.get(ident)
+        if running is not None:
+            return list(await asyncio.shield(running))
+        future = asyncio.get_running_loop().create_future()
+        self._inflight[ident] = future
+        try:
+            items = await self._all_pages(ep, call, path, query, body)
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved here, so an unshared failure is not reported as unhandled
+            raise
+        else:
+            future.set_result(items)
+            return list(items)
+        finally:
+            self._inflight.pop(ident, None)
+
+    async def _all_pages(self, ep: Endpoint, call: SuccessorCall, path: str, query: dict, body: dict | None) -> list:
+        """Follow `next_cursor` until it is empty or null, with the same filters; never stop on a short page."""
+        items: list = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        restarted = False
+        pages = 0
+        while True:
+            page_query = dict(query)
+            if cursor:
+                page_query["next_cursor"] = cursor
+            try:
+                payload = await self._send(ep, call.method, path, body, query=page_query, layout=LAYOUT_SUCCESSOR)
+            except BadInputError:
+                if cursor is None or restarted:
+                    raise
+                # A cursor the service no longer accepts (they expire): start the call again once.
+                log.info("%s %s: the page cursor was refused; starting again from the first page", ep.id, ep.name)
+                items, cursor, seen, restarted, pages = [], None, set(), True, 0
+                continue
+            pages += 1
+            self.stats.pages += 1
+            page_items, cursor = unwrap_envelope(payload, f"{ep.id} {ep.name}", paginated=call.paginated)
+            items.extend(page_items)
+            if not cursor:
+                return items
+            if cursor in seen:
+                raise MalformedResponseError(
+                    f"{ep.id} {ep.name}: the service sent the same page cursor twice; its answer would never end",
+                    endpoint=ep.id)
+            seen.add(cursor)
+            if pages >= self.max_pages:
+                raise MalformedResponseError(
+                    f"{ep.id} {ep.name}: the answer ran past {self.max_pages} pages ({len(items)} rows) and was "
+                    "stopped; narrow the request", endpoint=ep.id)
+
     # ---- internals -------------------------------------------------------------------------
 
-    def _cache_key(self, ep: Endpoint, path: str, body: dict | None) -> str:
+    def _cache_key(self, ep: Endpoint, layout: str, path: str, body: dict | None, params: dict[str, str]) -> str:
+        if layout == LAYOUT_SUCCESSOR:
+            return f"v2|successor|{self.settings.base_url}|{ep.id}|{json.dumps(params, sort_keys=True, ensure_ascii=False)}"
         body_text = json.dumps(body, sort_keys=True, ensure_ascii=False) if body else ""
         return f"v1|{self.settings.base_url}|{ep.method} {path}|{body_text}"
 
@@ -238,10 +395,9 @@ class AsyncSecClient:
 
     def _redact(self, text: str) -> str:
         """Remove any echo of a key from service text: as sent, in any case, or percent-encoded."""
-        for key in (self.settings.api_key, self.settings.fund_api_key, self.settings.license_api_key):
-            if key is not None:
-                for form in {key.reveal(), urllib.parse.quote(key.reveal(), safe="")}:
-                    text = re.sub(re.escape(form), "***", text, flags=re.IGNORECASE)
+        for key in self.settings.all_keys():
+            for form in {key.reveal(), urllib.parse.quote(key.reveal(), safe="")}:
+                text = re.sub(re.escape(form), "***", text, flags=re.IGNORECASE)
         return text
 
     def _wait(self, state) -> float:
@@ -252,10 +408,30 @@ class AsyncSecClient:
         ceiling = min(self.backoff_max, self.backoff_base * (2 ** (state.attempt_number - 1)))
         return random.uniform(ceiling / 2, ceiling)  # "equal jitter": never zero, never in lockstep
 
-    async def _send(self, ep: Endpoint, path: str, body: dict | None) -> Any:
-        key = self._key_for(ep)
+    async def _send(self, ep: Endpoint, method: str, path: str, body: dict | None, *, query: dict | None = None,
+                    layout: str = LAYOUT_LEGACY, probe: bool = False) -> Any:
+        """One request with retries; on a rejected key, the secondary key is tried once."""
+        primary = self._key_for(ep) if not probe else self.settings.key_for(ep.group) or self._any_key()
+        secondary = self.settings.secondary_key
+        use_secondary = secondary is not None and ep.group in self._secondary_for
+        key = secondary if use_secondary else primary
+        try:
+            return await self._send_with(ep, method, path, body, query, layout, key, probe)
+        except AuthenticationError as exc:
+            if probe or secondary is None or use_secondary or exc.status_code not in (401, 403) or secondary == primary:
+                raise
+            log.info("%s %s: the key was rejected (%d); trying the secondary key once", ep.id, ep.name, exc.status_code)
+            result = await self._send_with(ep, method, path, body, query, layout, secondary, probe)
+            self._secondary_for.add(ep.group)
+            return result
+
+    def _any_key(self) -> SubscriptionKey | None:
+        return next(iter(self.settings.all_keys()), None)
+
+    async def _send_with(self, ep: Endpoint, method: str, path: str, body: dict | None, query: dict | None,
+                         layout: str, key: SubscriptionKey | None, probe: bool) -> Any:
         headers = {KEY_HEADER: key.reveal()} if key is not None else {}
-        limiter = limiter_for(key.reveal() if key else None, *self.rate_limit)
+        limiter = limiter_for(key.reveal() if key else None, *self.rate_limit, self.min_interval)
 
         def before_sleep(state) -> None:
             self.stats.retries += 1
@@ -273,18 +449,19 @@ class AsyncSecClient:
             async for attempt in retrying:
                 with attempt:
                     await limiter.acquire()
-                    return await self._attempt(ep, path, body, headers)
+                    return await self._attempt(ep, method, path, body, query, headers, layout, probe)
         except _Retryable as final:
             raise final.error from None
         raise AssertionError("unreachable: tenacity either returns or raises")
 
-    async def _attempt(self, ep: Endpoint, path: str, body: dict | None, headers: dict) -> Any:
-        where = f"{ep.id} {ep.method} {path}"
+    async def _attempt(self, ep: Endpoint, method: str, path: str, body: dict | None, query: dict | None,
+                       headers: dict, layout: str, probe: bool) -> Any:
+        where = f"{ep.id} {method} {path}"
         started = time.perf_counter()
         self.stats.requests_sent += 1
         try:
             async with asyncio.timeout(self.timeout):
-                response = await self._http.request(ep.method, path, json=body, headers=headers)
+                response = await self._http.request(method, path, params=query or None, json=body, headers=headers)
         except (TimeoutError, httpx.TimeoutException):
             raise _Retryable(ServiceError(
                 f"{where}: no answer within {self.timeout:g} s; the service may be overloaded, try again later",
@@ -298,7 +475,7 @@ class AsyncSecClient:
                 f"{where}: could not connect to {self.settings.base_url} ({type(exc).__name__}); "
                 "check the network or SEC_API_BASE_URL", endpoint=ep.id)) from None
         log.debug("%s -> %d in %.0f ms", where, response.status_code, 1000 * (time.perf_counter() - started))
-        return self._interpret(ep, where, response)
+        return self._interpret(ep, where, response, layout, probe)
 
     def _server_message(self, response: httpx.Response) -> str:
         text = response.text.strip()
@@ -312,12 +489,13 @@ class AsyncSecClient:
         text = " ".join(self._redact(text).split())
         return text[:MAX_MESSAGE_CHARS] + ("…" if len(text) > MAX_MESSAGE_CHARS else "")
 
-    def _interpret(self, ep: Endpoint, where: str, response: httpx.Response) -> Any:
+    def _interpret(self, ep: Endpoint, where: str, response: httpx.Response, layout: str = LAYOUT_LEGACY,
+                   probe: bool = False) -> Any:
         status = response.status_code
         if status == 204:
             return None
         if status == 200:
-            return self._parse_body(ep, where, response)
+            return self._parse_body(ep, where, response, check=layout == LAYOUT_LEGACY)
         message = self._server_message(response)
         if status in (401, 403):
             raise AuthenticationError(
@@ -325,10 +503,18 @@ class AsyncSecClient:
                 "Check SEC_API_KEY / SEC_FUND_API_KEY / SEC_LICENSE_API_KEY; the fund and licence APIs may need different keys",
                 status_code=status, endpoint=ep.id)
         if status == 404:
-            raise NotFoundError(
-                f"{where}: {self.settings.base_url} has no such path (404). The legacy API paths closed with the old "
-                "developer portal on 30 June 2026; check SEC_API_BASE_URL and the path layout",
-                status_code=status, endpoint=ep.id)
+            if probe:
+                raise NotFoundError(f"{where}: no such path (404)", status_code=status, endpoint=ep.id)
+            if layout == LAYOUT_SUCCESSOR:
+                if _is_empty_envelope(response) or (ep.group != FUND_GROUP and ep.path_params):
+                    # "not found" said as an empty envelope, or for one person's or case's id: no data
+                    return None
+                raise NotFoundError(
+                    f"{where}: {self.settings.base_url} does not serve the current service's paths (404); "
+                    "use --layout legacy or auto (SEC_API_LAYOUT), and check SEC_API_BASE_URL",
+                    status_code=status, endpoint=ep.id)
+            raise NotFoundError(f"{where}: {RETIRED_LEGACY_MESSAGE}; if it should, check SEC_API_BASE_URL",
+                                status_code=status, endpoint=ep.id)
         if status in THROTTLE_STATUSES:
             retry_after = parse_retry_after(response.headers.get("Retry-After"))
             wait_note = f" (asked to wait {retry_after:g} s)" if retry_after is not None else ""
@@ -343,7 +529,7 @@ class AsyncSecClient:
             raise BadInputError(f"{where}: the service refused the request (400: {message})", status_code=status, endpoint=ep.id)
         raise ServiceError(f"{where}: unexpected answer {status} ({message})", status_code=status, endpoint=ep.id)
 
-    def _parse_body(self, ep: Endpoint, where: str, response: httpx.Response) -> Any:
+    def _parse_body(self, ep: Endpoint, where: str, response: httpx.Response, check: bool = True) -> Any:
         raw = response.content
         if not raw.strip():
             return None  # the real service sometimes says "no data" as 200 with an empty body
@@ -358,8 +544,51 @@ class AsyncSecClient:
             raise MalformedResponseError(
                 f"{where}: the answer is not valid JSON ({len(raw)} bytes); try again later",
                 status_code=200, endpoint=ep.id) from None
-        check_shape(ep, data, where)
+        if check:
+            check_shape(ep, data, where)
         return data
+
+
+def _is_empty_envelope(response: httpx.Response) -> bool:
+    try:
+        payload = response.json()
+    except ValueError:
+        return False
+    return isinstance(payload, dict) and isinstance(payload.get("items"), list) and not payload["items"]
+
+
+def unwrap_envelope(payload: Any, where: str, *, paginated: bool = True) -> tuple[list, str | None]:
+    """(items, next cursor) of one successor answer.
+
+    Accepted: the cursor envelope {message, page_size, next_cursor, items}, {"items": ...}, a bare
+    array, a bare object (one record, licence answers), and no body at all (no data). A cursor is
+    followed only when present and non-empty.
+    """
+    if payload is None:
+        return [], None
+    if isinstance(payload, list):
+        return payload, None
+    if isinstance(payload, dict):
+        if "items" in payload:
+            items = payload["items"]
+            if items is None:
+                items = []
+            elif isinstance(items, dict):
+                items = [items]
+            elif not isinstance(items, list):
+                raise MalformedResponseError(
+                    f"{where}: the answer's items are {type(items).__name__}, not a list; the service's format may have changed")
+            cursor = payload.get("next_cursor")
+            if cursor is not None and not isinstance(cursor, str):
+                raise MalformedResponseError(f"{where}: the page cursor is {type(cursor).__name__}, not text")
+            return items, (cursor.strip() or None) if cursor else None
+        if paginated:
+            raise MalformedResponseError(
+                f"{where}: expected the paged answer (items and next_cursor), got an object without items; "
+                "the service's format may have changed")
+        return [payload], None
+    raise MalformedResponseError(
+        f"{where}: expected a list of records, got {type(payload).__name__}; the service's format may have changed")
 
 
 def check_shape(ep: Endpoint, data: Any, where: str) -> None:
@@ -475,6 +704,15 @@ class SecClient:
     @property
     def async_client(self) -> AsyncSecClient:
         return self._async
+
+    def layout(self) -> str:
+        """The path layout in use (asks the service once when it is "auto")."""
+        return self._run(self._async.layout())
+
+    @property
+    def layout_label(self) -> str:
+        """Which paths answer, for footers and report headers; asks the service once if not known yet."""
+        return LAYOUT_LABELS[self.layout()]
 
     def request(self, key: str, *, name: str | None = None, **path_params: str) -> ApiResult:
         return self._run(self._async.request(key, name=name, **path_params))

@@ -38,6 +38,7 @@ class Endpoint:
     ttl: int
     body_field: str | None = None
     summary: str = ""
+    successor_only: bool = False
 
     @property
     def path_params(self) -> tuple[str, ...]:
@@ -133,7 +134,22 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("E20", "investor_alert", "GET", _L + "/investoralert/{case_id}/alertaction", LICENSE_GROUP, "alert", False, TTL_LICENCE, None, "an investor-alert case"),
 )
 
-_BY_KEY = {e.id: e for e in ENDPOINTS} | {e.name: e for e in ENDPOINTS}
+_V1 = "/v1/license-check/licensee"
+_V2 = "/v2/fund"
+
+# Logical endpoints only the current service (the successor layout) has: the licence register's
+# new lists and the fund side's company list. Their `path` is the successor path.
+SUCCESSOR_ENDPOINTS: tuple[Endpoint, ...] = (
+    Endpoint("S1", "person_search", "POST", _V1 + "/person", LICENSE_GROUP, "person", True, TTL_SEARCH, "Name", "approved persons by part of a name or registration number", True),
+    Endpoint("S2", "company_licences", "GET", _V1 + "/company/{unique_id}/license", LICENSE_GROUP, "company_licence", True, TTL_LICENCE, None, "a company's licences and registrations", True),
+    Endpoint("S3", "company_personnel", "GET", _V1 + "/company/{unique_id}/personnel", LICENSE_GROUP, "duty", True, TTL_LICENCE, None, "people on duty at a company", True),
+    Endpoint("S4", "company_business", "GET", _V1 + "/company/{unique_id}/business_act", LICENSE_GROUP, "business_activity", True, TTL_LICENCE, None, "a company's business activities", True),
+    Endpoint("S5", "enforcement_cases", "GET", _V1 + "/{unique_id}/enforcement", LICENSE_GROUP, "enforcement_case", True, TTL_LICENCE, None, "enforcement cases of a person or company", True),
+    Endpoint("S6", "alert_cases", "GET", _V1 + "/investoralert/alertdetail", LICENSE_GROUP, "alert_case", True, TTL_LICENCE, None, "every investor-alert case", True),
+    Endpoint("S7", "companies", "GET", _V2 + "/general-info/amcs", FUND_GROUP, "amc", True, TTL_SEARCH, None, "asset management companies", True),
+)
+
+_BY_KEY = {e.id: e for e in (*ENDPOINTS, *SUCCESSOR_ENDPOINTS)} | {e.name: e for e in (*ENDPOINTS, *SUCCESSOR_ENDPOINTS)}
 
 # The fund factsheet: every per-fund endpoint but the quarterly holdings (E6), which has its own
 # period rules.
@@ -145,4 +161,5 @@ def endpoint(key: str) -> Endpoint:
     try:
         return _BY_KEY[key]
     except KeyError:
-        raise BadInputError(f"unknown endpoint {key!r}; known: {', '.join(e.id for e in ENDPOINTS)}") from None
+        known = ", ".join(e.id for e in (*ENDPOINTS, *SUCCESSOR_ENDPOINTS))
+        raise BadInputError(f"unknown endpoint {key!r}; known: {known}") from None

@@ -76,6 +76,25 @@ SPEC_FIELDS: dict[str, tuple[str, ...]] = {
         "enforcement_details", "enforcement_remark",
     ),
     "alert": ("last_upd_date", "case_id", "seq_no", "license_th", "license_en"),
+    # Published only by the current service (successor-api.md 4.11, 4.12).
+    "person": (
+        "last_upd_date", "unique_id", "regis_sale_no", "prefix_th", "givenname_th", "surname_th", "prefix_en",
+        "givenname_en", "surname_en",
+    ),
+    "company_licence": (
+        "last_upd_date", "lic_no", "lic_code", "lic_name_th", "lic_name_en", "acc_type", "apply_type",
+        "effective_date", "expire_date",
+    ),
+    "business_activity": (
+        "last_upd_date", "lic_code", "lic_name_th", "lic_name_en", "lic_action_code", "lic_action_name_th",
+        "lic_action_name_en", "acc_type", "action_start_date", "action_status", "action_remark",
+    ),
+    "enforcement_case": ("last_upd_date", "enforcement_type", "case_id"),
+    "alert_case": (
+        "last_upd_date", "case_id", "disclosure_date", "name_th", "name_en", "address_th", "address_en",
+        "persuade_desc", "website", "facebook", "line", "remark",
+    ),
+    "amc": ("unique_id", "comp_name_en", "comp_name_th", "last_upd_date"),
 }
 RECORD_KINDS: tuple[str, ...] = tuple(SPEC_FIELDS)
 
@@ -99,14 +118,14 @@ _FIELD_TYPES: dict[str, str] = {
     **dict.fromkeys(
         (
             "regis_date", "cancel_date", "as_of_date", "effective_date", "expire_date", "action_start_date",
-            "action_end_date", "enforcement_date",
+            "action_end_date", "enforcement_date", "disclosure_date",
         ),
         DATE,
     ),
     **dict.fromkeys(("fund_suitable_desc", "fund_not_suitable_desc", "important_notice", "risk_spectrum_desc"), BASE64),
     **dict.fromkeys(
         ("fund_status", "invest_country_flage", "risk_spectrum", "proj_retail_type", "proj_term_flag", "redemp_period",
-         "privilege_type"),
+         "privilege_type", "action_status"),
         CODE,
     ),
 }
@@ -147,6 +166,10 @@ _ADDED: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "approval": (*_labels_of("privilege_type"), ("approval_state", TEXT)),
     "duty": (("is_current", BOOL),),
+    "person": (("name_th", TEXT), ("name_en", TEXT)),
+    "company_licence": (("approval_state", TEXT),),
+    "business_activity": _labels_of("action_status"),
+    "enforcement_case": _labels_of("enforcement_type"),
 }
 ADDED_FIELDS: dict[str, tuple[str, ...]] = {
     kind: tuple(name for name, _type in _ADDED.get(kind, ())) for kind in RECORD_KINDS
@@ -212,6 +235,8 @@ def _code(field: str, v: object) -> str | None:
         return None
     if field == "risk_spectrum":
         return labels.normalise_risk_code(v)
+    if field == "fund_status":
+        return labels.normalise_fund_status(v) or None
     code = labels.normalise_code(v)
     return code if code else None
 
@@ -315,6 +340,18 @@ def _derive(kind: str, record: dict, raw: Mapping, today: dt.date) -> None:
         record["approval_state"] = _approval_state(record.get("expire_date"), raw.get("expire_date"), today)
     elif kind == "duty":
         record["is_current"] = _is_current(record.get("action_end_date"), today)
+    elif kind == "person":
+        for lang in ("th", "en"):
+            parts = [record.get(f"{p}_{lang}") for p in ("prefix", "givenname", "surname")]
+            record[f"name_{lang}"] = " ".join(p for p in parts if p) or None
+    elif kind == "company_licence":
+        record["approval_state"] = _approval_state(record.get("expire_date"), raw.get("expire_date"), today)
+    elif kind == "business_activity":
+        _add_labels(record, "action_status")
+    elif kind == "enforcement_case":
+        _add_labels(record, "enforcement_type")
+    if kind == "fund" and raw.get("management_style") is not None:
+        record["management_style_label_en"] = labels.label("management_style", raw.get("management_style"), "en")
 
 
 def _approval_state(expire: str | None, raw_expire: object, today: dt.date) -> str | None:

@@ -17,6 +17,10 @@ FUND_STATUS: dict[str, Label] = {
     "LI": ("เลิกกองทุน (ชำระบัญชี)", "liquidated"),
 }
 
+# The current service writes the status as a word; each word is one of the codes above.
+FUND_STATUS_WORDS: dict[str, str] = {"REGISTERED": "RG", "IPO": "SE", "EXPIRED": "EX", "CANCELED": "CA",
+                                     "CANCELLED": "CA", "LIQUIDATED": "LI"}
+
 RISK_SPECTRUM: dict[str, Label] = {
     **{f"RS{n}": (f"ความเสี่ยงระดับ {n}", f"risk level {n}") for n in range(1, 9)},
     "RS81": ("ความเสี่ยงระดับ 8+", "risk level 8+"),
@@ -164,6 +168,14 @@ def normalise_code(code: object) -> str | None:
     return _code_text(code)
 
 
+def normalise_fund_status(code: object) -> str | None:
+    """RG, SE, EX, CA, LI from a legacy code or a current-service word (Registered, IPO, ...)."""
+    text = _code_text(code)
+    if not text:
+        return text
+    return FUND_STATUS_WORDS.get(re.sub(r"\s+", "", text), text)
+
+
 def normalise_risk_code(code: object) -> str | None:
     """RS1..RS8 and RS81; "RS8+", "rs 8+", "8+" and a bare level "5" are read too."""
     text = _code_text(code)
@@ -232,7 +244,7 @@ def _enforcement_type(code: object) -> int | None:
 
 # enum name -> (table, code normaliser). The names are the record fields that carry the codes.
 ENUMS: dict[str, tuple[dict, Callable[[object], object]]] = {
-    "fund_status": (FUND_STATUS, normalise_code),
+    "fund_status": (FUND_STATUS, normalise_fund_status),
     "risk_spectrum": (RISK_SPECTRUM, normalise_risk_code),
     "proj_retail_type": (PROJ_RETAIL_TYPE, lambda c: None if is_placeholder(c) else normalise_code(c)),
     "invest_country_flage": (INVEST_COUNTRY_FLAG, normalise_code),
@@ -246,6 +258,63 @@ ENUMS: dict[str, tuple[dict, Callable[[object], object]]] = {
     "enforcement_remark": (ENFORCEMENT_REMARK_MEANING, _enforcement_type),
 }
 ENUMS["invest_country_flag"] = ENUMS["invest_country_flage"]  # the field list's spelling
+
+# Added by the current service (successor-api.md 4.14).
+MANAGEMENT_STYLE: dict[str, Label] = {
+    "AM": ("บริหารเชิงรุก", "active"),
+    "AN": ("กองทุนรวมฟีดเดอร์ กองทุนหลักบริหารเชิงรุก", "feeder fund, master fund managed actively"),
+    "PM": ("บริหารเชิงรับ (ดัชนี)", "passive (index)"),
+    "PN": ("กองทุนรวมฟีดเดอร์ กองทุนหลักบริหารเชิงรับ", "feeder fund, master fund passive"),
+    "IM": ("กองทุนผลตอบแทนผกผัน", "inverse"),
+    "IN": ("กองทุนรวมฟีดเดอร์ กองทุนหลักผลตอบแทนผกผัน", "feeder fund, master fund inverse"),
+    "LM": ("กองทุนที่มีการกู้ยืม (leveraged)", "leveraged"),
+    "LN": ("กองทุนรวมฟีดเดอร์ กองทุนหลัก leveraged", "feeder fund, master fund leveraged"),
+    "BH": ("ซื้อและถือ", "buy and hold"),
+    "SM": ("ติดตามดัชนี และอาจสร้างผลตอบแทนสูงกว่า", "index tracking with some outperformance"),
+    "OT": ("อื่น ๆ", "other"),
+}
+TAX_INCENTIVE: dict[str, Label] = {
+    "SSF": ("กองทุนรวมเพื่อการออม (SSF)", "Super Savings Fund (SSF)"),
+    "ThaiESG": ("กองทุนรวมไทยเพื่อความยั่งยืน (Thai ESG)", "Thailand ESG Fund (Thai ESG)"),
+    "RMF": ("กองทุนรวมเพื่อการเลี้ยงชีพ (RMF)", "Retirement Mutual Fund (RMF)"),
+}
+ENFORCEMENT_TYPE: dict[str, Label] = {
+    "complaint": ("กล่าวโทษ", "criminal complaint"),
+    "compounding": ("เปรียบเทียบปรับ", "settlement by fine (compounding)"),
+    "administrative_fine": ("ปรับทางปกครอง", "administrative fine"),
+    "administrative_action": ("การดำเนินการทางบริหาร", "administrative action"),
+    "civil_action": ("การดำเนินการทางแพ่ง", "civil action"),
+}
+ACTION_STATUS: dict[str, Label] = {
+    "NORMAL": ("ปกติ", "active"),
+    "HOLD": ("ระงับชั่วคราว", "on hold"),
+}
+
+
+def enforcement_type_key(text: object) -> str | None:
+    """The kind of an enforcement case from its Thai (or English) type text."""
+    if not isinstance(text, str):
+        return None
+    compact = re.sub(r"\s+", "", text).casefold()
+    if not compact:
+        return None
+    if "เปรียบเทียบ" in compact or "compound" in compact:
+        return "compounding"
+    if "ปกครอง" in compact or "administrativefine" in compact:
+        return "administrative_fine"
+    if "บริหาร" in compact or "administrativeaction" in compact:
+        return "administrative_action"
+    if "แพ่ง" in compact or "civil" in compact:
+        return "civil_action"
+    if "กล่าวโทษ" in compact or "complaint" in compact:
+        return "complaint"
+    return None
+
+
+ENUMS["management_style"] = (MANAGEMENT_STYLE, normalise_code)
+ENUMS["tax_incentive"] = (TAX_INCENTIVE, lambda c: c if isinstance(c, str) else None)
+ENUMS["enforcement_type"] = (ENFORCEMENT_TYPE, enforcement_type_key)
+ENUMS["action_status"] = (ACTION_STATUS, normalise_code)
 
 
 def label(enum_name: str, code: object, lang: str = "en") -> str | None:

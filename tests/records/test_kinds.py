@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dashboard.api.endpoints import ENDPOINTS
+from dashboard.api.endpoints import ENDPOINTS, SUCCESSOR_ENDPOINTS
 from dashboard.api.errors import MalformedResponseError
 from dashboard.records import (
     ADDED_FIELDS,
@@ -308,11 +308,41 @@ EXAMPLES: dict[str, tuple[dict, dict]] = {
          "license_en": "Soliciting investment"},
         {"last_upd_date": "2025-07-02T06:47:30", "last_updated": "2025-07-02T06:47:30", "seq_no": "1"},
     ),
+    "person": (
+        {"last_upd_date": UPDATED, "unique_id": "P0000001", "regis_sale_no": "012345", "prefix_th": "นาย",
+         "givenname_th": "สมชาย", "surname_th": "ใจดี", "prefix_en": "Mr.", "givenname_en": "Somchai", "surname_en": "Jaidee"},
+        {"name_en": "Mr. Somchai Jaidee", "name_th": "นาย สมชาย ใจดี", "regis_sale_no": "012345"},
+    ),
+    "company_licence": (
+        {"last_upd_date": None, "lic_no": "", "lic_code": "B1", "lic_name_th": "การจัดการกองทุนรวม",
+         "lic_name_en": "Mutual fund management", "acc_type": "SEA", "apply_type": "licensed",
+         "effective_date": "01/02/2550", "expire_date": " "},
+        {"lic_no": None, "effective_date": "2007-02-01", "expire_date": None, "approval_state": "no expiry"},
+    ),
+    "business_activity": (
+        {"last_upd_date": UPDATED, "lic_code": "B1", "lic_action_code": "B101", "action_status": "hold",
+         "action_start_date": "2020-01-01", "action_remark": None},
+        {"action_status": "HOLD", "action_status_label_en": "on hold", "action_start_date": "2020-01-01"},
+    ),
+    "enforcement_case": (
+        {"last_upd_date": UPDATED, "enforcement_type": "ปรับทางปกครอง", "case_id": "ENF-1"},
+        {"enforcement_type_label_en": "administrative fine", "case_id": "ENF-1"},
+    ),
+    "alert_case": (
+        {"last_upd_date": UPDATED, "case_id": "IA-1", "disclosure_date": "2025-01-31", "name_en": " Fake Co ",
+         "website": "-"},
+        {"disclosure_date": "2025-01-31", "name_en": "Fake Co", "website": None},
+    ),
+    "amc": (
+        {"unique_id": "C0000000460", "comp_name_en": "KRUNG THAI ASSET MANAGEMENT PUBLIC COMPANY LIMITED ",
+         "comp_name_th": "บริษัทหลักทรัพย์จัดการกองทุน กรุงไทย จำกัด (มหาชน)", "last_upd_date": "2026-06-05T15:15:05.93"},
+        {"comp_name_en": "KRUNG THAI ASSET MANAGEMENT PUBLIC COMPANY LIMITED", "last_upd_date": "2026-06-05T15:15:05.930000"},
+    ),
 }
 
 
 def test_every_endpoint_kind_is_covered():
-    assert {e.record_kind for e in ENDPOINTS} == set(RECORD_KINDS) == set(EXAMPLES)
+    assert {e.record_kind for e in (*ENDPOINTS, *SUCCESSOR_ENDPOINTS)} == set(RECORD_KINDS) == set(EXAMPLES)
 
 
 @pytest.mark.parametrize("kind", RECORD_KINDS)

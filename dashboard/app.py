@@ -39,8 +39,11 @@ def demo_examples(today: date) -> dict[str, str]:
 
     person = max(data.persons, key=richness)["unique_id"] if data.persons else next(iter(data.approvals), "")
     case_uid, case_id = next(((u, c) for (u, c) in data.enforcement if u == person), next(iter(data.enforcement), ("", "")))
+    record = data.person(person) or {}
+    name_en = str(record.get("name_en") or "").split()
     return {"company": "Demo", "person": person, "case_uid": case_uid, "case_id": case_id,
-            "alert": next(iter(data.alerts), "")}
+            "alert": next(iter(data.alerts), ""), "company_id": data.amcs[0]["unique_id"] if data.amcs else "",
+            "person_name": name_en[-1] if name_en else ""}
 
 
 def demo_label() -> str:

@@ -21,7 +21,13 @@ TABLE_COLUMNS = {
     "holding": ["issue_code", "isin_code", "issuer", "assetliab_value", "percent_nav"],
     "licensee": ["unique_id", "name_en", "name_th"],
     "approval": ["lic_code", "regis_sale_no", "effective_date", "expire_date", "approval_state", "privilege_type"],
-    "duty": ["company_unique_id", "lic_action_code", "action_start_date", "action_end_date"],
+    "duty": ["company_unique_id", "person_unique_id", "lic_action_code", "lic_action_name_en", "action_start_date",
+             "action_end_date"],
+    "person": ["unique_id", "name_en", "name_th", "regis_sale_no"],
+    "company_licence": ["lic_code", "lic_name_en", "lic_no", "apply_type", "effective_date", "expire_date"],
+    "business_activity": ["lic_code", "lic_name_en", "lic_action_name_en", "action_start_date", "action_status"],
+    "enforcement_case": ["case_id", "enforcement_type", "enforcement_type_label_en", "last_upd_date"],
+    "alert_case": ["case_id", "name_en", "name_th", "disclosure_date", "website"],
 }
 
 
@@ -37,6 +43,7 @@ def _settings(args: argparse.Namespace) -> ApiSettings:
         demo=True if args.demo else None,
         cache_dir=args.cache_dir,
         use_cache=not args.no_cache,
+        layout=args.layout,
     )
 
 
@@ -187,6 +194,76 @@ def cmd_licensee_alert(args) -> int:
     return _emit(args, record, empty_note=f"no investor alert {args.case_id}")
 
 
+def _licence_check(args):
+    from dashboard.models.licensee import LicenceCheck
+
+    return LicenceCheck(client=_client(args))
+
+
+def _emit_rows(args, rows: list, kind: str, note: str) -> int:
+    return _emit(args, rows, kind, empty_note="" if rows else note)
+
+
+def cmd_licensee_person_search(args) -> int:
+    check = _licence_check(args)
+    check.search_people(args.name)
+    return _emit_rows(args, check.records["people"], "person", f"no approved person matches {args.name!r}")
+
+
+def cmd_licensee_company(args) -> int:
+    check = _licence_check(args).load_company(args.unique_id)
+    data = {"unique_id": args.unique_id, **{part: check.records[part] for part in ("licences", "personnel", "business")}}
+    note = check.message
+    if args.json:
+        return _emit(args, data, empty_note=note)
+    for title, rows, kind in (("licences and registrations", data["licences"], "company_licence"),
+                              ("personnel on duty", data["personnel"], "duty"),
+                              ("business activities", data["business"], "business_activity")):
+        print(f"company {args.unique_id}: {title}")
+        _print_readable(rows, kind)
+    if note:
+        print(f"no data: {note}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_licensee_cases(args) -> int:
+    check = _licence_check(args)
+    check.load_cases(args.unique_id)
+    return _emit_rows(args, check.records["cases"], "enforcement_case", f"no enforcement cases are recorded for {args.unique_id}")
+
+
+def cmd_licensee_alerts(args) -> int:
+    check = _licence_check(args)
+    check.load_alert_cases()
+    return _emit_rows(args, check.records["alert_cases"], "alert_case", "the service lists no investor-alert cases")
+
+
+def cmd_doctor(args) -> int:
+    import asyncio
+
+    from dashboard.api.doctor import diagnose, exit_code
+
+    report = asyncio.run(diagnose(_settings(args)))
+    code = exit_code(report)
+    if args.json:
+        json.dump({k: report.get(k) for k in ("base_url", "layout", "fund_key", "licence_key", "latency_ms")},
+                  sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        latency = f"{report['latency_ms']:.0f} ms" if report.get("latency_ms") is not None else "-"
+        print(f"service      {report['base_url']}")
+        print(f"layout       {report.get('layout_label') or 'could not be reached'}")
+        print(f"fund key     {report.get('fund_key') or '-'}")
+        print(f"licence key  {report.get('licence_key') or '-'}")
+        print(f"round trip   {latency}")
+    for note in report.get("notes", []):
+        print(f"note: {' '.join(str(note).split())}", file=sys.stderr)
+    if code == EXIT_AUTH:
+        print("set SEC_API_KEY (or SEC_FUND_API_KEY / SEC_LICENSE_API_KEY) to a key from the SEC open-data portal",
+              file=sys.stderr)
+    return code
+
+
 def cmd_cache(args) -> int:
     from dashboard.api.cache import ResponseCache
 
@@ -209,7 +286,8 @@ def cmd_cache(args) -> int:
 def cmd_demo_server(args) -> int:
     from dashboard.demo.simulator import serve
 
-    serve(args.port, host=args.host, latency_ms=args.latency_ms, fault_rate=args.fault_rate, seed=args.seed)
+    serve(args.port, host=args.host, latency_ms=args.latency_ms, fault_rate=args.fault_rate, seed=args.seed,
+          layout=args.serve_layout)
     return EXIT_OK
 
 
@@ -230,12 +308,15 @@ def cmd_report(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--base-url", default=argparse.SUPPRESS, help="service base URL (default: SEC_API_BASE_URL or production)")
-    common.add_argument("--demo", action="store_true", default=argparse.SUPPRESS, help="use the embedded demo data; touch no network")
-    common.add_argument("--cache-dir", default=argparse.SUPPRESS, help="cache directory (default: SEC_DASHBOARD_CACHE_DIR or the per-user cache)")
-    common.add_argument("--no-cache", action="store_true", default=argparse.SUPPRESS, help="neither read nor write the response cache")
-    common.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="log requests and retries to stderr")
+    base = argparse.ArgumentParser(add_help=False)
+    base.add_argument("--base-url", default=argparse.SUPPRESS, help="service base URL (default: SEC_API_BASE_URL or production)")
+    base.add_argument("--demo", action="store_true", default=argparse.SUPPRESS, help="use the embedded demo data; touch no network")
+    base.add_argument("--cache-dir", default=argparse.SUPPRESS, help="cache directory (default: SEC_DASHBOARD_CACHE_DIR or the per-user cache)")
+    base.add_argument("--no-cache", action="store_true", default=argparse.SUPPRESS, help="neither read nor write the response cache")
+    base.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="log requests and retries to stderr")
+    common = argparse.ArgumentParser(add_help=False, parents=[base])
+    common.add_argument("--layout", choices=("auto", "legacy", "successor"), default=argparse.SUPPRESS,
+                        help="the service's path layout (default: SEC_API_LAYOUT or auto, which asks the service once)")
     as_json = argparse.ArgumentParser(add_help=False)
     as_json.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
@@ -246,8 +327,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def add(parent, name: str, func: Callable, help_: str, *parents) -> argparse.ArgumentParser:
-        p = parent.add_parser(name, help=help_, parents=[common, *parents])
+    def add(parent, name: str, func: Callable, help_: str, *parents, shared=common) -> argparse.ArgumentParser:
+        p = parent.add_parser(name, help=help_, parents=[shared, *parents])
         p.set_defaults(func=func)
         return p
 
@@ -268,17 +349,28 @@ def build_parser() -> argparse.ArgumentParser:
     enf.add_argument("unique_id")
     enf.add_argument("case_id")
     add(lic, "alert", cmd_licensee_alert, "an investor-alert case (E20)", as_json).add_argument("case_id")
+    add(lic, "person-search", cmd_licensee_person_search, "approved persons by part of a name or a registration number "
+        "(current service)", as_json).add_argument("name")
+    add(lic, "company", cmd_licensee_company, "a company's licences, personnel and business activities (current service)",
+        as_json).add_argument("unique_id")
+    add(lic, "cases", cmd_licensee_cases, "the enforcement cases of a person or company (current service)",
+        as_json).add_argument("unique_id")
+    add(lic, "alerts", cmd_licensee_alerts, "every investor-alert case (current service)", as_json)
+
+    add(sub, "doctor", cmd_doctor, "check the base URL, the path layout and both keys", as_json)
 
     cache = sub.add_parser("cache", help="the response cache").add_subparsers(dest="cache_command", required=True, metavar="ACTION")
     add(cache, "info", cmd_cache, "where the cache is and what it holds", as_json)
     add(cache, "clear", cmd_cache, "remove every cached response")
 
-    demo = add(sub, "demo-server", cmd_demo_server, "run the service simulator over the demo data on loopback")
+    demo = add(sub, "demo-server", cmd_demo_server, "run the service simulator over the demo data on loopback", shared=base)
     demo.add_argument("--port", type=int, default=8765)
     demo.add_argument("--host", default="127.0.0.1")
     demo.add_argument("--latency-ms", type=float, default=0.0)
     demo.add_argument("--fault-rate", type=float, default=0.0)
     demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--layout", dest="serve_layout", choices=("successor", "legacy", "both"),
+                      default="both", help="which path layouts to serve (default both)")
 
     serve = add(sub, "serve", cmd_serve, "serve the dashboard")
     serve.add_argument("--port", type=int, default=5006)
@@ -299,7 +391,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    for name, default in (("base_url", None), ("demo", False), ("cache_dir", None), ("no_cache", False), ("verbose", False)):
+    for name, default in (("base_url", None), ("demo", False), ("cache_dir", None), ("no_cache", False), ("verbose", False),
+                          ("layout", None)):
         if not hasattr(args, name):
             setattr(args, name, default)
     if not hasattr(args, "json"):

@@ -142,6 +142,21 @@ class DashboardState(param.Parameterized):
             return self.factsheet.fund
         return self.search.fund_record(proj_id) or self.basket.funds.get(proj_id)
 
+    def service_layout(self) -> str:
+        """Which of the service's path layouts answers, once a call has found out ("" before)."""
+        from dashboard.api.client import LAYOUT_LABELS
+
+        return LAYOUT_LABELS.get(self.search.api.async_client.layout_name or "", "")
+
+    def company_name(self, unique_id: str | None) -> str | None:
+        """A company's name from any fund record loaded so far (the current service names it on every
+        fund), with its identifier; the bare identifier when no record names it."""
+        if not unique_id:
+            return None
+        records = [self.factsheet.fund or {}, *self.search.records, *self.basket.funds.values()]
+        name = next((r.get("comp_name_en") for r in records if r and r.get("unique_id") == unique_id and r.get("comp_name_en")), None)
+        return f"{name} ({unique_id})" if name else unique_id
+
     @property
     def selected_record(self) -> dict | None:
         return self.fund_record(self.fund)

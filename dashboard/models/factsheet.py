@@ -12,7 +12,7 @@ from dashboard.api.client import result_frame
 from dashboard.api.endpoints import FACTSHEET_ENDPOINTS, endpoint, validate_proj_id
 from dashboard.api.errors import BadInputError, SecApiError
 from dashboard.api.periods import valid_periods
-from dashboard.models.source import ServiceModel, outcome
+from dashboard.models.source import ServiceModel, outcome, unpublished_fields
 from dashboard.records import records_frame
 
 # Factsheet part (parameter name) for each endpoint.
@@ -61,6 +61,8 @@ class FundFactsheet(ServiceModel):
 
     periods = param.List(default=[], item_type=str, doc="Valid E6 periods on the client's date, newest first.")
     errors = param.Dict(default={}, doc="Parts that failed to load, with the reason.")
+    unpublished = param.Dict(default={}, doc="Fields the service that answered does not publish, by part "
+                                             "(every field of a part the current service retired).")
     loaded_at = param.Number(default=None, allow_None=True, doc="When the factsheet finished loading (epoch seconds).")
 
     def __init__(self, **params: Any):
@@ -72,7 +74,7 @@ class FundFactsheet(ServiceModel):
         self.param.update(
             **{part: _empty(kinds[part]) for part in LIST_PARTS},
             **{part: None for part in OBJECT_PARTS},
-            holdings={}, records={}, errors={}, stale=False,
+            holdings={}, records={}, errors={}, unpublished={}, stale=False,
         )
 
     # ---- loading -----------------------------------------------------------------------------
@@ -119,6 +121,7 @@ class FundFactsheet(ServiceModel):
         update: dict[str, Any] = {}
         records: dict[str, Any] = {"holdings": {}}
         errors: dict[str, str] = {}
+        unpublished: dict[str, list[str]] = {}
         stale = False
         holdings: dict[str, pd.DataFrame] = {}
         n_parts = len(FACTSHEET_ENDPOINTS)
@@ -129,6 +132,9 @@ class FundFactsheet(ServiceModel):
             stale |= was_stale
             if error:
                 errors[part] = error
+            dropped = unpublished_fields(result, data)
+            if dropped:
+                unpublished[part] = dropped
             records[part] = data if data is not None or part not in LIST_PARTS else []
             if part in LIST_PARTS:
                 update[part] = result_frame(result) if error is None else records_frame(kind, [])
@@ -145,7 +151,7 @@ class FundFactsheet(ServiceModel):
         if len(errors) == len(results):
             # Nothing loaded at all: one clear error (a rejected key, a closed service), not a blank page.
             raise next(r for r in results if isinstance(r, SecApiError))
-        update.update(holdings=holdings, records=records, errors=errors, stale=stale)
+        update.update(holdings=holdings, records=records, errors=errors, unpublished=unpublished, stale=stale)
         return update
 
     async def _find_fund_record(self, proj_id: str, classes: pd.DataFrame | None) -> dict | None:

@@ -25,10 +25,25 @@ class LicenceCheck(ServiceModel):
     alert_case_id = param.String(default="", doc="Investor-alert case reference (E20).")
     alert = param.Dict(default=None, allow_None=True, doc="The investor-alert case (E20), or None when there is none.")
     message = param.String(default="", doc="What the last lookup found when it found nothing, for an empty-state message.")
+    # Published only by the current service (the successor layout).
+    person_query = param.String(default="", doc="Part of a person's name, or a registration number, to search approved persons for.")
+    people = param.DataFrame(default=None, allow_None=True, doc="Approved persons found by name or registration number.")
+    company_id = param.String(default="", doc="Company identifier whose licences, personnel and business activities are shown.")
+    company_licences = param.DataFrame(default=None, allow_None=True, doc="The company's licences and registrations.")
+    personnel = param.DataFrame(default=None, allow_None=True, doc="People currently on duty at the company.")
+    business = param.DataFrame(default=None, allow_None=True, doc="The company's current business activities.")
+    cases_id = param.String(default="", doc="Person or company identifier whose enforcement cases are listed.")
+    cases = param.DataFrame(default=None, allow_None=True, doc="Enforcement cases of a person or company (type and case).")
+    alert_cases = param.DataFrame(default=None, allow_None=True, doc="Every investor-alert case the service lists.")
+    records = param.Dict(default={}, doc="The normalised, JSON-ready records of the last lookups, by part.")
+
+    FRAMES = (("companies", "licensee"), ("former", "licensee"), ("approvals", "approval"), ("duties", "duty"),
+              ("people", "person"), ("company_licences", "company_licence"), ("personnel", "duty"),
+              ("business", "business_activity"), ("cases", "enforcement_case"), ("alert_cases", "alert_case"))
 
     def __init__(self, **params):
         super().__init__(**params)
-        for name, kind in (("companies", "licensee"), ("former", "licensee"), ("approvals", "approval"), ("duties", "duty")):
+        for name, kind in self.FRAMES:
             if getattr(self, name) is None:
                 setattr(self, name, records_frame(kind, []))
 
@@ -62,6 +77,65 @@ class LicenceCheck(ServiceModel):
     async def _alert(self, case_id: str) -> dict:
         record = await self.api.async_client.fetch("E20", case_id=case_id)
         return {"alert_case_id": case_id, "alert": record, "message": "" if record else f"no investor alert {case_id}"}
+
+    async def _people(self, name: str) -> dict:
+        rows = await self.api.async_client.fetch("S1", name=name)
+        return {"person_query": name, "people": records_frame("person", rows or []), "records": {**self.records, "people": rows or []},
+                "message": "" if rows else f"no approved person matches {name!r}"}
+
+    async def _company(self, unique_id: str) -> dict:
+        calls = [(e, {"unique_id": unique_id}) for e in ("S2", "S3", "S4")]
+        results = await self.api.async_client.fetch_many(calls, return_exceptions=False)
+        (licences, _, s1), (personnel, _, s2), (business, _, s3) = (outcome(r) for r in results)
+        empty = not (licences or personnel or business)
+        return {"company_id": unique_id, "company_licences": records_frame("company_licence", licences or []),
+                "personnel": records_frame("duty", personnel or []),
+                "business": records_frame("business_activity", business or []), "stale": s1 or s2 or s3,
+                "records": {**self.records, "licences": licences or [], "personnel": personnel or [], "business": business or []},
+                "message": f"no licences, personnel or business activities are recorded for {unique_id}" if empty else ""}
+
+    async def _cases(self, unique_id: str) -> dict:
+        rows = await self.api.async_client.fetch("S5", unique_id=unique_id)
+        return {"cases_id": unique_id, "cases": records_frame("enforcement_case", rows or []),
+                "records": {**self.records, "cases": rows or []},
+                "message": "" if rows else f"no enforcement cases are recorded for {unique_id}"}
+
+    async def _alert_cases(self) -> dict:
+        rows = await self.api.async_client.fetch("S6")
+        return {"alert_cases": records_frame("alert_case", rows or []), "records": {**self.records, "alert_cases": rows or []},
+                "message": "" if rows else "the service lists no investor-alert cases"}
+
+    def search_people(self, name: str | None = None) -> pd.DataFrame:
+        self._apply(self._people(validate_search_name(self.person_query if name is None else name)))
+        return self.people
+
+    async def asearch_people(self, name: str | None = None) -> pd.DataFrame:
+        await self._aapply(self._people(validate_search_name(self.person_query if name is None else name)))
+        return self.people
+
+    def load_company(self, unique_id: str | None = None) -> "LicenceCheck":
+        self._apply(self._company(validate_path_param("unique_id", self.company_id if unique_id is None else unique_id)))
+        return self
+
+    async def aload_company(self, unique_id: str | None = None) -> "LicenceCheck":
+        await self._aapply(self._company(validate_path_param("unique_id", self.company_id if unique_id is None else unique_id)))
+        return self
+
+    def load_cases(self, unique_id: str | None = None) -> pd.DataFrame:
+        self._apply(self._cases(validate_path_param("unique_id", self.cases_id if unique_id is None else unique_id)))
+        return self.cases
+
+    async def aload_cases(self, unique_id: str | None = None) -> pd.DataFrame:
+        await self._aapply(self._cases(validate_path_param("unique_id", self.cases_id if unique_id is None else unique_id)))
+        return self.cases
+
+    def load_alert_cases(self) -> pd.DataFrame:
+        self._apply(self._alert_cases())
+        return self.alert_cases
+
+    async def aload_alert_cases(self) -> pd.DataFrame:
+        await self._aapply(self._alert_cases())
+        return self.alert_cases
 
     def search_companies(self, name: str | None = None) -> pd.DataFrame:
         self._apply(self._search(validate_search_name(self.company_query if name is None else name)))

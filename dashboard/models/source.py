@@ -41,6 +41,19 @@ def outcome(result: ApiResult | BaseException) -> tuple[Any, str | None, bool]:
     return normalise(result), None, result.stale
 
 
+def unpublished_fields(result: ApiResult | BaseException, data: Any) -> list[str]:
+    """Fields the answering service does not publish: a whole retired part, or fields named by its records."""
+    from dashboard.records.successor import NOT_PUBLISHED_FIELD
+
+    if isinstance(result, BaseException):
+        return []
+    fields: dict[str, None] = dict.fromkeys(result.not_published)
+    for record in data if isinstance(data, list) else [data]:
+        if isinstance(record, dict):
+            fields.update(dict.fromkeys(record.get(NOT_PUBLISHED_FIELD) or ()))
+    return list(fields)
+
+
 class ServiceModel(param.Parameterized):
     """Base of the models that fetch: a client, a loading flag and the two ways to load.
 

@@ -6,6 +6,7 @@ import html
 import re
 import urllib.parse
 from datetime import datetime
+from typing import Any
 
 import holoviews as hv
 import pandas as pd
@@ -15,6 +16,7 @@ from dashboard.api.errors import BadInputError
 from dashboard.models.factsheet import LIST_PARTS, OBJECT_PARTS, FundFactsheet
 from dashboard.models.holdings import HoldingsByQuarter
 from dashboard.records.labels import PERFORMANCE_KIND, label
+from dashboard.records.successor import NOT_PUBLISHED_NOTE, not_published
 from dashboard.reports.document import (
     Column,
     ReportDocument,
@@ -121,6 +123,11 @@ def _term(project_type: dict | None) -> str | None:
     return text or _label_pair(project_type, "proj_term_flag")
 
 
+def _pub(record: dict | None, field: str, value: Any) -> Any:
+    """The value, or the note that the answering service does not publish this field at all."""
+    return NOT_PUBLISHED_NOTE if not_published(record, field) else value
+
+
 def _overview(doc: ReportDocument, sheet: FundFactsheet) -> None:
     fund = sheet.fund or {}
     suit = sheet.suitability or {}
@@ -133,7 +140,11 @@ def _overview(doc: ReportDocument, sheet: FundFactsheet) -> None:
         ("Name (Thai)", fund.get("proj_name_th")),
         ("Name (English)", fund.get("proj_name_en")),
         ("Status", _label_pair(fund, "fund_status")),
-        ("Asset management company id", fund.get("unique_id")),
+        ("Asset management company", f"{fund.get('comp_name_en')} ({fund.get('unique_id')})"
+         if not is_missing(fund.get("comp_name_en")) else fund.get("unique_id")),
+        ("Policy", fund.get("policy_desc")),
+        ("Management style", fund.get("management_style_label_en") or fund.get("management_style")),
+        ("Tax incentive", ", ".join(fund.get("tax_incentives") or []) or None),
         ("Registration no.", fund.get("regis_id")),
         ("Registered on", fmt_date(fund.get("regis_date"))),
         ("Cancelled on", fmt_date(fund.get("cancel_date"))),
@@ -141,17 +152,22 @@ def _overview(doc: ReportDocument, sheet: FundFactsheet) -> None:
         ("Investors", _label_pair(sheet.project_type, "proj_retail_type")),
         ("Project term", _term(sheet.project_type)),
         ("Foreign investment", _label_pair(fund, "invest_country_flage") or _label_pair(fund, "invest_country_flag")),
-        ("US investors permitted", fund.get("permit_us_investment")),
+        ("US investors permitted", _pub(fund, "permit_us_investment", fund.get("permit_us_investment"))),
         ("Redemption", _label_pair(red, "redemp_period")),
+        ("Redemption, as published", red.get("redemp_period_text")),
         ("Redemption, other", red.get("redemp_period_oth")),
         ("Settlement", red.get("settlement_period")),
-        ("Cut-off, buying / selling", " / ".join(str(v) for v in (red.get("buying_cut_off_time"), red.get("selling_cut_off_time")) if not is_missing(v)) or None),
+        ("Cut-off, buying / selling", _pub(red, "buying_cut_off_time", " / ".join(
+            str(v) for v in (red.get("buying_cut_off_time"), red.get("selling_cut_off_time")) if not is_missing(v)) or None)),
     ]
     if not sheet.fund:
         sec.parts.append(note("The fund record (name, status, company) was not found; the facts below come from the factsheet parts."))
     sec.parts.append(key_value_table(pairs))
 
-    if ret:
+    if "return_estimate" in sheet.unpublished:
+        sec.parts.append("<h3>Estimated return</h3>")
+        sec.parts.append(note(f"Estimated return: {NOT_PUBLISHED_NOTE}."))
+    elif ret:
         sec.parts.append("<h3>Estimated return</h3>")
         sec.parts.append(key_value_table([
             ("Estimated return before expenses, % a year", fmt_number(ret.get("total_estimated_return"))),
@@ -192,9 +208,12 @@ def _overview(doc: ReportDocument, sheet: FundFactsheet) -> None:
     urls = sheet.urls or {}
     if urls:
         rows = "".join(
-            f"<tr><th scope=\"row\">{html.escape(name)}</th><td>{link_or_text(urls.get(key), demo=doc.settings.demo)}</td></tr>"
-            for name, key in (("Fund factsheet", "url_factsheet"), ("Annual report", "url_annual_report"),
-                              ("Half-year report", "url_halfyear_report"))
+            f"<tr><th scope=\"row\">{html.escape(name)}</th><td>"
+            f"{html.escape(NOT_PUBLISHED_NOTE) if not_published(urls, key) else link_or_text(urls.get(key), demo=doc.settings.demo)}</td></tr>"
+            for name, key in (("Fund factsheet", "url_factsheet"),
+                              *((("Factsheet on the company's website", "amc_url_factsheet"),)
+                                if not is_missing(urls.get("amc_url_factsheet")) else ()),
+                              ("Annual report", "url_annual_report"), ("Half-year report", "url_halfyear_report"))
         )
         sec.parts.append(f'<div class="table-wrap"><table class="data kv"><tbody>{rows}</tbody></table></div>')
     else:
@@ -301,6 +320,8 @@ def _fees(doc: ReportDocument, sheet: FundFactsheet, name: str) -> None:
     frame = fees.assign(fund=name)
     sec.parts.append(note("The prospectus ceiling (rate) and what is actually charged are shown apart and never "
                           "compared with each other."))
+    if "rate_unit" in sheet.unpublished.get("fees", []):
+        sec.parts.append(note(f"Fee units (for example % a year of net asset value): {NOT_PUBLISHED_NOTE}."))
     doc.chart(sec, safe_chart(charts.fee_bars, frame, value="actual_value_num"), "Fees actually charged")
     doc.chart(sec, safe_chart(charts.fee_bars, frame, value="rate_num"), "Prospectus fee ceilings")
     sec.parts.append(html_table(frame, fee_columns(False), caption="Fees as the service publishes them (free text)",
@@ -355,7 +376,7 @@ def _risk(doc: ReportDocument, sheet: FundFactsheet, name: str) -> None:
     for heading, key in (("Risk description", "risk_spectrum_desc"), ("Suits", "fund_suitable_desc"),
                          ("Does not suit", "fund_not_suitable_desc"), ("Important notice", "important_notice")):
         sec.parts.append(f"<h3>{html.escape(heading)}</h3>")
-        sec.parts.append(text_block(suit.get(key)))
+        sec.parts.append(text_block(_pub(suit, key, suit.get(key))))
     perf = sheet.performance
     if perf is not None and not perf.empty:
         vol = perf[perf["performance_kind"].isin(["fund_volatility", "benchmark_volatility"])]

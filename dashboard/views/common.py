@@ -46,6 +46,26 @@ def esc(value: Any, missing: str = DASH) -> str:
     return html.escape(str(value), quote=True).replace("\n", "<br>")
 
 
+NOT_PUBLISHED_HTML = '<span class="sd-muted">not published by the current service</span>'
+
+
+def published(record: Any, field: str, rendered: str) -> str:
+    """`rendered`, or the note that the answering service does not publish this field at all."""
+    from dashboard.records.successor import not_published
+
+    return NOT_PUBLISHED_HTML if not_published(record, field) else rendered
+
+
+def company_text(record: Any, id_field: str = "unique_id", name_field: str = "comp_name_en") -> str:
+    """A company as its name with the identifier after it; the bare identifier only when no name is known."""
+    if not isinstance(record, dict):
+        return esc(None)
+    ident, name = record.get(id_field), record.get(name_field)
+    if is_missing(name):
+        return esc(ident)
+    return f'{esc(name)} <span class="sd-muted">({esc(ident)})</span>' if not is_missing(ident) else esc(name)
+
+
 def safe_url(value: Any) -> str | None:
     """An http(s) link from the service, or None: other schemes (javascript:, data:) are never linked."""
     if is_missing(value):
@@ -208,8 +228,10 @@ def _number_formatter(digits: int = 2):
 
 
 def display_frame(frame: pd.DataFrame, columns: Sequence[str] | None = None) -> pd.DataFrame:
-    """A copy for display: dates as ISO text, text as plain Python strings, missing text empty."""
-    out = frame[list(columns)].copy() if columns is not None else frame.copy()
+    """A copy for display: dates as ISO text, text as plain Python strings, missing text empty.
+
+    Columns the frame lacks are left out (a field only one of the service's layouts sends)."""
+    out = frame[[c for c in columns if c in frame.columns]].copy() if columns is not None else frame.copy()
     for col in out.columns:
         series = out[col]
         if pd.api.types.is_datetime64_any_dtype(series):

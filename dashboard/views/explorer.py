@@ -9,7 +9,7 @@ import param
 
 from dashboard.api.errors import SecApiError
 from dashboard.models.dashboard_state import DashboardState
-from dashboard.records.labels import FUND_STATUS
+from dashboard.records.labels import FUND_STATUS, TAX_INCENTIVE
 from dashboard.views.common import (
     STATUS_TONES,
     card,
@@ -24,19 +24,22 @@ from dashboard.views.common import (
     html_pane,
     is_missing,
     kv_table,
+    NOT_PUBLISHED_HTML,
+    company_text,
     link,
     notify_error,
+    published,
     pill,
     stale_badge,
     update_table,
 )
 
-RESULT_COLUMNS = ["proj_abbr_name", "proj_name_en", "proj_name_th", "status", "unique_id", "regis_date", "proj_id"]
-RESULT_WIDTHS = {"proj_abbr_name": 130, "proj_name_en": 300, "proj_name_th": 260, "status": 150, "unique_id": 120,
+RESULT_COLUMNS = ["proj_abbr_name", "proj_name_en", "proj_name_th", "status", "company", "regis_date", "proj_id"]
+RESULT_WIDTHS = {"proj_abbr_name": 130, "proj_name_en": 300, "proj_name_th": 260, "status": 150, "company": 220,
                  "regis_date": 110}
 RESULT_TITLES = {"proj_abbr_name": "Abbreviation", "proj_name_en": "English name", "proj_name_th": "Thai name",
-                 "status": "Status", "unique_id": "Company", "regis_date": "Registered", "cancel_date": "Cancelled",
-                 "proj_id": "proj_id"}
+                 "status": "Status", "company": "Company", "regis_date": "Registered", "cancel_date": "Cancelled",
+                 "proj_id": "Fund id"}
 CLASS_COLUMNS = ["proj_abbr_name", "class_abbr_name", "class_name", "class_additional_desc", "proj_id"]
 CLASS_TITLES = {"proj_abbr_name": "Fund", "class_abbr_name": "Class", "class_name": "Class name",
                 "class_additional_desc": "Description", "proj_id": "proj_id"}
@@ -51,7 +54,12 @@ def status_text(code: object) -> str:
 
 
 def results_frame(results: pd.DataFrame) -> pd.DataFrame:
-    frame = results.assign(status=results["fund_status"].map(status_text) if not results.empty else pd.Series(dtype=object))
+    if results.empty:
+        frame = results.assign(status=pd.Series(dtype=object), company=pd.Series(dtype=object))
+    else:
+        names = results["comp_name_en"] if "comp_name_en" in results else pd.Series(pd.NA, index=results.index)
+        frame = results.assign(status=results["fund_status"].map(status_text),
+                               company=names.where(names.notna() & (names.astype(str).str.strip() != ""), results["unique_id"]))
     return display_frame(frame, RESULT_COLUMNS)
 
 
@@ -108,12 +116,21 @@ def overview_html(state: DashboardState) -> str:
         ("Cancelled", esc(fmt_date(fund.get("cancel_date")), "not cancelled") if fund else None),
         ("Status", esc(status_text(status)) + (f' <span lang="th" class="sd-muted">({esc(fund.get("fund_status_label_th"))})</span>'
                                                if fund.get("fund_status_label_th") else "")),
-        ("Company", esc(fund.get("unique_id"))),
+        ("Company", company_text(fund) if fund.get("comp_name_en") else esc(state.company_name(fund.get("unique_id")))),
         ("Retail type", esc(ptype.get("proj_retail_type_label_en") or ptype.get("proj_retail_type")) if ptype else esc(None, "not published")),
         ("Term", (esc(ptype.get("proj_term_flag_label_en")) + (f" ({esc(_term(ptype))})" if _term(ptype) else "")) if ptype else None),
+        ("Policy", f'<span lang="th">{esc(fund.get("policy_desc") or ptype.get("policy_desc"))}</span>'
+         if not is_missing(fund.get("policy_desc") or ptype.get("policy_desc")) else None),
+        ("Management style", esc(fund.get("management_style_label_en") or fund.get("management_style"))
+         if not is_missing(fund.get("management_style")) else None),
+        ("Tax incentive", esc(", ".join(TAX_INCENTIVE.get(t, ("", t))[1] for t in fund.get("tax_incentives")))
+         if fund.get("tax_incentives") else None),
+        ("Feeder fund of", f'<span lang="th">{esc(fund.get("feederfund_master_fund"))}'
+         + (f' ({esc(fund.get("feederfund_country"))})' if not is_missing(fund.get("feederfund_country")) else "") + "</span>"
+         if not is_missing(fund.get("feederfund_master_fund")) else None),
         ("Foreign investment", esc(fund.get("invest_country_flage_label_en") or fund.get("invest_country_flage"))),
-        ("US investors", esc({"Y": "may invest", "N": "may not invest"}.get(str(fund.get("permit_us_investment")),
-                                                                            fund.get("permit_us_investment")))),
+        ("US investors", published(fund, "permit_us_investment", esc({"Y": "may invest", "N": "may not invest"}.get(
+            str(fund.get("permit_us_investment")), fund.get("permit_us_investment"))))),
         ("Last updated", esc(fmt_date(fund.get("last_upd_date")))),
     ])
     cards.append(card("Registration", kv_table(registration)))
@@ -123,13 +140,16 @@ def overview_html(state: DashboardState) -> str:
             ("Risk level", esc(f"{suit.get('risk_spectrum_label_en') or ''} ({suit.get('risk_spectrum')})"
                                if suit.get("risk_spectrum") else None)),
             ("About the risk", f'<span class="sd-text" lang="th">{esc(suit.get("risk_spectrum_desc"))}</span>'),
-            ("Suits", f'<span class="sd-text" lang="th">{esc(suit.get("fund_suitable_desc"))}</span>'),
-            ("Does not suit", f'<span class="sd-text" lang="th">{esc(suit.get("fund_not_suitable_desc"))}</span>'),
-            ("Warning", f'<span class="sd-text" lang="th">{esc(suit.get("important_notice"))}</span>'),
+            ("Suits", published(suit, "fund_suitable_desc",
+                                f'<span class="sd-text" lang="th">{esc(suit.get("fund_suitable_desc"))}</span>')),
+            ("Does not suit", published(suit, "fund_not_suitable_desc",
+                                        f'<span class="sd-text" lang="th">{esc(suit.get("fund_not_suitable_desc"))}</span>')),
+            ("Warning", published(suit, "important_notice",
+                                  f'<span class="sd-text" lang="th">{esc(suit.get("important_notice"))}</span>')),
         ])
         cards.append(card("Risk and suitability", kv_table(risk_rows)))
     else:
-        cards.append(card("Risk and suitability", empty_html("No suitability data published (E8).")))
+        cards.append(card("Risk and suitability", empty_html("No risk level or suitability published for this fund.")))
 
     inv = sheet.investment
     if inv is not None and not inv.empty:
@@ -150,22 +170,27 @@ def overview_html(state: DashboardState) -> str:
             ])))
         cards.append(card("Investment minimums", "<hr>".join(parts)))
     else:
-        cards.append(card("Investment minimums", empty_html("No investment minimums published (E5).")))
+        cards.append(card("Investment minimums", empty_html("No investment minimums published for this fund.")))
 
     if red:
         period = red.get("redemp_period_label_en") or red.get("redemp_period")
         if str(red.get("redemp_period")) == "9" and red.get("redemp_period_oth"):
             period = f"{period}: {red.get('redemp_period_oth')}"
+        as_sent = red.get("redemp_period_text")
+        dealing = esc(period) + (f' <span class="sd-muted" lang="th">({esc(as_sent)})</span>'
+                                 if not is_missing(as_sent) and as_sent != period else "")
         cards.append(card("Redemption", kv_table(_rows([
-            ("Dealing", f'{esc(period)} <span class="sd-muted">(code {esc(red.get("redemp_period"))})</span>'),
+            ("Dealing", dealing),
             ("Proceeds paid", f'<span lang="th">{esc(red.get("settlement_period"))}</span>'),
-            ("Buying cut-off", esc(red.get("buying_cut_off_time"))),
-            ("Selling cut-off", esc(red.get("selling_cut_off_time"))),
+            ("Buying cut-off", published(red, "buying_cut_off_time", esc(red.get("buying_cut_off_time")))),
+            ("Selling cut-off", published(red, "selling_cut_off_time", esc(red.get("selling_cut_off_time")))),
         ]))))
     else:
-        cards.append(card("Redemption", empty_html("No redemption terms published (E11).")))
+        cards.append(card("Redemption", empty_html("No redemption terms published for this fund.")))
 
-    if ret:
+    if "return_estimate" in sheet.unpublished:
+        cards.append(card("Estimated return", f"<p>{NOT_PUBLISHED_HTML}</p>"))
+    elif ret:
         years, months = ret.get("investment_period_year"), ret.get("investment_period_month")
         horizon = ", ".join(p for p in (f"{fmt_number(years, 0)} years" if years else "",
                                         f"{fmt_number(months, 0)} months" if months else "") if p)
@@ -181,16 +206,22 @@ def overview_html(state: DashboardState) -> str:
         body = "".join(
             f"<tr><th>{esc(r.get('class_abbr_name'))}</th><td lang=\"th\">{esc(r.get('class_name'))}"
             + (f'<br><span class="sd-muted">{esc(r.get("class_additional_desc"))}</span>'
-               if not is_missing(r.get("class_additional_desc")) else "") + "</td></tr>"
+               if not is_missing(r.get("class_additional_desc")) else "")
+            + (f'<br><span class="sd-muted">ISIN {esc(r.get("fund_class_isin_code"))}</span>'
+               if not is_missing(r.get("fund_class_isin_code")) else "")
+            + (f' {pill(TAX_INCENTIVE.get(r.get("tax_incentive"), ("", r.get("tax_incentive")))[1])}'
+               if not is_missing(r.get("tax_incentive")) else "") + "</td></tr>"
             for _, r in classes.iterrows())
         cards.append(card(f"Unit classes ({len(classes)})", f'<table class="sd-kv">{body}</table>'))
     else:
-        cards.append(card("Unit classes", empty_html("A single-class fund (no unit classes listed, E4).")))
+        cards.append(card("Unit classes", empty_html("A single-class fund (no unit classes listed).")))
 
     cards.append(card("Reports", kv_table([
         ("Fund factsheet", link(urls.get("url_factsheet"), "open")),
-        ("Annual report", link(urls.get("url_annual_report"), "open")),
-        ("Half-year report", link(urls.get("url_halfyear_report"), "open")),
+        *((("On the company's website", link(urls.get("amc_url_factsheet"), "open")),)
+          if not is_missing(urls.get("amc_url_factsheet")) else ()),
+        ("Annual report", published(urls, "url_annual_report", link(urls.get("url_annual_report"), "open"))),
+        ("Half-year report", published(urls, "url_halfyear_report", link(urls.get("url_halfyear_report"), "open"))),
     ])))
     if sheet.errors:
         failed = "".join(f"<li>{esc(part)}: {esc(reason)}</li>" for part, reason in sheet.errors.items())

@@ -166,6 +166,9 @@ class DashboardApp(pn.viewable.Viewer):
 
     def _footer_html(self, *_):
         parts = [f"Data: {esc(self.source_label or 'the SEC Open API')}"]
+        layout = self.state.service_layout()
+        if layout:
+            parts.append(f"answering on its {esc(layout)}")
         for label, value in self.state.as_of().items():
             parts.append(f"{esc(label)} {esc(value)}")
         loaded_at = self.state.factsheet.loaded_at

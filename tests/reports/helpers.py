@@ -63,8 +63,8 @@ def hostile_dataset(dataset: DemoDataset) -> DemoDataset:
     return ds
 
 
-def client_for(dataset: DemoDataset, today: date) -> SecClient:
-    """A demo-mode client over a given data set (in-process simulator, no network)."""
-    app = create_app(dataset, require_key=False, today=today)
-    return SecClient(ApiSettings.from_env(demo=True, environ={}), transport=httpx.ASGITransport(app=app),
+def client_for(dataset: DemoDataset, today: date, layout: str = "legacy") -> SecClient:
+    """A demo-mode client over a given data set (in-process simulator playing one layout, no network)."""
+    app = create_app(dataset, require_key=False, today=today, layout=layout)
+    return SecClient(ApiSettings.from_env(demo=True, layout=layout, environ={}), transport=httpx.ASGITransport(app=app),
                      today=lambda: today)

@@ -199,8 +199,9 @@ def test_licensee_report_of_a_company(module_client, dataset_module):
     assert "No case was asked for" in page
 
 
-def test_hostile_service_text_is_escaped_everywhere(dataset_module):
-    client = client_for(hostile_dataset(dataset_module), TODAY)
+@pytest.mark.parametrize("layout", ["legacy", "successor"])
+def test_hostile_service_text_is_escaped_everywhere(dataset_module, layout):
+    client = client_for(hostile_dataset(dataset_module), TODAY, layout)
     try:
         page = fund_report_html(client, [HOSTILE_PROJ_ID])
         other = full_funds(dataset_module)[0]["proj_id"]

@@ -215,7 +215,9 @@ def cmd_licensee_company(args) -> int:
     data = {"unique_id": args.unique_id, **{part: check.records[part] for part in ("licences", "personnel", "business")}}
     note = check.message
     if args.json:
-        return _emit(args, data, empty_note=note)
+        if note:
+            print(f"no data: {note}", file=sys.stderr)
+        return _emit(args, data)
     for title, rows, kind in (("licences and registrations", data["licences"], "company_licence"),
                               ("personnel on duty", data["personnel"], "duty"),
                               ("business activities", data["business"], "business_activity")):

@@ -513,8 +513,8 @@ class SuccessorView:
                     rows.append({
                         **self.dated(pid, version, fund_class_name=self.class_label(pid, rec.get("class_abbr_name"))),
                         "fee_type_desc": rec.get("fee_type_desc"),
-                        "rate": _float(_number(rec.get("rate"))),
-                        "actual_value": _float(_nudge(rng, _number(rec.get("actual_value")))),
+                        "rate": _float(_fee_number(rec.get("rate"))),
+                        "actual_value": _float(_nudge(rng, _fee_number(rec.get("actual_value")))),
                         "fee_other_desc": _null_or_empty(rec.get("fee_other_desc")),
                         "last_upd_date": version["last_upd_date"],
                     })
@@ -657,6 +657,15 @@ class SuccessorView:
     def alert_action(self, params: dict, body: dict) -> list[dict]:
         rec = self.ds.alerts.get(params["case_id"])
         return [dict(rec)] if rec else []
+
+
+def _fee_number(value: object) -> int | float | None:
+    """A fee as the current service's float: the one number a legacy text holds ("ไม่เกิน 1.50" -> 1.5);
+    None for words ("ยกเว้น", waived) and ranges, which a float cannot carry."""
+    from dashboard.records.values import single_number
+
+    number = _number(value)
+    return number if number is not None else single_number(value)
 
 
 def _float(value: int | float | None) -> float | None:

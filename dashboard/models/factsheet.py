@@ -105,9 +105,18 @@ class FundFactsheet(ServiceModel):
 
     async def _fetch(self, proj_id: str, periods: list[str], fund: dict | None) -> dict:
         """All parts of the factsheet as a parameter update (runs on the client's loop)."""
-        results = await self.api.async_client.fetch_many(self._calls(proj_id, periods))
         if fund is None and self.fund is not None and self.fund.get("proj_id") == proj_id:
             fund = self.fund
+        calls = self._calls(proj_id, periods)
+        if fund is None:
+            # A fund search for the id itself, in the same batch: where the service matches ids in its
+            # search (the current one does, from the very answer the unit classes come from) this finds
+            # the record at no extra round trip; elsewhere the abbreviation lookup below does.
+            calls.append(("E1", {"name": proj_id}))
+        results = await self.api.async_client.fetch_many(calls)
+        if fund is None:
+            found, _error, _stale = outcome(results.pop())
+            fund = next((f for f in found or [] if f.get("proj_id") == proj_id), None)
         update = self._assemble(proj_id, periods, results)
         if fund is None:
             fund = await self._find_fund_record(proj_id, update.get("classes"))

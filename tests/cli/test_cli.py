@@ -192,3 +192,167 @@ def test_demo_server_command_serves_the_api_on_loopback(tmp_path):
         proc.terminate()
         out, err = proc.communicate(timeout=20)
     assert KEY not in out + err
+
+
+# ---- the current service's layout ------------------------------------------------------------------
+
+
+def _ordered(rows) -> list:
+    """Rows in one order whatever order the service sent them in (None sorts like any value)."""
+    return sorted(rows, key=lambda row: json.dumps(row, ensure_ascii=False, default=str))
+
+
+def _comparable(show: dict) -> dict:
+    """What both layouts must agree on in `fund show --json`: every value the legacy layout had, apart
+    from the parts and fields the current service dropped, in an order-free form."""
+    fund = show["fund"] or {}
+    same = {
+        "fund": {k: fund.get(k) for k in ("proj_id", "proj_abbr_name", "proj_name_en", "proj_name_th", "fund_status",
+                                          "unique_id", "regis_id", "regis_date", "cancel_date", "invest_country_flage")},
+        "classes": _ordered((c["class_abbr_name"], c["class_name"]) for c in show["classes"]),
+        "holdings": {p: _ordered((r["isin_code"] or "", r["percent_nav"], r["assetliab_value"], r["is_nav_total"])
+                               for r in rows) for p, rows in show["holdings"].items()},
+        "performance": _ordered((p["class_abbr_name"] or "", p["performance_kind"], p["reference_period"],
+                               p["performance_val"]) for p in show["performance"]),
+        "fees": _ordered((f["class_abbr_name"] or "", f["fee_type_desc"], f["rate_num"], f["actual_value_num"])
+                       for f in show["fees"]),
+        "allocation": _ordered((a["asset_name"], a["asset_ratio"]) for a in show["allocation"]),
+        "risk": {k: (show["suitability"] or {}).get(k) for k in ("risk_spectrum", "risk_spectrum_desc")},
+        "redemption": {k: (show["redemption"] or {}).get(k) for k in ("redemp_period", "settlement_period")},
+        "project_type": {k: (show["project_type"] or {}).get(k) for k in ("proj_retail_type", "proj_term_flag")},
+        "minimums": _ordered({(i["minimum_sub_ipo"], i["minimum_sub"], i["minimum_redempt"]) for i in show["investment"]}),
+    }
+    return same
+
+
+def test_fund_show_gives_the_same_values_on_both_layouts(simulator, dataset, monkeypatch, capsys, tmp_path):
+    from tests.reports.helpers import full_funds
+
+    monkeypatch.setenv("SEC_API_KEY", KEY)
+    monkeypatch.setenv("SEC_API_BASE_URL", simulator.base_url)
+    shows = {}
+    for n, proj_id in enumerate(f["proj_id"] for f in full_funds(dataset)[:3]):
+        for layout in ("legacy", "successor"):
+            simulator.app.layout = layout
+            monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path / f"{layout}-{n}"))
+            assert main(["fund", "show", proj_id, "--json"]) == 0
+            shows[layout] = json.loads(capsys.readouterr().out)
+        legacy, successor = shows["legacy"], shows["successor"]
+        assert list(successor) == SHOW_KEYS == list(legacy)
+        assert _comparable(successor) == _comparable(legacy)
+        # dropped: the estimate, the suitability texts; added: the company's name, policy type
+        assert bool(legacy["return_estimate"]) == (proj_id in dataset.return_estimate)
+        assert successor["return_estimate"] is None
+        assert successor["fund"]["comp_name_en"] and "comp_name_en" not in legacy["fund"]
+        assert successor["suitability"]["not_published"] and "not_published" not in legacy["suitability"]
+
+
+@pytest.mark.parametrize("layout, words", [("successor", "current service paths"), ("legacy", "legacy paths")])
+def test_verbose_output_says_which_layout_answers(simulator, layout, words, tmp_path):
+    simulator.app.layout = layout
+    result = run("-v", "--base-url", simulator.base_url, "licensee", "former", "--json",
+                 env={"SEC_API_KEY": KEY, "SEC_DASHBOARD_CACHE_DIR": str(tmp_path)})
+    assert result.returncode == 0 and words in result.stderr and KEY not in result.stderr
+
+
+def test_new_licence_lookups_on_the_current_service(cli, dataset, simulator):
+    person = dataset.persons[0]
+    surname = person["name_en"].split()[-1]
+    company = dataset.amcs[0]["unique_id"]
+    (uid, case), _ = next(iter(dataset.enforcement.items()))
+    commands = {
+        "person-search": ("licensee", "person-search", surname, "--json"),
+        "company": ("licensee", "company", company, "--json"),
+        "cases": ("licensee", "cases", uid, "--json"),
+        "alerts": ("licensee", "alerts", "--json"),
+    }
+    if simulator.app.layout == "legacy":
+        for args in commands.values():
+            code, out, err = cli(*args)
+            assert code == 2 and out == "" and "current service" in err and err.count("\n") == 1
+        return
+    code, out, _ = cli(*commands["person-search"])
+    assert code == 0 and person["unique_id"] in {p["unique_id"] for p in json.loads(out)}
+    code, out, _ = cli(*commands["company"])
+    data = json.loads(out)
+    assert code == 0 and list(data) == ["unique_id", "licences", "personnel", "business"]
+    assert data["unique_id"] == company and data["licences"] and all(r["lic_name_en"] for r in data["licences"])
+    code, out, _ = cli(*commands["cases"])
+    cases = json.loads(out)
+    assert code == 0 and case in {c["case_id"] for c in cases}
+    assert all(c["enforcement_type_label_en"] for c in cases)
+    code, out, _ = cli(*commands["alerts"])
+    assert code == 0 and {a["case_id"] for a in json.loads(out)} == set(dataset.alerts)
+    code, out, err = cli("licensee", "company", "C9999999999", "--json")
+    assert code == 0 and "no data" in err
+
+
+DOCTOR_KEYS = ["base_url", "layout", "fund_key", "licence_key", "latency_ms"]
+
+
+@pytest.mark.parametrize("layout", ["successor", "legacy"])
+def test_doctor_reports_layout_keys_and_round_trip(simulator, layout, tmp_path):
+    simulator.app.layout = layout
+    env = {"SEC_API_BASE_URL": simulator.base_url, "SEC_API_KEY": KEY, "SEC_DASHBOARD_CACHE_DIR": str(tmp_path)}
+    result = run("doctor", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert list(report) == DOCTOR_KEYS
+    assert report["layout"] == layout and report["fund_key"] == report["licence_key"] == "ok"
+    assert report["base_url"] == simulator.base_url and report["latency_ms"] >= 0
+    assert KEY not in result.stdout + result.stderr
+    readable = run("doctor", env=env)
+    assert readable.returncode == 0 and "layout" in readable.stdout and KEY not in readable.stdout
+
+
+def test_doctor_exit_codes_for_missing_and_rejected_keys_and_no_service(simulator, tmp_path):
+    simulator.app.layout = "successor"
+    base = {"SEC_API_BASE_URL": simulator.base_url, "SEC_DASHBOARD_CACHE_DIR": str(tmp_path)}
+    missing = run("doctor", "--json", env=dict(base, SEC_FUND_API_KEY=KEY))
+    report = json.loads(missing.stdout)
+    assert missing.returncode == 3 and report["fund_key"] == "ok" and report["licence_key"] == "missing"
+    rejected = run("doctor", "--json", env=dict(base, SEC_API_KEY="0" * 32))
+    report = json.loads(rejected.stdout)
+    assert rejected.returncode == 3 and report["fund_key"] == report["licence_key"] == "rejected"
+    assert report["layout"] == "successor" and "0" * 32 not in rejected.stdout + rejected.stderr
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    gone = run("doctor", "--json", env=dict(base, SEC_API_BASE_URL=f"http://127.0.0.1:{port}", SEC_API_KEY=KEY))
+    assert gone.returncode == 4 and json.loads(gone.stdout)["layout"] is None and "Traceback" not in gone.stderr
+
+
+def test_demo_server_plays_the_current_service(tmp_path):
+    import socket
+    import time
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SEC_")}
+    env.update(PYTHONPATH=str(ROOT), SEC_API_KEY=KEY)
+    proc = subprocess.Popen([sys.executable, "-m", "dashboard", "demo-server", "--port", str(port), "--layout", "successor"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        headers = {"Ocp-Apim-Subscription-Key": KEY}
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                answer = httpx.get(f"{base}/v2/fund/general-info/amcs", headers=headers)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.2)
+        assert answer.status_code == 200 and answer.json()["items"]
+        assert httpx.get(f"{base}/LicenseCheck/licensee/company", headers=headers).status_code == 404
+        result = run("--base-url", base, "fund", "search", "Demo", "--json",
+                     env={"SEC_API_KEY": KEY, "SEC_DASHBOARD_CACHE_DIR": str(tmp_path)})
+        assert result.returncode == 0 and len(json.loads(result.stdout)) >= 60
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=20)

@@ -11,6 +11,8 @@ from datetime import date
 import httpx
 import pytest
 
+from dashboard.records.values import single_number
+
 from dashboard.demo.generator import ENFORCEMENT_TYPE_TH, SUCCESSOR_STATUS, TAX_SSF, TAX_THAI_ESG, generate_demo_dataset
 from dashboard.demo.simulator import INVALID_KEY_BODY, MISSING_KEY_BODY, NOT_FOUND_BODY, SimulatorServer, create_app
 from dashboard.demo.successor import FUND_ROUTES, LICENCE_ROUTES, no_data_status
@@ -327,7 +329,8 @@ def test_performance_fees_and_allocation(app):
     for r in fees:
         assert "rate_unit" not in r and "actual_value_unit" not in r
         assert r["rate"] is None or isinstance(r["rate"], float)
-    legacy_rates = sorted(float(f["rate"]) for f in DS.fees[SINGLE] if f["rate"].replace(".", "", 1).isdigit())
+    # a text holding one number ("ไม่เกิน 1.50") is that number; words and ranges have none
+    legacy_rates = sorted(n for n in (single_number(f["rate"]) for f in DS.fees[SINGLE]) if n is not None)
     assert sorted(r["rate"] for r in fees if r["rate"] is not None) == legacy_rates
     pid = next(iter(DS.allocation))
     alloc = get(app, f"{V2}/factsheet/asset-allocation", proj_id=pid, latest="true").json()["items"]

@@ -105,6 +105,25 @@ class LicenceCheck(ServiceModel):
         return {"alert_cases": records_frame("alert_case", rows or []), "records": {**self.records, "alert_cases": rows or []},
                 "message": "" if rows else "the service lists no investor-alert cases"}
 
+    def company_names(self) -> dict[str, str]:
+        """English (else Thai) names of the companies any lookup so far has listed, by identifier."""
+        names: dict[str, str] = {}
+        for frame in (self.former, self.companies):
+            if frame is None or frame.empty:
+                continue
+            for uid, en, th in zip(frame["unique_id"], frame["name_en"], frame["name_th"]):
+                name = en if isinstance(en, str) and en.strip() else th
+                if isinstance(uid, str) and isinstance(name, str) and name.strip():
+                    names[uid] = name.strip()
+        return names
+
+    def with_company_names(self, frame: pd.DataFrame, id_column: str = "company_unique_id") -> pd.DataFrame:
+        """The frame with a `company` column: the company's name and identifier, or the identifier alone."""
+        names = self.company_names()
+        ids = frame[id_column] if id_column in frame else pd.Series([], dtype=object)
+        company = [f"{names[u]} ({u})" if isinstance(u, str) and u in names else u for u in ids]
+        return frame.assign(company=pd.Series(company, index=frame.index, dtype=object))
+
     def search_people(self, name: str | None = None) -> pd.DataFrame:
         self._apply(self._people(validate_search_name(self.person_query if name is None else name)))
         return self.people

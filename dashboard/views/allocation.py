@@ -73,7 +73,7 @@ class AllocationView(TabView):
             self._donut.object = charts.empty_chart("The fund could not be loaded")
         else:
             if allocation is None or allocation.empty:
-                self._note.object = empty_html("The service publishes no asset allocation for this fund (E13).") if state.fund else ""
+                self._note.object = empty_html("The service publishes no asset allocation for this fund.") if state.fund else ""
             else:
                 total = allocation["asset_ratio"].sum()
                 self._note.object = f'<span class="sd-muted">Shares of NAV as published; they add up to {total:,.2f} %.</span>'

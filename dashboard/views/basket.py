@@ -51,7 +51,7 @@ class BasketPanel(pn.viewable.Viewer):
         self._add = pmui.Button(label="Add the selected fund", icon="playlist_add", variant="outlined",
                                 sizing_mode="stretch_width", margin=(4, 10))
         self._add.on_click(self._add_selected)
-        self._company = pmui.Button(label="Fill with its company's funds (E2)", icon="apartment", variant="outlined",
+        self._company = pmui.Button(label="Fill with its company's funds", icon="apartment", variant="outlined",
                                     sizing_mode="stretch_width", margin=(4, 10))
         self._company.on_click(self._fill_company)
         self._clear = pmui.Button(label="Clear the basket", icon="delete_sweep", variant="text", color="error",

@@ -155,7 +155,9 @@ def overview_html(state: DashboardState) -> str:
     if inv is not None and not inv.empty:
         parts = []
         for n, (_, row) in enumerate(inv.iterrows(), 1):
-            label = f'<p class="sd-muted" style="margin:2px 0">Entry {n} of {len(inv)}</p>' if len(inv) > 1 else ""
+            cls = row.get("class_abbr_name") if "class_abbr_name" in inv else None
+            label = (f'<p class="sd-muted" style="margin:2px 0">Class {esc(cls)}</p>' if not is_missing(cls) else
+                     f'<p class="sd-muted" style="margin:2px 0">Entry {n} of {len(inv)}</p>' if len(inv) > 1 else "")
             parts.append(label + kv_table(_rows([
                 ("First purchase", esc(fmt_amount(row.get("minimum_sub_ipo"), row.get("minimum_sub_ipo_cur")))
                  + _note(row.get("minimum_sub_ipo_addi_desc"))),
@@ -241,7 +243,7 @@ class FundExplorer(pn.viewable.Viewer):
     def __init__(self, **params):
         super().__init__(**params)
         state = self.state
-        self._query = pmui.TextInput(label="Fund name or abbreviation (E1), or unit class (E3)", value=state.query,
+        self._query = pmui.TextInput(label="Fund name or abbreviation, or unit class", value=state.query,
                                      placeholder="e.g. Demo, Equity, DCPEQ", sizing_mode="stretch_width")
         self._query.param.watch(self._on_enter, "enter_pressed")
         self._go = pmui.Button(label="Search", icon="search", variant="contained", margin=(12, 8), width=120)
@@ -253,7 +255,7 @@ class FundExplorer(pn.viewable.Viewer):
         self._classes = data_table(display_frame(state.search.classes, CLASS_COLUMNS), titles=CLASS_TITLES, selectable=1,
                                    page_size=5, hidden_columns=["proj_id"], visible=False)
         self._classes.param.watch(self._on_select_class, "selection")
-        self._classes_title = pn.pane.Markdown("Unit classes whose abbreviation matches (E3): pick one to open its fund",
+        self._classes_title = pn.pane.Markdown("Unit classes whose abbreviation matches: pick one to open its fund",
                                                margin=(8, 8, 0, 8), visible=False)
         self._message = html_pane("")
         state.param.watch(self._show_query, ["query"])
@@ -264,7 +266,7 @@ class FundExplorer(pn.viewable.Viewer):
         self._basket_button = pmui.Button(label=self._basket_label(), variant="outlined", icon="playlist_add",
                                           margin=(4, 8))
         self._basket_button.on_click(self._toggle_basket)
-        self._company_button = pmui.Button(label="All funds of this company (E2)", variant="text", icon="apartment",
+        self._company_button = pmui.Button(label="All funds of this company", variant="text", icon="apartment",
                                            margin=(4, 8))
         self._company_button.on_click(self._company_funds)
         state.basket.param.watch(self._update_button, "proj_ids")

@@ -106,7 +106,7 @@ class FeesView(TabView):
                 notes.append(empty_html(f"Fees could not be loaded for: {', '.join(basket.label(p) for p in failed)} "
                                         f"({reason}).", error=True))
             if frame.empty and basket.loaded and not failed:
-                notes.append(empty_html("The service publishes no fees for the funds in the basket (E12)."))
+                notes.append(empty_html("The service publishes no fees for the funds in the basket."))
             elif missing:
                 notes.append(empty_html(f"No fees published for: {', '.join(missing)}."))
             self._note.object = "".join(notes)

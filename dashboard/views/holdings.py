@@ -83,7 +83,7 @@ class HoldingsView(TabView):
             return
         if not model.periods_with_data:
             self._summary.object = empty_html(
-                "The service publishes no portfolio holdings for this fund in the last 12 quarters (E6)." if state.fund
+                "The service publishes no portfolio holdings for this fund in the last 12 quarters." if state.fund
                 else "Select a fund in the Fund explorer.")
         elif not model.has_data():
             self._summary.object = empty_html(f"No holdings published for {quarter_label(model.period)}.")

@@ -37,9 +37,9 @@ APPROVAL_COLUMNS = ["lic_name_en", "lic_code", "regis_sale_no", "effective_date"
 APPROVAL_TITLES = {"lic_name_en": "Approval", "lic_code": "Approval code", "regis_sale_no": "Registration no.",
                    "effective_date": "Effective", "expire_date": "Expires", "approval_state": "State",
                    "privilege_type_label_en": "Privilege"}
-DUTY_COLUMNS = ["company_unique_id", "lic_action_name_en", "lic_action_code", "action_start_date", "action_end_date",
+DUTY_COLUMNS = ["company", "lic_action_name_en", "lic_action_code", "action_start_date", "action_end_date",
                 "is_current"]
-DUTY_TITLES = {"company_unique_id": "Company", "person_unique_id": "Person", "lic_action_name_en": "Duty",
+DUTY_TITLES = {"company": "Company", "person_unique_id": "Person", "lic_action_name_en": "Duty",
                "lic_action_code": "Duty code", "action_start_date": "Since", "action_end_date": "Until",
                "is_current": "Current"}
 PERSONNEL_COLUMNS = ["person_unique_id", "lic_action_name_en", "lic_action_code", "action_start_date", "action_end_date"]
@@ -135,7 +135,7 @@ class LicenseeView(pn.viewable.Viewer):
         self._person_go.on_click(self._load_person)
         self._approvals = data_table(display_frame(lic.approvals, APPROVAL_COLUMNS), titles=APPROVAL_TITLES, page_size=8,
                                      name="licensee-approvals")
-        self._duties = data_table(display_frame(lic.duties, DUTY_COLUMNS), titles=DUTY_TITLES, page_size=8,
+        self._duties = data_table(display_frame(lic.with_company_names(lic.duties), DUTY_COLUMNS), titles=DUTY_TITLES, page_size=8,
                                   name="licensee-duties")
         self._person_note = html_pane("")
 
@@ -265,7 +265,7 @@ class LicenseeView(pn.viewable.Viewer):
         update_table(self._companies, display_frame(lic.companies, COMPANY_COLUMNS))
         update_table(self._former, display_frame(lic.former, COMPANY_COLUMNS))
         update_table(self._approvals, display_frame(lic.approvals, APPROVAL_COLUMNS))
-        update_table(self._duties, display_frame(lic.duties, DUTY_COLUMNS))
+        update_table(self._duties, display_frame(lic.with_company_names(lic.duties), DUTY_COLUMNS))
         update_table(self._people, display_frame(lic.people, PEOPLE_COLUMNS))
         update_table(self._licences, display_frame(lic.company_licences, LICENCE_COLUMNS))
         update_table(self._personnel, display_frame(lic.personnel, PERSONNEL_COLUMNS))
@@ -372,3 +372,5 @@ class LicenseeView(pn.viewable.Viewer):
             await self._load_cases()
         if self.examples.get("person_name"):
             await self._search_people()
+        if self.examples.get("company_id"):  # the investor-alert list too, on the current service
+            await self._load_alert_cases()

@@ -124,7 +124,7 @@ class PerformanceView(TabView):
         if state.fund_error:
             self._note.object = empty_html(f"The fund could not be loaded: {state.fund_error}", error=True)
         elif perf is None or perf.empty:
-            self._note.object = empty_html("The service publishes no past performance for this fund (E10)."
+            self._note.object = empty_html("The service publishes no past performance for this fund."
                                            if state.fund else "Select a fund in the Fund explorer.")
         else:
             as_of = perf["as_of_date"].dropna()

@@ -85,7 +85,7 @@ def test_demo_dashboard_end_to_end(demo_server, page, artifacts_dir):
 
     # search and pick another fund (one with every part of a factsheet)
     target = full_fund(exclude=state["basket"].split(","))
-    search = page.get_by_label("Fund name or abbreviation (E1), or unit class (E3)")
+    search = page.get_by_label("Fund name or abbreviation, or unit class")
     search.fill(target["proj_abbr_name"])
     page.get_by_role("button", name="Search").click()
     page.wait_for_function("(q) => new URLSearchParams(location.search).get('q') === q", arg=target["proj_abbr_name"])
@@ -158,7 +158,7 @@ def test_a_failing_service_shows_a_notification_and_the_app_keeps_working(page, 
 
             # the service recovers: the same page searches, loads a fund and opens other tabs
             sim_app.clear_faults()
-            page.get_by_label("Fund name or abbreviation (E1), or unit class (E3)").fill("Equity")
+            page.get_by_label("Fund name or abbreviation, or unit class").fill("Equity")
             page.get_by_role("button", name="Search").click()
             row = page.locator(".tabulator-row").filter(has_text="Equity").first
             expect(row).to_be_visible(timeout=30_000)
@@ -198,7 +198,7 @@ def test_a_hostile_fund_name_runs_no_script(page, artifacts_dir, tmp_path):
         with DashboardProcess(demo=False, env=env, log_path=artifacts_dir / "dashboard-hostile-server.log") as server:
             page.goto(server.url)
             wait_for_overview(page)
-            page.get_by_label("Fund name or abbreviation (E1), or unit class (E3)").fill("DX<b>")
+            page.get_by_label("Fund name or abbreviation, or unit class").fill("DX<b>")
             page.get_by_role("button", name="Search").click()
             cell = page.locator(".tabulator-cell").filter(has_text=HOSTILE).first
             expect(cell).to_be_visible(timeout=20_000)

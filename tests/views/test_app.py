@@ -180,6 +180,10 @@ def test_licensee_view_lookups(demo_app):
     assert "administrative action (the date on the penalty letter)" in view._case.object
     assert "administrative fine in the form" in view._case.object  # details follow their own list
     assert "Act (English)" in view._alert.object
+    # the current service's lookups (the demo plays it): people, a company, case and alert lists
+    assert not lic.people.empty and not lic.company_licences.empty and not lic.personnel.empty
+    assert not lic.business.empty and not lic.cases.empty and not lic.alert_cases.empty
+    assert any("(" in str(c) for c in view._duties.value["company"])  # names, not bare identifiers
     view._person_id.value = "P9999999999"
     run(view._load_person())
     assert "no approvals or duties" in view._person_note.object

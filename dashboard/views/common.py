@@ -230,8 +230,13 @@ def _number_formatter(digits: int = 2):
 def display_frame(frame: pd.DataFrame, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """A copy for display: dates as ISO text, text as plain Python strings, missing text empty.
 
-    Columns the frame lacks are left out (a field only one of the service's layouts sends)."""
-    out = frame[[c for c in columns if c in frame.columns]].copy() if columns is not None else frame.copy()
+    Columns the frame lacks (a field only one of the service's layouts sends) are shown empty, so a
+    table keeps the same columns whatever answered."""
+    if columns is not None:
+        missing = [c for c in columns if c not in frame.columns]
+        if missing:
+            frame = frame.assign(**{c: pd.Series([None] * len(frame), index=frame.index, dtype=object) for c in missing})
+    out = frame[list(columns)].copy() if columns is not None else frame.copy()
     for col in out.columns:
         series = out[col]
         if pd.api.types.is_datetime64_any_dtype(series):

@@ -95,6 +95,9 @@ def test_demo_dashboard_end_to_end(demo_server, page, artifacts_dir):
     expect(page.locator(".sd-title").filter(has_text=target["proj_abbr_name"])).to_be_visible(timeout=15_000)
     page.wait_for_function("(p) => new URLSearchParams(location.search).get('fund') === p", arg=target["proj_id"])
     picked = target["proj_id"]
+    # the demo plays the current service: the footer says so, and retired parts say they are not published
+    expect(page.get_by_role("contentinfo")).to_contain_text("current service paths (/v2/fund, /v1/license-check)")
+    expect(page.get_by_text("not published by the current service").first).to_be_visible()
 
     # add it to the basket
     page.get_by_role("button", name="Add to basket").click()
@@ -107,6 +110,9 @@ def test_demo_dashboard_end_to_end(demo_server, page, artifacts_dir):
         if tab == "Licensee":
             expect(page.get_by_text("Section or law")).to_be_visible(timeout=20_000)
             expect(page.get_by_text("Act (English)")).to_be_visible()
+            for section in ("A company's licences, staff and business", "Find a person",
+                            "Enforcement cases of a person or company", "Investor alerts"):
+                expect(page.get_by_text(section, exact=True)).to_be_visible()
         if tab == "Holdings":
             expect(page.get_by_text(re.compile(r"holdings, total [\d.,]+ % of NAV"))).to_be_visible()
         if tab != "Fund explorer":

@@ -76,6 +76,8 @@ def create_app(settings: ApiSettings | None = None, client: SecClient | None = N
     if served:
         # Start loading now, while the browser fetches the scripts, not after the page has
         # rendered: the data is usually there by the time the first paint is.
+        app.page_ready = False
+        pn.state.onload(app.on_page_ready)
         pn.state.execute(app.start)
         sync_url(state)
     page = app.page

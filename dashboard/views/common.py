@@ -376,12 +376,27 @@ class TabView(pn.viewable.Viewer):
     state = param.ClassSelector(class_=DashboardState, doc="The dashboard state this view shows.")
 
     tab: str = ""
+    # Whether the view is in the page. A hidden view only notes that it is out of date and redraws
+    # when shown: updating the tables of a view the browser has just removed (a tab switch while a
+    # basket loads) made Tabulator patch widgets it no longer had.
+    hidden: bool = False
+    _stale_view: bool = False
 
     def invalidate(self, *_) -> None:
+        if self.hidden:
+            self._stale_view = True
+            return
         self.render()
 
+    def hide(self) -> None:
+        self.hidden = True
+
     def show(self) -> None:
-        """Called when the tab is shown (nothing to catch up on: hidden views stay current)."""
+        """Called when the tab is shown: redraw if anything changed while it was hidden."""
+        self.hidden = False
+        if self._stale_view:
+            self._stale_view = False
+            self.render()
 
     def render(self) -> None:
         self._render()

@@ -260,18 +260,32 @@ class LicenseeView(pn.viewable.Viewer):
     def _case_html(self, record, action_type):
         return enforcement_html(record, action_type or 0)
 
-    def _refresh(self, *_):
+    def _tables(self) -> dict[str, tuple]:
+        """Each model frame's table, with the columns shown and how the frame is read for display."""
         lic = self.licence
-        update_table(self._companies, display_frame(lic.companies, COMPANY_COLUMNS))
-        update_table(self._former, display_frame(lic.former, COMPANY_COLUMNS))
-        update_table(self._approvals, display_frame(lic.approvals, APPROVAL_COLUMNS))
-        update_table(self._duties, display_frame(lic.with_company_names(lic.duties), DUTY_COLUMNS))
-        update_table(self._people, display_frame(lic.people, PEOPLE_COLUMNS))
-        update_table(self._licences, display_frame(lic.company_licences, LICENCE_COLUMNS))
-        update_table(self._personnel, display_frame(lic.personnel, PERSONNEL_COLUMNS))
-        update_table(self._business, display_frame(lic.business, BUSINESS_COLUMNS))
-        update_table(self._cases, display_frame(lic.cases, CASE_COLUMNS))
-        update_table(self._alert_cases, display_frame(lic.alert_cases, ALERT_CASE_COLUMNS))
+        return {
+            "companies": (self._companies, COMPANY_COLUMNS, None),
+            "former": (self._former, COMPANY_COLUMNS, None),
+            "approvals": (self._approvals, APPROVAL_COLUMNS, None),
+            "duties": (self._duties, DUTY_COLUMNS, lic.with_company_names),
+            "people": (self._people, PEOPLE_COLUMNS, None),
+            "company_licences": (self._licences, LICENCE_COLUMNS, None),
+            "personnel": (self._personnel, PERSONNEL_COLUMNS, None),
+            "business": (self._business, BUSINESS_COLUMNS, None),
+            "cases": (self._cases, CASE_COLUMNS, None),
+            "alert_cases": (self._alert_cases, ALERT_CASE_COLUMNS, None),
+        }
+
+    def _refresh(self, *events):
+        """Redraw only the tables whose frames changed (every table when called without events):
+        a burst of updates to tables the browser is still drawing is what Tabulator trips over."""
+        changed = {e.name for e in events} or None
+        lic = self.licence
+        for name, (table, columns, prepare) in self._tables().items():
+            if changed is not None and name not in changed and not (name == "duties" and changed & {"former", "companies"}):
+                continue
+            frame = getattr(lic, name)
+            update_table(table, display_frame(prepare(frame) if prepare else frame, columns))
 
     async def _run(self, key: str, note: pn.pane.HTML, coro_fn, empty_check) -> None:
         """Run one lookup; show its failure or its empty result on its own section only."""

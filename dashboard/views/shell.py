@@ -41,6 +41,7 @@ class DashboardApp(pn.viewable.Viewer):
     source_label = param.String(default="", doc="Where the data comes from (settings.source_label), for the footer.")
     banner = param.String(default="", doc="Banner text shown above the tabs (the demo-data notice); none when empty.")
     examples = param.Dict(default={}, doc="Example licence-register identifiers to prefill (demo mode).")
+    page_ready = param.Boolean(default=True, doc="Whether the browser has drawn the page (served apps start False).")
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -100,6 +101,9 @@ class DashboardApp(pn.viewable.Viewer):
         view = self._ensure_view(tab)
         for name, slot in self._slots.items():
             wanted = [view] if name == tab else []
+            other = self.views.get(name)
+            if name != tab and isinstance(other, TabView):
+                other.hide()
             if slot.objects != wanted:
                 slot.objects = wanted
         return view
@@ -116,7 +120,7 @@ class DashboardApp(pn.viewable.Viewer):
         view = self._show_only(event.new)
         if isinstance(view, TabView):
             view.show()  # catch up on changes made while it was hidden
-        if event.new == "licensee":
+        if event.new == "licensee" and self.page_ready:
             pn.state.execute(self._prefill_licensee)
 
     # ---- loading (async: the page never waits on the service) --------------------------------------------
@@ -159,6 +163,14 @@ class DashboardApp(pn.viewable.Viewer):
         failed = self.state.basket.failed()
         if failed and not errors:
             notify_warning(f"No data could be loaded for {', '.join(self.state.basket.label(p) for p in failed)}")
+        if self.state.tab == "licensee" and self.page_ready:
+            await self._prefill_licensee()
+
+    async def on_page_ready(self):
+        """The browser has drawn the page: lookups may now fill the tables it drew. (Filling a table
+        the browser is still building, as the Licensee tab's examples did when a reload opened on
+        it, makes Tabulator patch a table it has not made yet.)"""
+        self.page_ready = True
         if self.state.tab == "licensee":
             await self._prefill_licensee()
 

@@ -80,6 +80,13 @@ def check_base_url(url: str) -> str:
     if parts.username or parts.password or parts.query or parts.fragment:
         raise ValueError("the base URL may not hold a user name, password, query or fragment; "
                          "the key goes in SEC_API_KEY, never in the URL")
+    try:
+        port = parts.port  # urllib refuses a port that is not a number, or above 65535
+    except ValueError:
+        port = -1
+    if port is not None and not 1 <= port <= 65535:
+        raise ValueError(f"the base URL's port {parts.netloc.rpartition(':')[2][:20]!r} is not a number from 1 to 65535; "
+                         f"give it as e.g. {PRODUCTION_BASE_URL} or http://127.0.0.1:8765 (SEC_API_BASE_URL / --base-url)")
     return url
 
 

@@ -11,8 +11,9 @@ import re
 import threading
 import time
 import urllib.parse
+import zlib
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from email.utils import parsedate_to_datetime
@@ -22,11 +23,12 @@ import httpx
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, stop_before_delay
 
 from dashboard.api.cache import MemoryCache, ResponseCache
-from dashboard.api.endpoints import Endpoint, endpoint
+from dashboard.api.endpoints import Endpoint, endpoint, validate_proj_id
 from dashboard.api.layouts import MAX_PAGES, PROBE_PATH, PROBE_QUERY, SuccessorCall, successor_calls
 from dashboard.api.errors import (
     AuthenticationError,
     BadInputError,
+    CacheUnavailableError,
     MalformedResponseError,
     NotFoundError,
     RateLimitError,
@@ -35,7 +37,15 @@ from dashboard.api.errors import (
 )
 from dashboard.api.periods import check_period
 from dashboard.api.ratelimit import limiter_for
-from dashboard.config import FUND_GROUP, LAYOUT_AUTO, LAYOUT_LEGACY, LAYOUT_SUCCESSOR, ApiSettings, SubscriptionKey
+from dashboard.config import (
+    FUND_GROUP,
+    LAYOUT_AUTO,
+    LAYOUT_LEGACY,
+    LAYOUT_SUCCESSOR,
+    ApiSettings,
+    SubscriptionKey,
+    check_base_url,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,6 +61,19 @@ LAYOUT_LABELS = {
     LAYOUT_SUCCESSOR: "current service paths (/v2/fund, /v1/license-check)",
     LAYOUT_LEGACY: "legacy paths (/FundFactsheet, /LicenseCheck)",
 }
+# Bounds on one answer. The largest real answers (the former-licensee list, a big fund house's
+# funds) are a few MB of JSON nested 5 deep; these sit far above that and stop a decompression
+# bomb, an endless body or a body nested thousands deep before it costs memory or a crash.
+MAX_BODY_BYTES = 64 * 1024 * 1024  # after decompression
+MAX_ERROR_BODY_BYTES = 64 * 1024  # of a non-200 answer: only its message is read
+MAX_JSON_DEPTH = 64
+ACCEPT_ENCODING = "gzip, deflate"  # what the client decodes itself, with the bound above
+# A fund record seen in any fund search or company list (E1/E2), kept by proj_id so a shared link
+# to the fund finds its names and status again.
+FUND_INDEX_TTL_S = 30 * 24 * 3600
+FUND_INDEX_MAX = 50_000
+FUND_INDEX_ENDPOINTS = ("E1", "E2")
+
 RETIRED_LEGACY_MESSAGE = ("this service no longer serves the legacy paths; use --layout successor or auto "
                           "(SEC_API_LAYOUT)")
 
@@ -142,9 +165,11 @@ class AsyncSecClient:
         rate_limit_period: float | None = None,
         min_interval: float | None = None,
         max_pages: int = MAX_PAGES,
+        max_body_bytes: int = MAX_BODY_BYTES,
         today: Callable[[], date] | None = None,
     ):
         self.settings = settings or ApiSettings.from_env()
+        check_base_url(self.settings.base_url)  # settings built directly are checked too, before any call
         self._today = today or date.today
         self.timeout = timeout
         self.total_timeout = total_timeout
@@ -155,6 +180,8 @@ class AsyncSecClient:
         self.rate_limit = (rate_limit_calls or calls, rate_limit_period or period)
         self.min_interval = self.settings.min_interval_s if min_interval is None else float(min_interval)
         self.max_pages = int(max_pages)
+        self.max_body_bytes = int(max_body_bytes)
+        self._key_pattern = _key_pattern(self.settings.all_keys())
         self.stats = ClientStats()
         # The layout in use: fixed by the settings, or detected on the first call ("auto").
         self._layout: str | None = None if self.settings.layout == LAYOUT_AUTO else self.settings.layout
@@ -169,16 +196,19 @@ class AsyncSecClient:
             # Demo answers are generated in-process; caching them on disk would only mix them
             # with real data, so demo mode caches nothing unless a cache is passed in.
             use_disk = self.settings.use_cache and not self.settings.demo and self.settings.cache_dir is not None
-            cache = ResponseCache(self.settings.cache_dir) if use_disk else None
+            cache = _open_disk_cache(self.settings.cache_dir) if use_disk else None
         self.cache: ResponseCache | None = cache or None
-        self.memory = MemoryCache(clock=self.cache.now if self.cache else time.time) if self.settings.use_cache else None
+        clock = self._clock = self.cache.now if self.cache else time.time
+        self.memory = MemoryCache(clock=clock) if self.settings.use_cache else None
+        # Fund records by proj_id from every E1/E2 answer (in memory always; on disk with the cache).
+        self._fund_index = MemoryCache(maxsize=FUND_INDEX_MAX, clock=clock)
         self._http = httpx.AsyncClient(
             base_url=self.settings.base_url,
             transport=transport,
             timeout=httpx.Timeout(timeout, pool=total_timeout),
             limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
             follow_redirects=False,
-            headers={"Accept": "application/json", "User-Agent": "sec-dashboard/0.1"},
+            headers={"Accept": "application/json", "Accept-Encoding": ACCEPT_ENCODING, "User-Agent": "sec-dashboard/0.1"},
         )
 
     def __repr__(self) -> str:
@@ -200,11 +230,16 @@ class AsyncSecClient:
     # ---- the calls -------------------------------------------------------------------------
 
     async def request(self, key: str, *, name: str | None = None, **path_params: str) -> ApiResult:
-        """Call one endpoint (by id `E6` or name `holdings`) and return its payload in the legacy shape."""
+        """Call one endpoint (by id `E6` or name `holdings`) and return its payload in the legacy shape.
+
+        An answer is checked, stripped of any echo of the key and normalised before it is cached:
+        what does not parse is never cached, and a cached entry that no longer parses is dropped.
+        """
         ep = endpoint(key)
+        path_params = ep.clean_params(path_params)  # validated, in ASCII digits, on either layout
         if ep.id == "E6" and "period" in path_params:
             path_params["period"] = check_period(path_params["period"], self.today)
-        path = ep.build_path(path_params)  # validates every parameter on either layout
+        path = ep.build_path(path_params)
         body = ep.build_body(name)
         params = dict(path_params)
         if name is not None:
@@ -226,29 +261,45 @@ class AsyncSecClient:
             return ApiResult(ep, params, remembered[0], from_cache=True, fetched_at=remembered[1], cache_key=cache_key,
                              layout=layout)
         cached = self.cache.get(cache_key) if self.cache else None
+        if cached is not None:
+            try:
+                cached_records = _checked_records(ep, cached.data, f"{ep.id} {ep.name}")
+            except MalformedResponseError as exc:
+                # Stored by an older version, or damaged: never served, fetched again.
+                log.warning("%s %s: a cached answer no longer reads (%s); it was dropped and is fetched again",
+                            ep.id, ep.name, exc)
+                self.cache.delete(cache_key)
+                cached = None
         if cached is not None and cached.fresh:
             self.stats.cache_hits += 1
             if self.memory:
                 self.memory.put(cache_key, cached.data, cached.stored_at, ep.ttl)
-            return ApiResult(ep, params, cached.data, from_cache=True, fetched_at=cached.stored_at, cache_key=cache_key,
-                             layout=layout)
+            result = ApiResult(ep, params, cached.data, from_cache=True, fetched_at=cached.stored_at,
+                               cache_key=cache_key, layout=layout)
+            self._index_funds(ep, _remember_records(result, cached_records), store=False)
+            return result
         try:
             if layout == LAYOUT_SUCCESSOR:
                 data = await self._successor(ep, params)
             else:
                 data = await self._send(ep, ep.method, path, body)
+            records = _checked_records(ep, data, f"{ep.id} {ep.name}")
         except (ServiceError, RateLimitError, MalformedResponseError) as exc:
             if cached is None:
                 raise
             self.stats.stale_served += 1
             log.warning("%s %s failed (%s); serving the copy cached at %s, marked stale",
                         ep.id, ep.name, type(exc).__name__, time.strftime("%Y-%m-%d %H:%M", time.localtime(cached.stored_at)))
-            return ApiResult(ep, params, cached.data, from_cache=True, stale=True, fetched_at=cached.stored_at,
-                             cache_key=cache_key, layout=layout)
+            result = ApiResult(ep, params, cached.data, from_cache=True, stale=True, fetched_at=cached.stored_at,
+                               cache_key=cache_key, layout=layout)
+            _remember_records(result, cached_records)
+            return result
         stored_at = self.cache.set(cache_key, data, ep.ttl) if self.cache is not None else time.time()
         if self.memory:
             self.memory.put(cache_key, data, stored_at, ep.ttl)
-        return ApiResult(ep, params, data, fetched_at=stored_at, cache_key=cache_key, layout=layout)
+        result = ApiResult(ep, params, data, fetched_at=stored_at, cache_key=cache_key, layout=layout)
+        self._index_funds(ep, _remember_records(result, records), store=True)
+        return result
 
     async def fetch(self, key: str, *, name: str | None = None, **path_params: str) -> Any:
         """Call one endpoint and return normalised records: a list, a dict, or None for no data."""
@@ -259,6 +310,40 @@ class AsyncSecClient:
         """Run many `(endpoint, params)` calls concurrently; results (or exceptions) in order."""
         coros = [self.request(key, **params) for key, params in calls]
         return await asyncio.gather(*coros, return_exceptions=return_exceptions)
+
+    # ---- funds seen before ------------------------------------------------------------------
+
+    def _fund_key(self, proj_id: str) -> str:
+        return f"fund|{self.settings.base_url}|{proj_id}"
+
+    def _index_funds(self, ep: Endpoint, records: Any, *, store: bool) -> None:
+        """Remember every fund record of an E1/E2 answer by proj_id (on disk too when `store`)."""
+        if ep.id not in FUND_INDEX_ENDPOINTS or not isinstance(records, list):
+            return
+        entries = [(self._fund_key(r["proj_id"]), r) for r in records
+                   if isinstance(r, dict) and isinstance(r.get("proj_id"), str) and r["proj_id"]]
+        if not entries:
+            return
+        stored_at = self.cache.set_many(entries, FUND_INDEX_TTL_S) if store and self.cache is not None else None
+        stored_at = self._clock() if stored_at is None else stored_at
+        for index_key, record in entries:
+            self._fund_index.put(index_key, record, stored_at, FUND_INDEX_TTL_S)
+
+    def known_fund(self, proj_id: str) -> dict | None:
+        """The fund record (E1/E2 form) last seen for `proj_id` in any answer, or None. Sends nothing."""
+        try:
+            proj_id = validate_proj_id(proj_id)
+        except BadInputError:
+            return None
+        index_key = self._fund_key(proj_id)
+        hit = self._fund_index.get(index_key)
+        if hit is not None:
+            return dict(hit[0])
+        stored = self.cache.get(index_key) if self.cache is not None else None
+        if stored is None or not isinstance(stored.data, dict) or stored.data.get("proj_id") != proj_id:
+            return None
+        self._fund_index.put(index_key, stored.data, stored.stored_at, FUND_INDEX_TTL_S)
+        return dict(stored.data)
 
     # ---- layouts ---------------------------------------------------------------------------
 
@@ -395,10 +480,7 @@ class AsyncSecClient:
 
     def _redact(self, text: str) -> str:
         """Remove any echo of a key from service text: as sent, in any case, or percent-encoded."""
-        for key in self.settings.all_keys():
-            for form in {key.reveal(), urllib.parse.quote(key.reveal(), safe="")}:
-                text = re.sub(re.escape(form), "***", text, flags=re.IGNORECASE)
-        return text
+        return self._key_pattern.sub("***", text) if self._key_pattern is not None else text
 
     def _wait(self, state) -> float:
         exc = state.outcome.exception() if state.outcome else None
@@ -461,7 +543,12 @@ class AsyncSecClient:
         self.stats.requests_sent += 1
         try:
             async with asyncio.timeout(self.timeout):
-                response = await self._http.request(method, path, params=query or None, json=body, headers=headers)
+                request = self._http.build_request(method, path, params=query or None, json=body, headers=headers)
+                response = await self._http.send(request, stream=True)
+                try:
+                    content = await self._read_body(ep, where, response)
+                finally:
+                    await response.aclose()
         except (TimeoutError, httpx.TimeoutException):
             raise _Retryable(ServiceError(
                 f"{where}: no answer within {self.timeout:g} s; the service may be overloaded, try again later",
@@ -475,28 +562,63 @@ class AsyncSecClient:
                 f"{where}: could not connect to {self.settings.base_url} ({type(exc).__name__}); "
                 "check the network or SEC_API_BASE_URL", endpoint=ep.id)) from None
         log.debug("%s -> %d in %.0f ms", where, response.status_code, 1000 * (time.perf_counter() - started))
-        return self._interpret(ep, where, response, layout, probe)
+        return self._interpret(ep, where, response, content, layout, probe)
 
-    def _server_message(self, response: httpx.Response) -> str:
-        text = response.text.strip()
+    async def _read_body(self, ep: Endpoint, where: str, response: httpx.Response) -> bytearray:
+        """The body, decompressed here with a bound: a bomb or an endless body stops at the limit.
+
+        A 200 answer past `max_body_bytes`, or whose compression is corrupt, is a malformed answer
+        (tried again, never cached); of any other answer only the first bytes are kept, for its message.
+        """
+        strict = response.status_code == 200
+        limit = self.max_body_bytes if strict else MAX_ERROR_BODY_BYTES
+        encoding = response.headers.get("content-encoding", "")
+        body = bytearray()
         try:
-            payload = response.json()
+            decoder = _BodyDecoder(encoding)
+            async for chunk in _raw_chunks(response):
+                if chunk is None:
+                    decoder = _BodyDecoder("")
+                    chunk = response.content
+                for piece in decoder.feed(chunk, limit - len(body)):
+                    body += piece
+                if len(body) > limit:
+                    if not strict:
+                        del body[limit:]
+                        return body
+                    raise _Retryable(MalformedResponseError(
+                        f"{where}: the answer grew past {limit / 2**20:g} MB and was stopped; no real answer is "
+                        "that large, try again later", status_code=200, endpoint=ep.id))
+            decoder.finish()
+        except (zlib.error, ValueError) as exc:
+            if not strict:
+                return body
+            log.debug("%s: undoing the body's %r encoding failed: %s", where, encoding, exc)
+            raise _Retryable(MalformedResponseError(
+                f"{where}: the answer's compressed body is corrupt or in an unknown encoding; try again later",
+                status_code=200, endpoint=ep.id)) from None
+        return body
+
+    def _server_message(self, content: bytes | bytearray) -> str:
+        text = bytes(content[:MAX_ERROR_BODY_BYTES]).decode("utf-8", errors="replace").strip()
+        try:
+            payload = json.loads(text)
             if isinstance(payload, dict):
                 text = str(payload.get("message") or payload.get("Message") or payload.get("error") or text)
-        except ValueError:
+        except (ValueError, RecursionError):
             if "<html" in text[:500].lower():
                 text = "an HTML error page"
         text = " ".join(self._redact(text).split())
         return text[:MAX_MESSAGE_CHARS] + ("…" if len(text) > MAX_MESSAGE_CHARS else "")
 
-    def _interpret(self, ep: Endpoint, where: str, response: httpx.Response, layout: str = LAYOUT_LEGACY,
-                   probe: bool = False) -> Any:
+    def _interpret(self, ep: Endpoint, where: str, response: httpx.Response, content: bytearray,
+                   layout: str = LAYOUT_LEGACY, probe: bool = False) -> Any:
         status = response.status_code
         if status == 204:
             return None
         if status == 200:
-            return self._parse_body(ep, where, response, check=layout == LAYOUT_LEGACY)
-        message = self._server_message(response)
+            return self._parse_body(ep, where, response, content, check=layout == LAYOUT_LEGACY)
+        message = self._server_message(content)
         if status in (401, 403):
             raise AuthenticationError(
                 f"{where}: the service rejected the subscription key ({status}: {message}). "
@@ -506,7 +628,7 @@ class AsyncSecClient:
             if probe:
                 raise NotFoundError(f"{where}: no such path (404)", status_code=status, endpoint=ep.id)
             if layout == LAYOUT_SUCCESSOR:
-                if _is_empty_envelope(response) or (ep.group != FUND_GROUP and ep.path_params):
+                if _is_empty_envelope(content) or (ep.group != FUND_GROUP and ep.path_params):
                     # "not found" said as an empty envelope, or for one person's or case's id: no data
                     return None
                 raise NotFoundError(
@@ -529,30 +651,159 @@ class AsyncSecClient:
             raise BadInputError(f"{where}: the service refused the request (400: {message})", status_code=status, endpoint=ep.id)
         raise ServiceError(f"{where}: unexpected answer {status} ({message})", status_code=status, endpoint=ep.id)
 
-    def _parse_body(self, ep: Endpoint, where: str, response: httpx.Response, check: bool = True) -> Any:
-        raw = response.content
-        if not raw.strip():
+    def _parse_body(self, ep: Endpoint, where: str, response: httpx.Response, raw: bytearray,
+                    check: bool = True) -> Any:
+        """The JSON of a 200 answer, bounded in nesting and with every echo of a key removed."""
+        start = _FIRST_NON_SPACE.match(raw).end()
+        if start == len(raw):
             return None  # the real service sometimes says "no data" as 200 with an empty body
         content_type = response.headers.get("content-type", "")
-        if "html" in content_type or raw.lstrip()[:1] == b"<":
-            raise MalformedResponseError(
+        if "html" in content_type or raw[start:start + 1] == b"<":
+            raise _Retryable(MalformedResponseError(
                 f"{where}: the service answered an HTML page instead of JSON; it may be down for maintenance, try again later",
-                status_code=200, endpoint=ep.id)
+                status_code=200, endpoint=ep.id))
         try:
             data = json.loads(raw)
         except (ValueError, UnicodeDecodeError):
-            raise MalformedResponseError(
+            raise _Retryable(MalformedResponseError(
                 f"{where}: the answer is not valid JSON ({len(raw)} bytes); try again later",
-                status_code=200, endpoint=ep.id) from None
+                status_code=200, endpoint=ep.id)) from None
+        except RecursionError:
+            data = _TOO_DEEP
+        if data is _TOO_DEEP or not _within_depth_redacted(data, MAX_JSON_DEPTH, self._key_pattern):
+            raise _Retryable(MalformedResponseError(
+                f"{where}: the answer is nested deeper than {MAX_JSON_DEPTH} levels, which no real answer is; "
+                "try again later", status_code=200, endpoint=ep.id))
+        if isinstance(data, str) and self._key_pattern is not None:
+            data = self._redact(data)
         if check:
             check_shape(ep, data, where)
         return data
 
 
-def _is_empty_envelope(response: httpx.Response) -> bool:
+async def _raw_chunks(response: httpx.Response):
+    """The body as it came off the wire; None for a response built in memory (a mock transport),
+    whose content httpx has already read and decoded."""
     try:
-        payload = response.json()
-    except ValueError:
+        async for chunk in response.aiter_raw():
+            yield chunk
+    except httpx.StreamConsumed:
+        yield None
+
+
+_FIRST_NON_SPACE = re.compile(rb"[ \t\r\n]*")
+_TOO_DEEP = object()
+
+
+class _BodyDecoder:
+    """Undoes gzip or deflate with a cap on what comes out of each piece, so a bomb stops at the bound."""
+
+    def __init__(self, encoding: str):
+        codings = [c.strip().lower() for c in encoding.split(",") if c.strip() and c.strip().lower() != "identity"]
+        if len(codings) > 1 or (codings and codings[0] not in ("gzip", "x-gzip", "deflate")):
+            raise ValueError(f"unsupported content encoding {encoding[:40]!r}")
+        self.coding = codings[0] if codings else ""
+        self._z = None
+        if self.coding in ("gzip", "x-gzip"):
+            self._z = zlib.decompressobj(zlib.MAX_WBITS | 16)
+        elif self.coding == "deflate":
+            self._z = zlib.decompressobj()
+        self._first = True  # "deflate" is zlib-wrapped by the standard and raw by some servers
+        self._fed = False
+
+    PIECE = 1024 * 1024  # decoded at a time, so memory stays near the bound, not twice it
+
+    def feed(self, data: bytes, room: int) -> Iterator[bytes]:
+        """What `data` decodes to, in pieces, but at most `room` + 1 bytes (one more than fits tells the caller)."""
+        if self._z is None:
+            yield data[:room + 1]
+            return
+        if not data:
+            return
+        self._fed = True
+        first, self._first = self._first, False
+        produced = 0
+        while data and produced <= room and not self._z.eof:
+            try:
+                piece = self._z.decompress(data, min(self.PIECE, room + 1 - produced))
+            except zlib.error:
+                if not (first and produced == 0 and self.coding == "deflate"):
+                    raise
+                self._z = zlib.decompressobj(-zlib.MAX_WBITS)
+                first = False
+                continue
+            produced += len(piece)
+            data = self._z.unconsumed_tail
+            yield piece
+
+    def finish(self) -> None:
+        if self._z is not None and self._fed and not self._z.eof:
+            raise zlib.error("the compressed body ends early")
+
+
+def _within_depth_redacted(data: Any, max_depth: int, key_pattern: "re.Pattern[str] | None") -> bool:
+    """False when `data` nests deeper than `max_depth`; else True, with every key echo in its text
+    (values and object keys) replaced in place. One pass, no recursion."""
+    stack = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > max_depth:
+            return False
+        if isinstance(node, dict):
+            for name, value in node.items():
+                if isinstance(value, (dict, list)):
+                    stack.append((value, depth + 1))
+                elif key_pattern is not None and isinstance(value, str) and key_pattern.search(value):
+                    node[name] = key_pattern.sub("***", value)
+            if key_pattern is not None and any(key_pattern.search(name) for name in node if isinstance(name, str)):
+                items = list(node.items())
+                node.clear()
+                node.update((key_pattern.sub("***", k) if isinstance(k, str) else k, v) for k, v in items)
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                if isinstance(value, (dict, list)):
+                    stack.append((value, depth + 1))
+                elif key_pattern is not None and isinstance(value, str) and key_pattern.search(value):
+                    node[index] = key_pattern.sub("***", value)
+    return True
+
+
+def _key_pattern(keys: Iterable[SubscriptionKey]) -> "re.Pattern[str] | None":
+    """One pattern for every form a key can be echoed in: as sent, in any case, or percent-encoded."""
+    forms = {form for key in keys for form in (key.reveal(), urllib.parse.quote(key.reveal(), safe=""))}
+    if not forms:
+        return None
+    return re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)), re.IGNORECASE)
+
+
+def _open_disk_cache(directory) -> ResponseCache | None:
+    """The disk cache, or None (one warning line) when its directory cannot be used."""
+    try:
+        return ResponseCache(directory)
+    except CacheUnavailableError as exc:
+        log.warning("%s; going on without the disk cache", exc)
+        return None
+
+
+def _checked_records(ep: Endpoint, data: Any, where: str) -> Any:
+    """The answer's normalised records, or MalformedResponseError: what does not normalise is not cached."""
+    from dashboard.records import normalise_payload
+
+    try:
+        return normalise_payload(ep.record_kind, data, list_expected=ep.returns_list)
+    except MalformedResponseError as exc:
+        raise MalformedResponseError(f"{where}: {exc}", status_code=200, endpoint=ep.id) from None
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
+        log.debug("%s: the answer does not normalise: %r", where, exc)
+        raise MalformedResponseError(
+            f"{where}: the answer's records are not of the form the service publishes ({type(exc).__name__}); "
+            "the service's format may have changed", status_code=200, endpoint=ep.id) from None
+
+
+def _is_empty_envelope(content: bytes | bytearray) -> bool:
+    try:
+        payload = json.loads(content)
+    except (ValueError, RecursionError):
         return False
     return isinstance(payload, dict) and isinstance(payload.get("items"), list) and not payload["items"]
 
@@ -610,6 +861,16 @@ def check_shape(ep: Endpoint, data: Any, where: str) -> None:
 _derived_lock = threading.Lock()
 _derived: "OrderedDict[tuple, Any]" = OrderedDict()
 _DERIVED_MAX = 2048
+
+
+def _remember_records(result: ApiResult, records: Any) -> Any:
+    """Keep the records normalised while checking an answer, so `normalise(result)` does not redo them."""
+    if result.cache_key:
+        with _derived_lock:
+            _derived[("records", *result.identity)] = records
+            while len(_derived) > _DERIVED_MAX:
+                _derived.popitem(last=False)
+    return records
 
 
 def _memoised(tag: str, result: ApiResult, build: Callable[[], Any]) -> Any:
@@ -716,6 +977,10 @@ class SecClient:
 
     def request(self, key: str, *, name: str | None = None, **path_params: str) -> ApiResult:
         return self._run(self._async.request(key, name=name, **path_params))
+
+    def known_fund(self, proj_id: str) -> dict | None:
+        """The fund record last seen for `proj_id` in a fund search or company list, or None. Sends nothing."""
+        return self._async.known_fund(proj_id)
 
     def fetch(self, key: str, *, name: str | None = None, **path_params: str) -> Any:
         return self._run(self._async.fetch(key, name=name, **path_params))

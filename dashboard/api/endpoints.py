@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 import urllib.parse
 from dataclasses import dataclass
 
@@ -19,9 +20,14 @@ TTL_FACTSHEET = 24 * 3600
 TTL_HOLDINGS = 30 * 24 * 3600
 TTL_LICENCE = 12 * 3600
 
+# Full-width forms of the ASCII letters, digits and signs (U+FF01 to U+FF5E), as typed by an
+# East Asian keyboard or pasted from a Thai document.
+_FULL_WIDTH_OFFSET = 0xFEE0
+_FULL_WIDTH = range(0xFF01, 0xFF5F)
+
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # Fund project ids as the service writes them: {Type}{ID}_YYYY, in one place {Type}-{ID}-YYYY.
-PROJ_ID_PATTERN = re.compile(r"^[A-Za-z]{1,3}-?\d{1,6}[_-]\d{4}$")
+PROJ_ID_PATTERN = re.compile(r"^[A-Za-z]{1,3}-?[0-9]{1,6}[_-][0-9]{4}$")
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,11 @@ class Endpoint:
     def path_params(self) -> tuple[str, ...]:
         return tuple(_PLACEHOLDER.findall(self.path))
 
+    def clean_params(self, params: dict[str, object]) -> dict[str, object]:
+        """The path parameters validated and in ASCII digits (others are left for `build_path` to refuse)."""
+        return {name: validate_path_param(name, value) if name in self.path_params else value
+                for name, value in params.items()}
+
     def build_path(self, params: dict[str, str]) -> str:
         """The request path with every parameter validated and percent-encoded."""
         missing = [p for p in self.path_params if p not in params]
@@ -65,11 +76,30 @@ class Endpoint:
         return {self.body_field: validate_search_name(name)}
 
 
+def ascii_digits(text: str) -> str:
+    """Digits of any script (Thai ๐-๙, full-width ０-９) and full-width letters and signs, as ASCII.
+
+    The service only knows ASCII identifiers; the same id typed on a Thai or full-width keyboard
+    must reach it (and the cache) as the same text.
+    """
+    if text.isascii():
+        return text
+    out = []
+    for char in text:
+        if char.isdecimal() and not char.isascii():
+            out.append(str(unicodedata.decimal(char)))
+        elif ord(char) in _FULL_WIDTH:
+            out.append(chr(ord(char) - _FULL_WIDTH_OFFSET))
+        else:
+            out.append(char)
+    return "".join(out)
+
+
 def validate_path_param(label: str, value: object) -> str:
     """Refuse path values that would change the path or that the service cannot hold."""
     if not isinstance(value, str):
         raise BadInputError(f"{label} must be text, not {type(value).__name__}")
-    text = value.strip()
+    text = ascii_digits(value.strip())
     if not text:
         raise BadInputError(f"{label} is empty: give a {label}")
     if len(text) > MAX_PATH_PARAM_LENGTH:
@@ -84,7 +114,7 @@ def validate_path_param(label: str, value: object) -> str:
 
 
 def looks_like_proj_id(text: object) -> bool:
-    return isinstance(text, str) and PROJ_ID_PATTERN.match(text.strip()) is not None
+    return isinstance(text, str) and PROJ_ID_PATTERN.match(ascii_digits(text.strip())) is not None
 
 
 def validate_proj_id(value: object) -> str:

@@ -48,3 +48,12 @@ class ServiceError(SecApiError):
 
 class MalformedResponseError(SecApiError):
     """The service answered something that is not the JSON the specification describes."""
+
+
+class CacheUnavailableError(SecApiError):
+    """The response cache's directory cannot be used (a file, not writable, a read-only or pseudo file system).
+
+    The client then runs without the disk cache; `cache info` and `cache clear` report it in one line.
+    """
+
+    exit_code = 2

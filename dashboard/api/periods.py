@@ -6,6 +6,7 @@ import calendar
 import re
 from datetime import date, timedelta
 
+from dashboard.api.endpoints import ascii_digits
 from dashboard.api.errors import BadInputError
 
 QUARTER_END_MONTHS = (3, 6, 9, 12)
@@ -14,7 +15,7 @@ PUBLICATION_DELAY_DAYS = 60
 # eleven before it. This is also what the heatmap and the demo data cover.
 QUARTERS_BACK = 12
 
-_PERIOD = re.compile(r"^(\d{4})(\d{2})$")
+_PERIOD = re.compile(r"^([0-9]{4})([0-9]{2})$")
 
 
 def quarter_end(period: str) -> date:
@@ -50,7 +51,7 @@ def check_period(period: object, today: date | None = None) -> str:
     span = f"valid periods are {valid[-1]} to {valid[0]} (quarter ends only)"
     if not isinstance(period, str):
         raise BadInputError(f"period must be text of the form YYYYMM; {span}")
-    text = period.strip()
+    text = ascii_digits(period.strip())  # Thai or full-width digits name the same quarter
     match = _PERIOD.match(text)
     if not match:
         raise BadInputError(f"period {text!r} is not of the form YYYYMM (Gregorian year, e.g. {valid[0]}); {span}")

@@ -164,7 +164,15 @@ class FundFactsheet(ServiceModel):
         return update
 
     async def _find_fund_record(self, proj_id: str, classes: pd.DataFrame | None) -> dict | None:
-        """The E1 record for a proj_id, found through its abbreviation (E4), when that is known."""
+        """The fund record for a proj_id: as seen in any earlier fund search or company list (no request),
+        else the E1 record found through its abbreviation (E4), when that is known.
+
+        The first is what a shared link to a single-class fund on the legacy layout relies on: its
+        E4 answers no data, and the legacy search does not match ids.
+        """
+        known = self.api.async_client.known_fund(proj_id)
+        if known is not None:
+            return known
         if classes is None or classes.empty or "proj_abbr_name" not in classes:
             return None
         abbr = str(classes["proj_abbr_name"].dropna().iloc[0]) if classes["proj_abbr_name"].notna().any() else ""

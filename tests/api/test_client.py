@@ -172,15 +172,19 @@ def test_timeouts_are_retried(make_client, simulator):
     assert simulator.app.request_count == 2
 
 
-@pytest.mark.parametrize("kind", ["malformed_json", "html", "wrong_shape"])
-def test_malformed_answers_are_errors_and_never_cached(kind, make_client, simulator):
-    client = make_client()
-    simulator.app.inject(kind, times=1)
+@pytest.mark.parametrize("kind, tries", [("malformed_json", 2), ("html", 2), ("wrong_shape", 1)])
+def test_malformed_answers_are_errors_and_never_cached(kind, tries, make_client, simulator):
+    """A damaged body (cut off, an HTML page) may be a passing fault and is tried again; a body of the
+    wrong shape is the service's format and is not."""
+    client = make_client(max_attempts=2)
+    simulator.app.inject(kind, times=5)
     with pytest.raises(MalformedResponseError):
         client.fetch("E16")
-    assert simulator.app.request_count == 1  # not retried
+    assert simulator.app.request_count == tries
+    simulator.app.clear_faults()
     assert client.fetch("E16")  # and the bad answer was not cached
-    assert simulator.app.request_count == 2
+    assert simulator.app.request_count == tries + 1
+    assert client.cache.info()["entries"] == 1
 
 
 def test_client_errors_are_not_retried(make_client, simulator):
@@ -319,7 +323,9 @@ def test_factsheet_loads_in_about_one_round_trip(make_client, simulator, dataset
     sheet = FundFactsheet(client=client).load(proj_id)
     whole = time.perf_counter() - start
     assert simulator.app.request_count >= 22  # 10 parts and 12 quarters (and maybe a name lookup)
-    assert whole < 3 * one + 0.2, (whole, one)
+    # one after another the 23 calls would take 23 round trips; six leaves room for a busy machine
+    # (tests run two at a time) and still fails if the calls stopped running concurrently
+    assert whole < 6 * one, (whole, one)
     assert len(sheet.holdings) == 12
 
 

@@ -68,3 +68,21 @@ def test_runs_against_a_keyed_service_and_never_shows_the_key(simulator, tmp_pat
     assert simulator.app.request_count > 10, "the notebook used the service, not the embedded demo"
     assert KEY not in text
     assert simulator.base_url in text  # the data source is named
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_notebook_has_a_query_parameter_cell_that_it_uses(path):
+    """The README promises a `QUERY` cell in each walk-through, tagged as papermill and nbclient runs expect."""
+    nb = nbformat.read(path, as_version=4)
+    tagged = [i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1, f"{path.name} needs one cell tagged 'parameters'"
+    assert re.search(r"^QUERY\s*=", nb.cells[tagged[0]].source, re.M), f"{path.name}'s parameters cell sets no QUERY"
+    later = "\n".join(c.source for c in nb.cells[tagged[0] + 1:] if c.cell_type == "code")
+    assert re.search(r"\bQUERY\b", later), f"{path.name} never uses its QUERY"
+
+
+@pytest.mark.notebook
+def test_licence_check_notebook_looks_up_the_query_it_is_given(tmp_path, monkeypatch):
+    _, text = execute(ROOT / "notebooks" / "04_licence_check.ipynb", monkeypatch, tmp_path, 'QUERY = "Mekong"', SEC_DASHBOARD_DEMO="1")
+    assert "Demo Mekong Asset Management" in text
+    assert "Demo Chao Phraya Asset Management" not in text

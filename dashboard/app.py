@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import socket
+import sys
 import urllib.parse
 from datetime import date
 
@@ -110,6 +112,44 @@ def sync_url(state: DashboardState) -> None:
     pn.state.onload(push)  # once the browser is connected, so its address is the one updated
 
 
+# A module path as Python spells it: dotted identifiers, nothing else (no "..", no slashes).
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def component_resource_handler():
+    """Panel's handler of /components/<module>/<class>/<attribute>/<file>, refusing with a 4xx what
+    is not a resource of a component already loaded.
+
+    Panel imports the module named in the address; `..` made `importlib` raise TypeError, which
+    the server answered with 500 and a traceback in its log, and any other name imported a module
+    of the installation on a stranger's request. Here a module must be a plain dotted name and
+    already imported (every component on a page is), and whatever else goes wrong is a 404.
+    """
+    from panel.io.server import ComponentResourceHandler
+    from tornado.web import HTTPError
+
+    class LoadedComponentResourceHandler(ComponentResourceHandler):
+        def parse_url_path(self, path: str) -> str:
+            module = path.split("/", 1)[0]
+            if not _MODULE_NAME.fullmatch(module) or module not in sys.modules:
+                raise HTTPError(404, "Component not found")
+            try:
+                return super().parse_url_path(path)
+            except HTTPError:
+                raise
+            except Exception:  # noqa: BLE001 - an address the handler cannot resolve is not found, not a server fault
+                raise HTTPError(404, "Component not found") from None
+
+    return LoadedComponentResourceHandler
+
+
+def component_routes() -> list[tuple]:
+    """Routes that take precedence over Panel's own /components handler (Tornado tries them in order)."""
+    from panel.io.resources import COMPONENT_PATH
+
+    return [(f"/{COMPONENT_PATH}(.*)", component_resource_handler(), {})]
+
+
 def _origins(address: str, port: int) -> list[str]:
     hosts = {address, "localhost", "127.0.0.1"}
     if address in ("0.0.0.0", "::", ""):
@@ -129,6 +169,7 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, sett
 
     print(f"SEC dashboard on http://{address}:{port}/ ({settings.source_label}; Ctrl+C stops)", flush=True)
     kwargs.setdefault("liveness", True)  # GET /liveness answers 200 without opening a session
+    kwargs["extra_patterns"] = component_routes() + list(kwargs.get("extra_patterns", []))
     pn.serve({"/": factory}, port=port, address=address, show=show, websocket_origin=_origins(address, port),
              title=APP_TITLE, **kwargs)
 

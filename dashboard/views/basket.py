@@ -72,8 +72,8 @@ class BasketPanel(pn.viewable.Viewer):
             self._add, self._company, self._clear,
             pmui.Divider(margin=(8, 10)),
             self._download,
-            pn.pane.Markdown("The report is the command line's for what the tab shows: the selected fund, the "
-                             "basket (Fees, Risk) or the licence check (Licensee).", margin=(0, 10),
+            pn.pane.Markdown("The report is a file of what the tab shows: the selected fund's factsheet, the "
+                             "basket's comparison (Fees, Risk) or the licence check (Licensee).", margin=(0, 10),
                              styles={"font-size": "0.85em"}),
             sizing_mode="stretch_width",
         )

@@ -30,6 +30,7 @@ from dashboard.views.performance import PerformanceView
 from dashboard.views.risk import RiskView
 
 APP_TITLE = "SEC Thailand funds and licences"
+TABS_CSS = ":host { height: auto !important; min-height: fit-content; min-width: 0 !important; }"
 VIEW_CLASSES = {"explorer": FundExplorer, "allocation": AllocationView, "holdings": HoldingsView, "fees": FeesView,
                 "risk": RiskView, "performance": PerformanceView}
 
@@ -53,8 +54,11 @@ class DashboardApp(pn.viewable.Viewer):
         self.views: dict[str, pn.viewable.Viewer] = {}
         self._slots = {t: pn.Column(sizing_mode="stretch_width", name=f"tab-{t}") for t in TABS}
         self._show_only(state.tab)
+        # The tabs take the height of what they show: Panel's default (the height of the scrolling
+        # area) put the footer in the middle of a long tab, and its minimum width (590 px) made a
+        # phone's page scroll sideways.
         self.tabs = pmui.Tabs(*[(TAB_TITLES[t], self._slots[t]) for t in TABS], active=TABS.index(state.tab),
-                              sizing_mode="stretch_width", name="main-tabs")
+                              sizing_mode="stretch_width", name="main-tabs", stylesheets=[TABS_CSS])
         self.tabs.param.watch(self._tab_from_widget, "active")
         state.param.watch(self._tab_from_state, "tab")
         state.param.watch(self._fund_changed, "fund")

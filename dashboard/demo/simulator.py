@@ -247,27 +247,10 @@ class SimulatorApp:
             return
         matches = self._match(scope)
         fault = self._next_fault()
-        if fault is not None:
-            kind, retry_after = fault
-            if kind != "timeout":
-                await self._send_fault(send, kind, retry_after, matches[0][0] if matches else None)
-                return
-            # A slow answer: the correct response, after the client has probably given up.
-            if await self._sleep_or_disconnect(self.timeout_s, receive):
-                return
-        if not matches:
-            await _send_json(send, 404, NOT_FOUND_BODY)
-            return
-        chosen = next(((e, p) for e, p in matches if e.method == method), None)
+        chosen = await self._gate(scope, method, matches, fault, receive, send, successor_path=False)
         if chosen is None:
-            allow = ", ".join(sorted({e.method for e, _ in matches}))
-            await _send_json(send, 405, METHOD_NOT_ALLOWED_BODY, [(b"allow", allow.encode())])
             return
         endpoint, params = chosen
-        denied = self._check_key(scope, endpoint.group)
-        if denied is not None:
-            await _send_json(send, 401, denied)
-            return
         try:
             payload = self._handlers[endpoint.id](params, self._search_body(endpoint, body))
         except _BadRequest as exc:
@@ -282,30 +265,40 @@ class SimulatorApp:
         else:
             await _send(send, 204, b"", [])
 
-    async def _successor(self, scope, method: str, path: str, body: bytes, receive, send) -> None:
-        """A request on the successor layout: the same steps as a legacy one, its own routes and answers."""
-        matches = successor.match(self._segments(scope))
-        fault = self._next_fault()
+    async def _gate(self, scope, method: str, matches: list, fault, receive, send, *, successor_path: bool):
+        """The steps every request passes on either layout: an injected fault, 404 for no route, 405 for
+        another method, 401 for a missing or wrong key. Returns (route, params), or None once answered."""
         if fault is not None:
             kind, retry_after = fault
             if kind != "timeout":
-                await self._send_fault(send, kind, retry_after, matches[0][0] if matches else None, successor_path=True)
-                return
+                await self._send_fault(send, kind, retry_after, matches[0][0] if matches else None,
+                                       successor_path=successor_path)
+                return None
+            # A slow answer: the correct response, after the client has probably given up.
             if await self._sleep_or_disconnect(self.timeout_s, receive):
-                return
+                return None
         if not matches:
             await _send_json(send, 404, NOT_FOUND_BODY)
-            return
+            return None
         chosen = next(((r, p) for r, p in matches if r.method == method), None)
         if chosen is None:
             allow = ", ".join(sorted({r.method for r, _ in matches}))
             await _send_json(send, 405, METHOD_NOT_ALLOWED_BODY, [(b"allow", allow.encode())])
-            return
-        route, params = chosen
-        denied = self._check_key(scope, route.group)
+            return None
+        denied = self._check_key(scope, chosen[0].group)
         if denied is not None:
             await _send_json(send, 401, denied)
+            return None
+        return chosen
+
+    async def _successor(self, scope, method: str, path: str, body: bytes, receive, send) -> None:
+        """A request on the successor layout: the same steps as a legacy one, its own routes and answers."""
+        matches = successor.match(self._segments(scope))
+        fault = self._next_fault()
+        chosen = await self._gate(scope, method, matches, fault, receive, send, successor_path=True)
+        if chosen is None:
             return
+        route, params = chosen
         try:
             result = successor.answer(self, route, params, path, scope.get("query_string", b"").decode("latin-1"), body)
         except _BadRequest as exc:

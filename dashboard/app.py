@@ -18,12 +18,13 @@ import panel as pn
 
 from dashboard.api.client import SecClient
 from dashboard.config import ApiSettings
-from dashboard.models.dashboard_state import DEMO_DEFAULT_QUERY, LIVE_DEFAULT_QUERY, URL_PARAMETERS, DashboardState
+from dashboard.models.dashboard_state import DEMO_DEFAULT_QUERY, LIVE_DEFAULT_QUERY, DashboardState
 from dashboard.models.source import default_client
 
 pn.extension("tabulator", notifications=True, throttled=True)
 
-from dashboard.views.shell import APP_TITLE, DashboardApp  # noqa: E402  (after the extension is loaded)
+from dashboard.views.common import notify_warning  # noqa: E402  (after the extension is loaded)
+from dashboard.views.shell import APP_TITLE, DashboardApp  # noqa: E402
 
 
 @functools.lru_cache(maxsize=4)
@@ -57,9 +58,9 @@ def demo_label() -> str:
 def create_app(settings: ApiSettings | None = None, client: SecClient | None = None) -> pn.viewable.Viewable:
     """One session's dashboard page (a panel-material-ui Page).
 
-    Served, it reads the URL's query string (tab, fund, basket, q), keeps it in step with the
-    state, and loads the data after the page has rendered, so the first paint never waits on
-    the service.
+    Served, it reads the URL's query string (tab, fund, basket, q, theme, person, case_of, case),
+    says what it ignored and keeps the address in step with the state, and loads the data after
+    the page has rendered, so the first paint never waits on the service.
     """
     if settings is None:
         settings = client.settings if client is not None else ApiSettings.from_env()
@@ -82,6 +83,8 @@ def create_app(settings: ApiSettings | None = None, client: SecClient | None = N
         pn.state.onload(app.on_page_ready)
         pn.state.execute(app.start)
         sync_url(state)
+        if state.ignored_url:
+            pn.state.onload(functools.partial(notify_warning, ignored_notice(state.ignored_url)))
     page = app.page
     page._dashboard = app  # for tests and notebooks: the shell behind the page
     return page
@@ -93,10 +96,16 @@ def url_search(state: DashboardState) -> str:
     return f"?{query}" if query else ""
 
 
-def sync_url(state: DashboardState) -> None:
-    """Keep the browser's address in step with the state (tab, fund, basket, search).
+def ignored_notice(ignored: list[str]) -> str:
+    """The notice for parts of a link that could not be used (they are removed from the address)."""
+    return f"Parts of the link could not be used and were left out: {'; '.join(ignored)}."
 
-    The state was set from the address when the session started; from then on the state leads.
+
+def sync_url(state: DashboardState) -> None:
+    """Keep the browser's address in step with the state (tab, fund, basket, search, theme, licensee).
+
+    The state was set from the address when the session started; from then on the state leads:
+    the first push replaces an address with values the state ignored by the clean one.
     Empty values are left out, so a shared link never carries "fund=" that would clear a choice.
     """
     location = pn.state.location
@@ -108,7 +117,7 @@ def sync_url(state: DashboardState) -> None:
         if location.search != search:
             location.search = search
 
-    state.param.watch(push, list(URL_PARAMETERS))
+    state.url_watch(push)
     pn.state.onload(push)  # once the browser is connected, so its address is the one updated
 
 

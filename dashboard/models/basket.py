@@ -12,6 +12,7 @@ import param
 
 from dashboard.api.endpoints import PROJ_ID_PATTERN, validate_path_param, validate_proj_id
 from dashboard.api.errors import BadInputError, SecApiError
+from dashboard.config import LAYOUT_SUCCESSOR
 from dashboard.models.source import ServiceModel, outcome
 from dashboard.records import records_frame
 from dashboard.records.labels import REFERENCE_PERIOD_ORDER
@@ -92,9 +93,21 @@ class FundBasket(ServiceModel):
 
     # ---- membership ----------------------------------------------------------------------------
 
+    def known_records(self, proj_ids: list[str]) -> dict[str, dict]:
+        """Records of these funds as seen in any earlier answer of the client (no request sent).
+
+        Only a client the model already has is asked: changing a basket's membership never
+        creates one (the first load does)."""
+        client = self.client
+        if client is None or not proj_ids:
+            return {}
+        return {p: record for p in proj_ids if (record := client.known_fund(p))}
+
     def add(self, proj_id: str, fund: dict | None = None) -> None:
         proj_id = validate_proj_id(proj_id)
         funds = dict(self.funds)
+        if not fund and proj_id not in funds:
+            fund = self.known_records([proj_id]).get(proj_id)
         if fund:
             funds[proj_id] = fund
         if proj_id in self.proj_ids:
@@ -116,6 +129,8 @@ class FundBasket(ServiceModel):
         """Make the basket exactly these funds, keeping what is already loaded for the ones that stay."""
         ids = parse_proj_ids(list(proj_ids), limit=MAX_BASKET)
         records = {**self.funds, **(funds or {})}
+        # A basket from a shared link names its funds at once when any earlier answer carried them.
+        records.update(self.known_records([p for p in ids if p not in records]))
         keep = lambda d: {k: v for k, v in d.items() if k in ids}  # noqa: E731
         if ids == self.proj_ids and records == self.funds:
             return
@@ -130,9 +145,16 @@ class FundBasket(ServiceModel):
     async def _fetch_fund(self, proj_id: str) -> tuple:
         """One fund's comparison data; runs on the client's loop. Two round trips at most."""
         client = self.api.async_client
-        need_record = proj_id not in self.funds
+        known = None if proj_id in self.funds else client.known_fund(proj_id)
+        need_record = proj_id not in self.funds and known is None
+        # The current service finds a fund's record by its proj_id in one call (the fund search
+        # matches ids there); the legacy one only through its abbreviation (E4, then E1), and
+        # not at all for a single-class fund, whose E4 answers no data.
+        by_id = need_record and await client.layout() == LAYOUT_SUCCESSOR
         calls = [(e, {"proj_id": proj_id}) for e in BASKET_PARTS]
-        if need_record:
+        if by_id:
+            calls.append(("E1", {"name": proj_id}))
+        elif need_record:
             calls.append(("E4", {"proj_id": proj_id}))  # its abbreviation, to find its record
         results = await client.fetch_many(calls)
         data: dict[str, Any] = {}
@@ -145,8 +167,11 @@ class FundBasket(ServiceModel):
             data[BASKET_PARTS[ep_id]] = value
             if error:
                 errors[BASKET_PARTS[ep_id]] = error
-        record = None
-        if need_record:
+        record = known
+        if by_id:
+            found, _, _ = outcome(results[-1])
+            record = next((f for f in found or [] if isinstance(f, dict) and f.get("proj_id") == proj_id), None)
+        elif need_record:
             classes, _, _ = outcome(results[-1])
             abbr = next((c.get("proj_abbr_name") for c in classes or [] if c.get("proj_abbr_name")), None)
             if abbr:

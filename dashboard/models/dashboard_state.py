@@ -1,8 +1,8 @@
 """DashboardState: what the dashboard shows (tab, fund, basket, search) and the models behind it.
 
-A pure Param model: it never imports Panel. Its `tab`, `fund`, `basket_ids` and `query`
-parameters are the URL query string of the served app (the view layer syncs them with
-`pn.state.location`), so a link reopens the same view. The async methods are what the Panel
+A pure Param model: it never imports Panel. Its `tab`, `fund`, `basket_ids`, `query` and `theme`
+parameters and the Licensee tab's person and case are the URL query string of the served app
+(the view layer syncs them with `pn.state.location`), so a link reopens the same view. The async methods are what the Panel
 callbacks await; each records a failure in its area's `*_error` parameter for an empty-state
 message and re-raises it for a notification.
 """
@@ -10,12 +10,14 @@ message and re-raises it for a notification.
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import param
 
 from dashboard.api.client import SecClient
-from dashboard.api.errors import SecApiError
+from dashboard.api.endpoints import validate_path_param
+from dashboard.api.errors import BadInputError, SecApiError
 from dashboard.models.basket import MAX_BASKET, FundBasket, parse_proj_ids
 from dashboard.models.factsheet import FundFactsheet
 from dashboard.models.holdings import HoldingsByQuarter
@@ -37,7 +39,35 @@ COMPARISON_TABS = ("fees", "risk")
 # The first search shown when a link carries no state: every demo fund's name contains "Demo".
 DEMO_DEFAULT_QUERY = "Demo"
 LIVE_DEFAULT_QUERY = "SET50"
-URL_PARAMETERS = {"tab": "tab", "fund": "fund", "basket_ids": "basket", "query": "q"}
+# State path (a parameter of the state, or of one of its models) -> its name in the URL.
+URL_PARAMETERS = {"tab": "tab", "fund": "fund", "basket_ids": "basket", "query": "q", "theme": "theme",
+                  "licence.person_id": "person", "licence.enforcement_id": "case_of", "licence.case_id": "case"}
+THEMES = ("", "light", "dark")
+# Identifiers of the licence register as the service writes them (P0000010008, EN-2565-001).
+REGISTER_ID = re.compile(r"[A-Z0-9][A-Z0-9_-]{0,63}")
+MAX_QUERY_LENGTH = 200
+
+
+def _url_text(raw: Any) -> str | None:
+    if isinstance(raw, (list, tuple)):
+        raw = raw[0] if raw else None
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", "replace")
+    return None if raw is None else str(raw).strip()
+
+
+def _register_id(label: str, text: str) -> str:
+    """A licence-register identifier from a URL (upper case), or BadInputError."""
+    value = validate_path_param(label, text).upper()
+    if not REGISTER_ID.fullmatch(value):
+        raise BadInputError(f"{label} {text!r} is not an identifier")
+    return value
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    """A URL value as a person reads it in a notice: printable, and short."""
+    text = "".join(c if c.isprintable() else "?" for c in text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class DashboardState(param.Parameterized):
@@ -49,6 +79,10 @@ class DashboardState(param.Parameterized):
     fund = param.String(default="", doc="proj_id of the selected fund; drives Allocation, Holdings and Performance (URL: fund).")
     basket_ids = param.String(default="", doc="Comma-separated proj_ids of the comparison basket (URL: basket).")
     query = param.String(default="", doc="The last fund search that was run (URL: q).")
+    theme = param.Selector(default="", objects=list(THEMES),
+                           doc="Colour theme: light or dark; empty for the page's default (URL: theme).")
+    ignored_url = param.List(default=[], item_type=str,
+                             doc="What the last apply_url ignored, as name=value texts, for a notice; empty when all was used.")
     default_query = param.String(default=DEMO_DEFAULT_QUERY,
                                  doc="Search run on a first visit (no state in the URL), so every tab has something to show.")
     default_basket_size = param.Integer(default=4, bounds=(0, MAX_BASKET),
@@ -109,28 +143,87 @@ class DashboardState(param.Parameterized):
         if canonical != self.basket_ids:  # drop malformed ids from the URL too
             self.basket_ids = canonical
 
+    def _owner(self, path: str) -> tuple[param.Parameterized, str]:
+        """The object and parameter name a URL_PARAMETERS path names ("licence.person_id")."""
+        owner: param.Parameterized = self
+        *parts, name = path.split(".")
+        for part in parts:
+            owner = getattr(owner, part)
+        return owner, name
+
+    def url_watch(self, callback) -> None:
+        """Call `callback` whenever a value kept in the URL changes (the view layer pushes the address)."""
+        by_owner: dict[int, tuple[param.Parameterized, list[str]]] = {}
+        for path in URL_PARAMETERS:
+            owner, name = self._owner(path)
+            by_owner.setdefault(id(owner), (owner, []))[1].append(name)
+        for owner, names in by_owner.values():
+            owner.param.watch(callback, names)
+
     def url_state(self) -> dict[str, str]:
         """The query-string form of the state (what a shared link carries)."""
-        return {name: str(getattr(self, p) or "") for p, name in URL_PARAMETERS.items()}
+        out = {}
+        for path, name in URL_PARAMETERS.items():
+            owner, attr = self._owner(path)
+            out[name] = str(getattr(owner, attr) or "")
+        return out
 
-    def apply_url(self, args: dict[str, Any]) -> None:
-        """Set the state from query arguments ({"fund": "...", "tab": "...", ...}); unknown or bad values are ignored."""
-        values: dict[str, Any] = {}
-        for p, name in URL_PARAMETERS.items():
-            raw = args.get(name)
-            if isinstance(raw, (list, tuple)):
-                raw = raw[0] if raw else None
-            if isinstance(raw, bytes):
-                raw = raw.decode("utf-8", "replace")
-            if raw is None:
+    def _url_value(self, path: str, text: str) -> Any:
+        """The state value of one URL value, or BadInputError saying why it cannot be used."""
+        if path == "tab":
+            if text not in TABS:
+                raise BadInputError(f"no tab {text!r}")
+            return text
+        if path == "fund":
+            ids = parse_proj_ids(text)
+            if text and (len(ids) != 1 or ids[0] != text):
+                raise BadInputError(f"{text!r} is not a fund's project id")
+            return text
+        if path == "basket_ids":
+            return text  # each malformed id is reported by apply_url
+        if path == "query":
+            if len(text) > MAX_QUERY_LENGTH or any(not c.isprintable() for c in text):
+                raise BadInputError("the search text is too long or holds control characters")
+            return text
+        if path == "theme":
+            if text not in THEMES:
+                raise BadInputError(f"no theme {text!r}")
+            return text
+        return _register_id(URL_PARAMETERS[path], text) if text else ""
+
+    def apply_url(self, args: dict[str, Any]) -> list[str]:
+        """Set the state from query arguments ({"fund": "...", "tab": "...", ...}).
+
+        A value that cannot be used leaves its part as it was; so does a parameter the dashboard
+        does not know. Returns what was ignored ("name=value" texts, also in `ignored_url`), so the
+        app can say so and clean the address.
+        """
+        known = {name: path for path, name in URL_PARAMETERS.items()}
+        ignored = [f"{_shown(str(k))}" for k in args if k not in known]
+        values: dict[str, dict[str, Any]] = {}
+        for name, path in known.items():
+            text = _url_text(args.get(name))
+            if text is None:
                 continue
-            text = str(raw).strip()
-            if p == "tab" and text not in TABS:
+            try:
+                value = self._url_value(path, text)
+            except BadInputError:
+                ignored.append(f"{name}={_shown(text)}")
                 continue
-            if p == "fund" and text and not parse_proj_ids(text):
-                continue
-            values[p] = text
-        self.param.update(**values)
+            if path == "basket_ids":
+                parts = [p for p in re.split(r"[\s,;]+", text) if p]
+                ids = parse_proj_ids(parts)
+                bad = [p for p in parts if p not in ids]
+                if bad:
+                    ignored.append(f"{name}: {_shown(', '.join(bad))}")
+                value = ",".join(ids)
+            owner, attr = self._owner(path)
+            values.setdefault(id(owner), {"_owner": owner})[attr] = value
+        for update in values.values():
+            owner = update.pop("_owner")
+            owner.param.update(**update)
+        self.ignored_url = ignored
+        return ignored
 
     # ---- lookups -------------------------------------------------------------------------------
 
@@ -140,7 +233,8 @@ class DashboardState(param.Parameterized):
             return None
         if self.factsheet.fund and self.factsheet.fund.get("proj_id") == proj_id:
             return self.factsheet.fund
-        return self.search.fund_record(proj_id) or self.basket.funds.get(proj_id)
+        return (self.search.fund_record(proj_id) or self.basket.funds.get(proj_id)
+                or self.basket.known_records([proj_id]).get(proj_id))
 
     def service_layout(self) -> str:
         """Which of the service's path layouts answers, once a call has found out ("" before)."""

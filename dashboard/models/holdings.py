@@ -83,10 +83,13 @@ class HoldingsByQuarter(param.Parameterized):
             compare_to, compare_from = (with_data[0], with_data[1]) if len(with_data) > 1 else (compare_to, None)
         # Labelled choices ("2026-06 (Q2 2026)"), so any selector widget shows quarters readably.
         choices = {quarter_label(p) + ("" if p in with_data else " (no data)"): p for p in periods}
-        with param.parameterized.batch_call_watchers(self):
-            for name in ("period", "compare_from", "compare_to"):
-                self.param[name].objects = choices
-            self.param.update(period=period, compare_from=compare_from, compare_to=compare_to)
+        # The new choices first, each announced at once, then the values. Announcing the choices in
+        # one batch with the values let a widget bound to a selector (Select.from_param) receive its
+        # new options after its new value: it then picked the first option and wrote it back, so a
+        # page opened on a link compared a quarter with itself ("Choose two different quarters").
+        for name in ("period", "compare_from", "compare_to"):
+            self.param[name].objects = choices
+        self.param.update(period=period, compare_from=compare_from, compare_to=compare_to)
 
     @property
     def periods(self) -> list[str]:
@@ -119,7 +122,8 @@ class HoldingsByQuarter(param.Parameterized):
     def table(self, period: str | None = None) -> pd.DataFrame:
         """Full table for one quarter, largest first."""
         lines = self.lines(period)
-        return lines[TABLE_COLUMNS].sort_values("percent_nav", ascending=False, na_position="last").reset_index(drop=True)
+        columns = TABLE_COLUMNS + [c for c in ("assetliab_desc",) if c in lines.columns]  # the type's text, when sent
+        return lines[columns].sort_values("percent_nav", ascending=False, na_position="last").reset_index(drop=True)
 
     def total_percent(self, period: str | None = None) -> float | None:
         """Sum of percent of NAV as reported, NAV-total lines excluded; may exceed 100. None without data."""

@@ -7,6 +7,7 @@ import time
 import panel as pn
 import panel_material_ui as pmui
 import param
+from panel.custom import JSComponent
 from panel.util import edit_readonly
 
 from dashboard.api.errors import SecApiError
@@ -31,6 +32,31 @@ from dashboard.views.risk import RiskView
 
 APP_TITLE = "SEC Thailand funds and licences"
 TABS_CSS = ":host { height: auto !important; min-height: fit-content; min-width: 0 !important; }"
+# MUI's "sm" breakpoint: below it the Page's sidebar is a drawer drawn over the content.
+NARROW_SCREEN_PX = 600
+
+
+class NarrowScreenSidebar(JSComponent):
+    """Closes the page's sidebar when the page opens on a phone-width screen.
+
+    Below the "sm" breakpoint the Page's sidebar is a temporary drawer that covers the content
+    and the title; open at load, it hid the page. Only the browser knows its width, so the
+    decision is made there, once, before anyone could have opened the drawer; the menu button
+    opens it as usual.
+    """
+
+    _esm = """
+export function render({ view }) {
+  if (window.innerWidth >= %d) { return }
+  const doc = view.model.document
+  if (!doc) { return }
+  for (const m of doc.all_models) {
+    if ("sidebar_open" in m && "sidebar_variant" in m && m.sidebar_open === true) { m.sidebar_open = false }
+  }
+}
+""" % NARROW_SCREEN_PX
+
+
 VIEW_CLASSES = {"explorer": FundExplorer, "allocation": AllocationView, "holdings": HoldingsView, "fees": FeesView,
                 "risk": RiskView, "performance": PerformanceView}
 
@@ -74,10 +100,15 @@ class DashboardApp(pn.viewable.Viewer):
                                         state.factsheet.param.stale, state.basket.param.stale),
                                 name="footer", margin=(16, 8, 8, 8))
         main += [self.tabs, self.footer]
-        header = [pmui.Typography("DEMO DATA" if self.banner else "", variant="overline", margin=(0, 12),
+        header = [NarrowScreenSidebar(width=0, height=0, margin=0, name="narrow-screen-sidebar"),
+                  pmui.Typography("DEMO DATA" if self.banner else "", variant="overline", margin=(0, 12),
                                   visible=bool(self.banner), styles={"color": "#ffd54f", "font-weight": "700"})]
         self.page = pmui.Page(title=APP_TITLE, main=main, sidebar=[self.basket_panel], header=header,
-                              sidebar_width=300, theme_toggle=True, stylesheets=STYLESHEETS)
+                              sidebar_width=300, theme_toggle=True, stylesheets=STYLESHEETS,
+                              dark_theme=state.theme == "dark")
+        # The theme is kept in the URL: the toggle sets the state, a link sets the toggle.
+        self.page.param.watch(self._theme_from_page, "dark_theme")
+        state.param.watch(self._theme_from_state, "theme")
         # Page binds its busy bar to pn.state.busy, which is process-wide: every session's page
         # then redraws whenever any session works (~10 ms a page, each time), and shows other
         # users' activity as its own. Bind it to this session's loading flags instead.
@@ -87,6 +118,16 @@ class DashboardApp(pn.viewable.Viewer):
 
     def __panel__(self):
         return self.page
+
+    def _theme_from_page(self, event):
+        theme = "dark" if event.new else "light"
+        if (self.state.theme or "light") != theme:
+            self.state.theme = theme
+
+    def _theme_from_state(self, event):
+        dark = event.new == "dark"
+        if self.page.dark_theme != dark:
+            self.page.dark_theme = dark
 
     # ---- tabs ---------------------------------------------------------------------------------------
 
@@ -151,7 +192,8 @@ class DashboardApp(pn.viewable.Viewer):
             notify_warning(f"No data could be loaded for {names}: {next(iter(failed.values()))}")
 
     async def _prefill_licensee(self):
-        if self._licensee_filled or not self.examples:
+        licence = self.state.licence
+        if self._licensee_filled or not (self.examples or licence.person_id or licence.case_id):
             return
         self._licensee_filled = True
         await self._ensure_view("licensee").aprefill()

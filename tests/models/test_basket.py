@@ -281,14 +281,37 @@ def test_records_of_bare_proj_ids_are_found_in_company_lists(demo_client, datase
     assert single, "the demo data has single-class funds"
     basket = FundBasket(client=demo_client)
     basket.set_funds([f["proj_id"] for f in single])
+    assert basket.funds == {}  # nothing seen yet
     basket.load()
-    assert all(f["proj_id"] not in basket.funds for f in single)  # E4 has nothing for them
-    assert basket.resolve_records([company]) == [f["proj_id"] for f in single]
-    assert [basket.label(f["proj_id"]) for f in single] == [f["proj_abbr_name"] for f in single]
-    assert basket.resolve_records([company]) == []  # nothing left to find
+    if demo_client.async_client.layout_name == "successor":
+        # The current service finds a record by its proj_id: the basket's own load names them.
+        assert [basket.label(f["proj_id"]) for f in single] == [f["proj_abbr_name"] for f in single]
+        assert basket.resolve_records([company]) == []
+    else:
+        assert all(f["proj_id"] not in basket.funds for f in single)  # E4 has nothing for them
+        assert basket.resolve_records([company]) == [f["proj_id"] for f in single]
+        assert [basket.label(f["proj_id"]) for f in single] == [f["proj_abbr_name"] for f in single]
+        assert basket.resolve_records([company]) == []  # nothing left to find
+
+
+def test_a_basket_from_a_link_names_funds_seen_in_any_earlier_answer_at_once(demo_client, dataset):
+    company = dataset.funds[0]["unique_id"]
+    funds = [f for f in dataset.funds if f["unique_id"] == company][:3]
+    ids = [f["proj_id"] for f in funds]
+    fresh = FundBasket(client=demo_client)
+    fresh.set_funds(ids)
+    assert [fresh.label(p) for p in ids] == ids  # nothing seen yet: bare ids
+    demo_client.fetch("E2", unique_id=company)  # any answer that carries the records
+    sent = demo_client.stats.requests_sent
     other = FundBasket(client=demo_client)
-    other.set_funds([single[0]["proj_id"]])
-    assert run(other.aresolve_records([company])) == [single[0]["proj_id"]]
+    other.set_funds(ids)  # as a shared link does: ids only
+    assert [other.label(p) for p in ids] == [f["proj_abbr_name"] for f in funds]
+    added = FundBasket(client=demo_client)
+    added.add(ids[0])
+    assert added.label(ids[0]) == funds[0]["proj_abbr_name"]
+    assert demo_client.stats.requests_sent == sent  # found without asking the service
+    other.load()  # the load does not look them up again, and keeps the names
+    assert [other.label(p) for p in ids] == [f["proj_abbr_name"] for f in funds]
 
 
 def test_funds_that_failed_entirely_are_fetched_again_on_the_next_load(make_client, simulator, dataset):

@@ -43,14 +43,53 @@ def test_basket_and_url_form_stay_in_step():
     assert state.basket_ids == "M0001_2564"
 
 
+EMPTY_URL = {"tab": "explorer", "fund": "", "basket": "", "q": "", "theme": "", "person": "", "case_of": "", "case": ""}
+
+
 def test_apply_url_ignores_bad_values():
     state = DashboardState()
-    state.apply_url({"tab": [b"fees"], "fund": "M0001_2564", "basket": "M0001_2564,M0002_2565", "q": "Demo", "x": "1"})
-    assert state.url_state() == {"tab": "fees", "fund": "M0001_2564", "basket": "M0001_2564,M0002_2565", "q": "Demo"}
-    state.apply_url({"tab": "<script>", "fund": "javascript:alert(1)"})
+    ignored = state.apply_url({"tab": [b"fees"], "fund": "M0001_2564", "basket": "M0001_2564,M0002_2565", "q": "Demo",
+                               "x": "1"})
+    assert state.url_state() == {**EMPTY_URL, "tab": "fees", "fund": "M0001_2564", "basket": "M0001_2564,M0002_2565",
+                                 "q": "Demo"}
+    assert ignored == ["x"] and state.ignored_url == ["x"]  # an unknown parameter is named too
+    ignored = state.apply_url({"tab": "<script>", "fund": "javascript:alert(1)"})
     assert state.tab == "fees" and state.fund == "M0001_2564"
-    assert set(URL_PARAMETERS.values()) == {"tab", "fund", "basket", "q"}
+    assert ignored == ["tab=<script>", "fund=javascript:alert(1)"]
+    assert set(URL_PARAMETERS.values()) == set(EMPTY_URL)
     assert state.param.tab.objects == list(TABS)
+
+
+def test_theme_and_licensee_inputs_are_kept_in_the_url():
+    state = DashboardState()
+    assert state.url_state() == EMPTY_URL
+    ignored = state.apply_url({"tab": "licensee", "theme": "dark", "person": "p0000010008", "case_of": "P0000010004",
+                               "case": "EN-2565-001"})
+    assert ignored == []
+    assert (state.theme, state.licence.person_id) == ("dark", "P0000010008")  # identifiers are upper case
+    assert (state.licence.enforcement_id, state.licence.case_id) == ("P0000010004", "EN-2565-001")
+    assert state.url_state() == {**EMPTY_URL, "tab": "licensee", "theme": "dark", "person": "P0000010008",
+                                 "case_of": "P0000010004", "case": "EN-2565-001"}
+    pushed = []
+    state.url_watch(lambda *events: pushed.extend(e.name for e in events))
+    state.licence.person_id = "P0000010009"  # a lookup in the tab changes the model: the URL follows
+    state.theme = "light"
+    assert pushed == ["person_id", "theme"]
+
+
+def test_invalid_url_values_fall_back_and_are_named():
+    state = DashboardState()
+    state.apply_url({"theme": "dark", "person": "P0000010008", "tab": "risk"})
+    ignored = state.apply_url({"theme": "purple", "person": "../etc/passwd", "case": "A B", "tab": "nope",
+                               "basket": "M0001_2564,bad id,M0002_2565", "q": "x" * 500, "zz": "1\x1b[2J"})
+    # every bad value leaves its part as it was; the good ids of the basket are kept
+    assert (state.theme, state.licence.person_id, state.licence.case_id, state.tab) == ("dark", "P0000010008", "", "risk")
+    assert state.basket.proj_ids == ["M0001_2564", "M0002_2565"] and state.query == ""
+    assert ignored[0] == "zz"
+    assert set(ignored[1:]) == {"theme=purple", "person=../etc/passwd", "case=A B", "tab=nope", "basket: bad, id",
+                                f"q={'x' * 39}…"}
+    assert all(c.isprintable() for text in ignored for c in text)
+    assert state.apply_url({}) == [] and state.ignored_url == []
 
 
 def test_state_from_url_at_construction():
@@ -170,3 +209,21 @@ def test_as_of_and_report_request(demo_client, dataset):
     assert state.report_request()["kind"] is None
     state.licence.person_id = "P0000010004"
     assert state.report_request() == {"kind": "licensee", "unique_id": "P0000010004", "case_ids": []}
+
+
+def test_a_basket_link_names_its_funds_before_and_after_its_load(demo_client, dataset):
+    single = [f for f in dataset.funds if not dataset.classes.get(f["proj_id"])][:2]
+    ids = [f["proj_id"] for f in single]
+    names = [f["proj_abbr_name"] for f in single]
+    state = DashboardState(client=demo_client)
+    state.apply_url({"basket": ",".join(ids)})
+    assert [state.basket.label(p) for p in ids] == ids  # nothing seen yet
+    run(state.astart())
+    if demo_client.async_client.layout_name == "successor":
+        assert [state.basket.label(p) for p in ids] == names  # the basket's own load found them by id
+    demo_client.fetch("E2", unique_id=single[0]["unique_id"])
+    demo_client.fetch("E2", unique_id=single[1]["unique_id"])
+    again = DashboardState(client=demo_client)  # a reload of the same link in another session
+    again.apply_url({"basket": ",".join(ids)})
+    assert [again.basket.label(p) for p in ids] == names  # at once, before any load
+    assert again.selected_record is None and again.fund_record(ids[0])["proj_abbr_name"] == names[0]

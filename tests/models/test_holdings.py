@@ -180,3 +180,21 @@ def test_on_the_demo_data(demo_client, dataset):
     assert model.total_percent() == pytest.approx(expected)
     counts = model.change_counts()
     assert sum(counts.values()) == len(model.changes()) > 0
+
+
+def test_quarter_selectors_bound_to_widgets_keep_two_different_quarters():
+    """Select widgets bound to the selectors (as the Holdings tab binds them) before the fund
+    loads, as when the tab is opened from a link: announcing the new choices in one batch with
+    the values made each widget pick its first option and write it back, so the comparison
+    became a quarter compared with itself."""
+    import panel as pn  # the widgets only; the model itself never imports Panel
+
+    sheet = FundFactsheet()
+    model = HoldingsByQuarter(factsheet=sheet)
+    widgets = {name: pn.widgets.Select.from_param(model.param[name]) for name in ("period", "compare_from", "compare_to")}
+    pn.Column(*widgets.values()).get_root()  # rendered, as in a served page
+    sheet.param.update(periods=list(PERIODS), holdings={p: frame(rows) for p, rows in BASE.items()})
+    assert (model.period, model.compare_from, model.compare_to) == (LATEST, PREVIOUS, LATEST)
+    assert {name: w.value for name, w in widgets.items()} == {"period": LATEST, "compare_from": PREVIOUS,
+                                                              "compare_to": LATEST}
+    assert set(model.changes()["change"]) == {"new", "increased", "unchanged", "exited"}

@@ -331,3 +331,25 @@ def label(enum_name: str, code: object, lang: str = "en") -> str | None:
     if pair is None:
         return None
     return pair[0] if lang == "th" else pair[1]
+
+
+# Holdings asset/liability codes (assetliab_id). The current service sends the Thai text beside each
+# holding (assetliab_desc); the legacy layout sends only the code, so the common codes are named here.
+ASSET_TYPE: dict[str, Label] = {
+    "101": ("หุ้นสามัญ", "ordinary shares"),
+    "102": ("หุ้นบุริมสิทธิ", "preferred shares"),
+    "103": ("ใบสำคัญแสดงสิทธิ", "warrants"),
+    "104": ("หน่วยลงทุน", "fund units"),
+    "201": ("พันธบัตรรัฐบาล", "government bonds"),
+    "202": ("ตั๋วเงินคลังและพันธบัตรธนาคารแห่งประเทศไทย", "treasury bills and Bank of Thailand bonds"),
+    "211": ("หุ้นกู้", "corporate bonds"),
+    "221": ("ตราสารหนี้ต่างประเทศ", "foreign debt securities"),
+    "301": ("เงินฝากธนาคาร", "bank deposits"),
+    "401": ("หน่วยลงทุนของกองทุนต่างประเทศ", "units of foreign funds"),
+    "501": ("สัญญาซื้อขายล่วงหน้า", "forward contracts"),
+    "601": ("หุ้นกู้อนุพันธ์", "structured notes"),
+    "701": ("สินทรัพย์อื่นๆ/หนี้สินอื่นๆ", "other assets and liabilities"),
+    "903": ("มูลค่าทรัพย์สินสุทธิ (NAV)", "net asset value (NAV) total"),
+}
+ENUMS["asset_type"] = (ASSET_TYPE, normalise_code)
+

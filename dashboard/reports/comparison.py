@@ -12,6 +12,7 @@ from dashboard.api.errors import BadInputError, SecApiError
 from dashboard.models.basket import BASKET_PARTS, FundBasket
 from dashboard.models.source import outcome
 from dashboard.records.labels import label
+from dashboard.views.common import asset_name_text
 from dashboard.reports.document import (
     Column,
     ReportDocument,
@@ -69,7 +70,7 @@ def performance_comparison_bars(perf: pd.DataFrame) -> hv.Element:
     first = data.groupby("proj_id")["class_key"].transform("first")
     data = data[data["class_key"] == first]
     data = data.assign(order=data["reference_period_order"].astype("Float64").fillna(99)).sort_values(["order"], kind="stable")
-    data = data.assign(period=data["reference_period"].astype(str), fund=data["fund"].astype(str))
+    data = data.assign(period=charts.period_words(data), fund=data["fund"].astype(str))
     data = data[["period", "fund", "performance_val"]].astype({"performance_val": float})
     return hv.Bars(data, kdims=[hv.Dimension("period", label="Period"), hv.Dimension("fund", label="Fund")],
                    vdims=[hv.Dimension("performance_val", label="Fund return, %")]).opts(
@@ -120,7 +121,7 @@ def _fees(doc: ReportDocument, basket: FundBasket) -> None:
     if missing:
         sec.parts.append(note("No fees published for " + ", ".join(missing) + "."))
     sec.parts.append(note("Charts show each fund's first unit class. What is actually charged and the prospectus "
-                          "ceiling (rate) are charted apart: one fund's ceiling is never compared with another's charge."))
+                          "ceiling are charted apart: one fund's ceiling is never compared with another's charge."))
     first = _first_class(fees)
     doc.chart(sec, safe_chart(charts.fee_bars, first, value="actual_value_num"), "Fees actually charged")
     doc.chart(sec, safe_chart(charts.fee_bars, first, value="rate_num"), "Prospectus fee ceilings")
@@ -156,7 +157,7 @@ def _allocation(doc: ReportDocument, basket: FundBasket) -> None:
     wide = alloc.pivot_table(index="asset_name", columns="proj_id", values="asset_ratio", aggfunc="sum", sort=False)
     order = [p for p in basket.proj_ids if p in wide.columns]
     wide = wide[order].reset_index()
-    cols = [Column("Asset", "asset_name")] + [pct_col(_name(basket, p), p) for p in order]
+    cols = [Column("Asset", lambda r: asset_name_text(r.get("asset_name")) or r.get("asset_name"))] + [pct_col(_name(basket, p), p) for p in order]
     sec.parts.append(html_table(wide, cols, caption="Share of NAV by asset type", css_id="allocation-table"))
 
 
@@ -173,9 +174,10 @@ def _performance(doc: ReportDocument, basket: FundBasket) -> None:
     if returns.empty:
         sec.parts.append(note("No fund return figures published."))
         return
-    order = (returns.dropna(subset=["reference_period"]).sort_values("reference_period_order")["reference_period"]
-             .astype(str).drop_duplicates().tolist())
-    wide = returns.pivot_table(index="proj_id", columns="reference_period", values="performance_val", aggfunc="first")
+    returns = returns.dropna(subset=["reference_period"])
+    returns = returns.assign(period=charts.period_words(returns))
+    order = returns.sort_values("reference_period_order")["period"].drop_duplicates().tolist()
+    wide = returns.pivot_table(index="proj_id", columns="period", values="performance_val", aggfunc="first")
     rows = []
     for proj_id in basket.proj_ids:
         if proj_id not in wide.index:

@@ -40,6 +40,7 @@ from dashboard.reports.document import (
     warning,
 )
 from dashboard.views import charts
+from dashboard.views.common import asset_name_text, asset_type_text, currency_word, us_investors_text
 
 PERFORMANCE_COLUMNS = ("fund_return", "benchmark_return", "peer_average", "fund_volatility", "benchmark_volatility")
 CHANGES_SHOWN = 40
@@ -68,7 +69,7 @@ def performance_bars_fallback(performance: pd.DataFrame, class_name: str | None 
     if data.empty:
         return charts.empty_chart("No return figures for this class")
     data = data.sort_values("reference_period_order").assign(
-        series=lambda d: d["performance_kind"].map(kinds), period=lambda d: d["reference_period"].astype(str))
+        series=lambda d: d["performance_kind"].map(kinds), period=charts.period_words)
     data = data[["period", "series", "performance_val"]].astype({"performance_val": float})
     title = "Return against benchmark and peers" + (f" ({class_name})" if class_name and class_name != "-" else "")
     return hv.Bars(data, kdims=[hv.Dimension("period", label="Period"), hv.Dimension("series", label="Series")],
@@ -152,7 +153,7 @@ def _overview(doc: ReportDocument, sheet: FundFactsheet) -> None:
         ("Investors", _label_pair(sheet.project_type, "proj_retail_type")),
         ("Project term", _term(sheet.project_type)),
         ("Foreign investment", _label_pair(fund, "invest_country_flage") or _label_pair(fund, "invest_country_flag")),
-        ("US investors permitted", _pub(fund, "permit_us_investment", fund.get("permit_us_investment"))),
+        ("US investors", _pub(fund, "permit_us_investment", us_investors_text(fund.get("permit_us_investment")))),
         ("Redemption", _label_pair(red, "redemp_period")),
         ("Redemption, as published", red.get("redemp_period_text")),
         ("Redemption, other", red.get("redemp_period_oth")),
@@ -190,7 +191,7 @@ def _overview(doc: ReportDocument, sheet: FundFactsheet) -> None:
     sec.parts.append("<h3>Investment minimums</h3>")
     if sheet.investment is not None and not sheet.investment.empty:
         def money(value_key: str, cur_key: str):
-            return lambda r: None if is_missing(r.get(value_key)) else f"{fmt_number(r.get(value_key))} {'' if is_missing(r.get(cur_key)) else r.get(cur_key)}".strip()
+            return lambda r: None if is_missing(r.get(value_key)) else f"{fmt_number(r.get(value_key))} {currency_word(r.get(cur_key))}".strip()
 
         sec.parts.append(html_table(sheet.investment, [
             Column("First purchase", money("minimum_sub_ipo", "minimum_sub_ipo_cur"), numeric=True),
@@ -229,7 +230,8 @@ def _allocation(doc: ReportDocument, sheet: FundFactsheet, name: str) -> None:
     doc.chart(sec, safe_chart(charts.allocation_donut, alloc, title=f"Asset allocation, {name}"), "Asset allocation donut")
     total = alloc["asset_ratio"].sum(skipna=True)
     sec.parts.append(html_table(alloc.sort_values("asset_seq"), [
-        Column("#", "asset_seq", numeric=True), Column("Asset", "asset_name"), pct_col("Share of NAV", "asset_ratio"),
+        Column("#", "asset_seq", numeric=True), Column("Asset", lambda r: asset_name_text(r.get("asset_name"))),
+        pct_col("Share of NAV", "asset_ratio"),
     ], caption=f"Shares add up to {fmt_percent(total)} as published."))
 
 
@@ -261,9 +263,13 @@ def _holdings(doc: ReportDocument, sheet: FundFactsheet, holdings: HoldingsByQua
     if failed:
         sec.parts.append(warning(f"{len(failed)} quarter(s) could not be loaded: {sheet.errors[failed[0]]}"))
     doc.chart(sec, safe_chart(charts.top_holdings_bars, holdings.top(period, 15), period), "Top holdings")
+    # The current service names each asset type in Thai beside its code (assetliab_desc); legacy sends the code only.
+    descriptions = {str(c): d for c, d in zip(raw.get("assetliab_id", []), raw.get("assetliab_desc", [])) if not is_missing(d)} \
+        if "assetliab_desc" in raw else {}
     sec.parts.append(html_table(table, [
         Column("Holding", "security"), Column("Issuer", "issuer"), Column("ISIN", "isin_code"),
-        Column("Asset code", "assetliab_id"), num_col("Market value, baht", "assetliab_value"),
+        Column("Asset type", lambda r: asset_type_text(r.get("assetliab_id"), descriptions.get(str(r.get("assetliab_id"))))),
+        num_col("Market value, baht", "assetliab_value"),
         pct_col("% of NAV", "percent_nav", 3),
     ], caption=f"All holdings, {fmt_period(period)}, largest first", css_id="holdings-table"))
 
@@ -305,7 +311,7 @@ def fee_columns(with_fund: bool) -> list[Column]:
         Column("Class", "class_abbr_name", nowrap=True),
         Column("Fee type", lambda r: r.get("fee_type_en") if not is_missing(r.get("fee_type_en")) else r.get("fee_type_desc")),
         Column("Fee type (Thai)", "fee_type_th"),
-        Column("Prospectus ceiling (rate)", lambda r: _with_unit(r.get("rate"), r.get("rate_unit"))),
+        Column("Prospectus ceiling", lambda r: _with_unit(r.get("rate"), r.get("rate_unit"))),
         Column("Actually charged", lambda r: _with_unit(r.get("actual_value"), r.get("actual_value_unit"))),
         Column("Remark", "fee_other_desc"),
     ]
@@ -318,7 +324,7 @@ def _fees(doc: ReportDocument, sheet: FundFactsheet, name: str) -> None:
         sec.parts.append(part_note(sheet.errors, "fees", "fees"))
         return
     frame = fees.assign(fund=name)
-    sec.parts.append(note("The prospectus ceiling (rate) and what is actually charged are shown apart and never "
+    sec.parts.append(note("The prospectus ceiling and what is actually charged are shown apart and never "
                           "compared with each other."))
     if "rate_unit" in sheet.unpublished.get("fees", []):
         sec.parts.append(note(f"Fee units (for example % a year of net asset value): {NOT_PUBLISHED_NOTE}."))
@@ -407,7 +413,8 @@ def factsheet_document(client: SecClient, proj_id: str, *, fund: dict | None = N
 
     doc = ReportDocument(client.settings, title=f"Fund factsheet: {name}", kind="factsheet", generated_at=generated_at)
     status = label("fund_status", fund.get("fund_status"), "en")
-    doc.subtitle = " · ".join(str(p) for p in (proj_id, status, fund.get("unique_id") and f"company {fund.get('unique_id')}") if p)
+    company = fund.get("comp_name_en") if not is_missing(fund.get("comp_name_en")) else fund.get("unique_id") and f"company {fund.get('unique_id')}"
+    doc.subtitle = " · ".join(str(p) for p in (proj_id, status, company) if p)
     doc.names = [(lang, fund.get(key)) for lang, key in (("th", "proj_name_th"), ("en", "proj_name_en")) if fund.get(key)]
 
     quarters = periods_with_data(sheet)

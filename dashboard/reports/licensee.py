@@ -44,6 +44,17 @@ _UNPAID = re.compile(r"ไม่ชำระ|ชำระไม่ครบ|not 
 _KIND_COLORS = {"approval": "#3b6ea5", "approval (no expiry)": "#9ecae1", "duty": "#59a14f"}
 
 
+
+def name_with_code(record, code_key: str, name_key: str) -> str | None:
+    """An approval or duty by name with its code beside it ("Investment planner (IP)"); the code alone when no
+    answer names it (the legacy layout)."""
+    code = record.get(code_key)
+    names = [record.get(f"{name_key}_en"), record.get(f"{name_key}_th")]
+    names = [str(n) for n in names if not is_missing(n)]
+    if not names:
+        return None if is_missing(code) else str(code)
+    return " · ".join(names) + ("" if is_missing(code) else f" ({code})")
+
 def _both(pair: tuple[str, str]) -> str:
     thai, english = pair
     return f"{english} ({thai})"
@@ -190,7 +201,7 @@ def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str]
             sec.parts.append(note("No approvals are recorded for this identifier."))
         else:
             sec.parts.append(html_table(approvals.sort_values("effective_date", ascending=False), [
-                Column("Approval code", "lic_code"), Column("Registration no.", "regis_sale_no"),
+                Column("Approval", lambda r: name_with_code(r, "lic_code", "lic_name")), Column("Registration no.", "regis_sale_no"),
                 date_col("Effective", "effective_date"),
                 Column("Expires", lambda r: "no expiry" if r.get("approval_state") == APPROVAL_NO_EXPIRY else fmt_date(r.get("expire_date"))),
                 Column("State", "approval_state"),
@@ -202,7 +213,7 @@ def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str]
                                   "(directors and executives, for example)."))
         sec = doc.section("duties", "Current duties")
         sec.parts.append(html_table(duties.sort_values("action_start_date", ascending=False), [
-            Column("Company id", "company_unique_id"), Column("Duty code", "lic_action_code"),
+            Column("Company id", "company_unique_id"), Column("Duty", lambda r: name_with_code(r, "lic_action_code", "lic_action_name")),
             date_col("Started", "action_start_date"),
             Column("Ended", lambda r: "still serving" if is_missing(r.get("action_end_date")) else fmt_date(r.get("action_end_date"))),
             Column("Last updated", "last_upd_date", fmt_datetime),
@@ -237,7 +248,7 @@ def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str]
             sec.parts.append(note(f"No enforcement action or investor alert is recorded under case {case_id} for {uid}."))
     if found:
         sec.parts.append("<h3>Reading an enforcement record</h3>")
-        sec.parts.append(note("The record does not state its action type. The specification numbers the types differently "
-                              "for the date and for the details (types 3 and 4 swap), so each field is read against its own list."))
+        sec.parts.append(note("The record does not say what kind of action it is, and the kind of action decides what the date and "
+                              "the details mean. The table below gives the meaning for each kind."))
         sec.parts.append(_meanings_table())
     return doc

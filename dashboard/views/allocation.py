@@ -16,6 +16,7 @@ from dashboard.views.common import (
     section_title,
     stale_badge,
     update_table,
+    asset_name_text,
 )
 
 TITLES = {"asset_seq": "#", "asset_name": "Asset", "asset_ratio": "% of NAV"}
@@ -27,8 +28,28 @@ def fund_title(state: DashboardState) -> str:
     return record.get("proj_abbr_name") or state.fund or ""
 
 
+def with_asset_names(frame):
+    """Asset names with the English first where the service's text carries it in parentheses."""
+    return frame.assign(asset_name=frame["asset_name"].map(lambda n: asset_name_text(n) or n))
+
+
+def basket_note_html(basket, frame) -> str:
+    """Names the basket's funds the chart leaves out, and why, as the Fees and Risk tabs do."""
+    shown = set() if frame is None or frame.empty else set(frame.dropna(subset=["asset_ratio"])["proj_id"].astype(str))
+    failed = basket.failed_part("allocation")
+    unpublished = [p for p in basket.proj_ids if p in basket.loaded and p not in failed and p not in shown]
+    notes = []
+    if failed:  # a failure is not "no data": say so, with the reason
+        notes.append(empty_html(f"Asset allocation could not be loaded for: {', '.join(basket.label(p) for p in failed)} "
+                                f"({basket.errors[failed[0]]['allocation']}).", error=True))
+    if unpublished:
+        notes.append(empty_html(f"No asset allocation published for: {', '.join(basket.label(p) for p in unpublished)}; "
+                                "the chart leaves them out."))
+    return "".join(notes)
+
+
 class AllocationView(TabView):
-    """The selected fund's asset allocation (E13) and the basket's side by side."""
+    """The selected fund's asset allocation and the basket's side by side."""
 
     tab = "allocation"
 
@@ -37,6 +58,7 @@ class AllocationView(TabView):
         state = self.state
         sheet, basket = state.factsheet, state.basket
         self._note = html_pane("")
+        self._basket_note = html_pane("")
         self._table = data_table(display_frame(sheet.allocation, list(TITLES)), titles=TITLES, percent=["asset_ratio"],
                                  page_size=12, layout="fit_columns", name="allocation-table",
                                  widths={"asset_seq": 48, "asset_ratio": 100})
@@ -53,6 +75,7 @@ class AllocationView(TabView):
                    pn.Column(self._table, width=400), sizing_mode="stretch_width",
                    loading=sheet.param.loading),
             pn.Row(section_title("Across the basket"), stale_badge(basket)),
+            self._basket_note,
             pn.Column(self._stacked, self._basket_table, sizing_mode="stretch_width", loading=basket.param.loading),
             sizing_mode="stretch_width",
         )
@@ -66,7 +89,7 @@ class AllocationView(TabView):
         allocation = state.factsheet.allocation
         if state.fund_error:  # never the previous fund's figures under the new fund's error
             allocation = allocation.iloc[0:0]
-        update_table(self._table, display_frame(allocation, list(TITLES)))
+        update_table(self._table, with_asset_names(display_frame(allocation, list(TITLES))))
         name = fund_title(state)
         if state.fund_error:
             self._note.object = empty_html(f"The fund could not be loaded: {state.fund_error}", error=True)
@@ -80,8 +103,10 @@ class AllocationView(TabView):
             self._donut.object = charts.allocation_donut(allocation, title=f"Asset allocation, {name}" if name else "Asset allocation")
         basket = state.basket
         frame = basket.allocation_frame()
-        update_table(self._basket_table, display_frame(frame, list(BASKET_TITLES)))
+        update_table(self._basket_table, with_asset_names(display_frame(frame, list(BASKET_TITLES))))
         if not basket.proj_ids:
             self._stacked.object = charts.empty_chart("The basket is empty: add funds from the Fund explorer")
+            self._basket_note.object = ""
         else:
             self._stacked.object = charts.allocation_stacked(frame)
+            self._basket_note.object = basket_note_html(basket, frame)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import holoviews as hv
 import pandas as pd
 
-from dashboard.records.labels import RISK_LEVEL
+from dashboard.records.labels import RISK_LEVEL, label
 
 RISK_LEVELS = list(RISK_LEVEL.values())  # "1" .. "8", "8+"
 
@@ -73,6 +73,20 @@ def _quarter(period: str) -> str:
     return f"{period[:4]}-{period[4:]}" if isinstance(period, str) and len(period) == 6 else str(period)
 
 
+def period_words(data: pd.DataFrame) -> pd.Series:
+    """Look-back periods in words ("since inception", not the key "inception date")."""
+    raw = data["reference_period"]
+    named = raw.map(lambda p: label("reference_period", p, "en") or p)
+    words = data["reference_period_label_en"].fillna(named) if "reference_period_label_en" in data else named
+    return words.astype(str)
+
+
+def asset_label(name: object) -> str:
+    """An allocation asset for a chart: its English name first where the text carries one in parentheses."""
+    from dashboard.views.common import asset_name_text  # common builds panes from this module
+    return asset_name_text(name) or str(name)
+
+
 def _short(text: str, limit: int = 28) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -86,7 +100,7 @@ def allocation_donut(allocation: pd.DataFrame | None, title: str = "Asset alloca
     if data is None or data.empty:
         return empty_chart("No asset allocation published for this fund")
     frame = data[["asset_name", "asset_ratio"]].astype({"asset_name": str, "asset_ratio": float})
-    frame = frame.assign(asset_name=frame["asset_name"].map(_short))
+    frame = frame.assign(asset_name=frame["asset_name"].map(asset_label).map(_short))
     return hv.Donut(frame, kdims=[hv.Dimension("asset_name", label="Asset")],
                     vdims=[hv.Dimension("asset_ratio", label="% of NAV")]).opts(
         title=title, frame_width=300, frame_height=300, tools=["hover"], cmap="Category20", legend_position="right",
@@ -112,7 +126,7 @@ def allocation_stacked(frame: pd.DataFrame | None) -> hv.Element:
         return empty_chart("No asset allocation for the funds in the basket")
     data = frame[["fund", "asset_name", "asset_ratio"]].dropna(subset=["asset_ratio"])
     data = data.astype({"fund": str, "asset_name": str, "asset_ratio": float})
-    data = data.assign(asset_name=data["asset_name"].map(_short))
+    data = data.assign(asset_name=data["asset_name"].map(asset_label).map(_short))
     assets = data["asset_name"].nunique()
     return hv.Bars(data, kdims=[hv.Dimension("fund", label="Fund"), hv.Dimension("asset_name", label="Asset")],
                    vdims=[hv.Dimension("asset_ratio", label="% of NAV")]).opts(
@@ -167,7 +181,7 @@ def holdings_changes_bars(changes: pd.DataFrame | None, start: str | None, end: 
 
 # ---- fees -------------------------------------------------------------------------------------
 
-FEE_MEASURES = {"actual_value_num": "Actual charge", "rate_num": "Prospectus ceiling (rate)"}
+FEE_MEASURES = {"actual_value_num": "Actual charge", "rate_num": "Prospectus ceiling"}
 
 
 def _series_name(frame: pd.DataFrame) -> pd.Series:
@@ -310,7 +324,7 @@ def basket_return_bars(performance: pd.DataFrame | None) -> hv.Element:
     first_class = data.groupby("proj_id")["class_abbr_name"].transform(lambda s: s.fillna("-").iloc[0])
     data = data[data["class_abbr_name"].fillna("-") == first_class]
     data = data.sort_values("reference_period_order")
-    data = data.assign(period=data["reference_period"].astype(str), fund=data["fund"].astype(str))
+    data = data.assign(period=period_words(data), fund=data["fund"].astype(str))
     periods = list(dict.fromkeys(data["period"]))
     funds = [f for f in dict.fromkeys(performance["fund"].astype(str)) if f in set(data["fund"])]
     data = data[["period", "fund", "performance_val"]].astype({"performance_val": float})

@@ -21,6 +21,7 @@ import param
 
 from dashboard.api.errors import SecApiError
 from dashboard.models.dashboard_state import DashboardState
+from dashboard.records.labels import ASSET_TYPE, FUND_STATUS, normalise_code, normalise_fund_status
 
 log = logging.getLogger("dashboard.views")
 
@@ -107,6 +108,9 @@ def fmt_percent(value: Any, digits: int = 2, signed: bool = False) -> str:
     return f"{number:+,.{digits}f} %" if signed else f"{number:,.{digits}f} %"
 
 
+BAHT_UNITS = {"บาท", "thb", "baht", "฿"}
+
+
 def fmt_baht(value: Any, digits: int = 2) -> str:
     number = _number(value)
     return DASH if number is None else f"{number:,.{digits}f} baht"
@@ -118,10 +122,67 @@ def fmt_amount(value: Any, unit: Any = None, digits: int = 2) -> str:
     if number is None:
         return DASH
     unit_text = "" if is_missing(unit) else str(unit).strip()
-    if unit_text.casefold() in {"บาท", "thb", "baht", "฿"}:
+    if unit_text.casefold() in BAHT_UNITS:
         return fmt_baht(number, digits)
     text = f"{number:,.{digits}f}"
     return f"{text} {unit_text}" if unit_text else text
+
+
+# ---- names for codes, and words for people ------------------------------------------------------
+_TRAILING_ENGLISH = re.compile(r"^(?P<head>.*\S)\s*\((?P<tail>[^()]*)\)\s*$", re.S)
+_THAI = re.compile(r"[\u0e00-\u0e7f]")
+
+
+def thai_and_english(text: object) -> tuple[str | None, str | None]:
+    """("สัญญาซื้อขายล่วงหน้า", "Forward") from "สัญญาซื้อขายล่วงหน้า (Forward)"; English only when the text carries it."""
+    if not isinstance(text, str) or not text.strip():
+        return None, None
+    text = text.strip()
+    match = _TRAILING_ENGLISH.match(text)
+    if match and re.search(r"[A-Za-z]", match["tail"]) and not _THAI.search(match["tail"]) and _THAI.search(match["head"]):
+        return match["head"].strip(), match["tail"].strip()
+    return (text, None) if _THAI.search(text) else (None, text)
+
+
+def asset_type_text(code: object, description: object = None) -> str:
+    """A holding's asset type for people: "bank deposits · เงินฝากธนาคาร (301)".
+
+    The English name comes from the table, else from English in parentheses in the service's text; the
+    Thai text is the service's own (assetliab_desc) when it sent one; the code goes beside them."""
+    key = normalise_code(code)
+    thai, english = thai_and_english(description)
+    known = ASSET_TYPE.get(key) if key else None
+    if known:
+        english = known[1]
+        thai = thai or known[0]
+    parts = [p for p in (english, thai) if p]
+    text = " · ".join(parts)
+    if key:
+        return f"{text} ({key})" if text else key
+    return text
+
+
+def asset_name_text(name: object) -> str | None:
+    """An allocation asset as "Forward · สัญญาซื้อขายล่วงหน้า" when the text carries English in parentheses."""
+    thai, english = thai_and_english(name)
+    return " · ".join(p for p in (english, thai) if p) or None
+
+
+US_INVESTORS = {"Y": "may invest", "N": "may not invest"}  # the same words in the dashboard and the reports
+
+
+def us_investors_text(flag: object) -> str | None:
+    """"may invest" / "may not invest" for the Y/N flag; any other text as sent."""
+    if is_missing(flag):
+        return None
+    return US_INVESTORS.get(str(flag).strip().upper(), str(flag))
+
+
+def currency_word(unit: object) -> str:
+    """The currency as the dashboard writes it: baht for บาท/THB, anything else as sent."""
+    if is_missing(unit):
+        return ""
+    return "baht" if str(unit).strip().casefold() in BAHT_UNITS else str(unit)
 
 
 def fmt_date(value: Any) -> str:
@@ -403,3 +464,12 @@ class TabView(pn.viewable.Viewer):
 
     def _render(self) -> None:
         raise NotImplementedError
+
+
+def status_text(code: object) -> str:
+    """A fund status for people, with its code beside it: "registered (RG)"; an unknown code as sent."""
+    if is_missing(code):
+        return ""
+    key = normalise_fund_status(code)
+    known = FUND_STATUS.get(key) if key else None
+    return f"{known[1]} ({key})" if known else str(code)

@@ -9,7 +9,7 @@ import param
 
 from dashboard.api.errors import SecApiError
 from dashboard.models.dashboard_state import DashboardState
-from dashboard.records.labels import FUND_STATUS, TAX_INCENTIVE
+from dashboard.records.labels import TAX_INCENTIVE
 from dashboard.views.common import (
     STATUS_TONES,
     card,
@@ -29,6 +29,8 @@ from dashboard.views.common import (
     link,
     notify_error,
     published,
+    status_text,
+    us_investors_text,
     pill,
     stale_badge,
     update_table,
@@ -42,15 +44,8 @@ RESULT_TITLES = {"proj_abbr_name": "Abbreviation", "proj_name_en": "English name
                  "proj_id": "Fund id"}
 CLASS_COLUMNS = ["proj_abbr_name", "class_abbr_name", "class_name", "class_additional_desc", "proj_id"]
 CLASS_TITLES = {"proj_abbr_name": "Fund", "class_abbr_name": "Class", "class_name": "Class name",
-                "class_additional_desc": "Description", "proj_id": "proj_id"}
+                "class_additional_desc": "Description", "proj_id": "Fund id"}
 GRID = '<div style="display:grid;grid-template-columns:repeat(auto-fill,minmax(400px,1fr));gap:10px;">{}</div>'
-
-
-def status_text(code: object) -> str:
-    if is_missing(code):
-        return ""
-    label = FUND_STATUS.get(str(code))
-    return f"{code} · {label[1]}" if label else str(code)
 
 
 def results_frame(results: pd.DataFrame) -> pd.DataFrame:
@@ -110,7 +105,7 @@ def overview_html(state: DashboardState) -> str:
 
     cards = []
     registration = _rows([
-        ("proj_id", esc(sheet.proj_id)),
+        ("Fund id", esc(sheet.proj_id)),
         ("Registration no.", esc(fund.get("regis_id"))),
         ("Registered", esc(fmt_date(fund.get("regis_date")))),
         ("Cancelled", esc(fmt_date(fund.get("cancel_date")), "not cancelled") if fund else None),
@@ -129,8 +124,7 @@ def overview_html(state: DashboardState) -> str:
          + (f' ({esc(fund.get("feederfund_country"))})' if not is_missing(fund.get("feederfund_country")) else "") + "</span>"
          if not is_missing(fund.get("feederfund_master_fund")) else None),
         ("Foreign investment", esc(fund.get("invest_country_flage_label_en") or fund.get("invest_country_flage"))),
-        ("US investors", published(fund, "permit_us_investment", esc({"Y": "may invest", "N": "may not invest"}.get(
-            str(fund.get("permit_us_investment")), fund.get("permit_us_investment"))))),
+        ("US investors", published(fund, "permit_us_investment", esc(us_investors_text(fund.get("permit_us_investment"))))),
         ("Last updated", esc(fmt_date(fund.get("last_upd_date")))),
     ])
     cards.append(card("Registration", kv_table(registration)))

@@ -23,15 +23,15 @@ from dashboard.views.common import (
 TABLE_COLUMNS = ["fund", "class_abbr_name", "fee_type_en", "fee_type_th", "rate", "rate_unit", "actual_value",
                  "actual_value_unit", "fee_other_desc", "rate_num", "actual_value_num"]
 TITLES = {"fund": "Fund", "class_abbr_name": "Class", "fee_type_en": "Fee type", "fee_type_th": "Fee type (Thai)",
-          "rate": "Ceiling (rate, as published)", "rate_unit": "Ceiling unit", "actual_value": "Actual (as published)",
-          "actual_value_unit": "Actual unit", "fee_other_desc": "Remark", "rate_num": "Ceiling, number",
-          "actual_value_num": "Actual, number"}
+          "rate": "Prospectus ceiling (as published)", "rate_unit": "Ceiling unit", "actual_value": "Actually charged (as published)",
+          "actual_value_unit": "Charge unit", "fee_other_desc": "Remark", "rate_num": "Ceiling, figure",
+          "actual_value_num": "Charged, figure"}
 ALL_TYPES = "All fee types"
 PREFERRED_TYPES = ("Management Fee", "Total Expense")
 
 
 class FeesView(TabView):
-    """Fee comparison across the basket (E12) by fee type and unit class."""
+    """Fee comparison across the basket by fee type and unit class."""
 
     tab = "fees"
     fee_type = param.Selector(default=ALL_TYPES, objects=[ALL_TYPES], doc="Fee type the charts show.")
@@ -56,8 +56,8 @@ class FeesView(TabView):
             pn.Column(
                 pn.Row(self._actual, self._ceiling, sizing_mode="stretch_width"),
                 pn.pane.Markdown(
-                    "*Actual charge* is what the fund takes now (`actual_value`); the *prospectus ceiling* is the most "
-                    "it may take (`rate`). The two are never mixed: each chart shows one of them. The table keeps "
+                    "*Actual charge* is what the fund takes now; the *prospectus ceiling* is the most "
+                    "it may take. The two are never mixed: each chart shows one of them. The table keeps "
                     "the service's own text; use the filters under the column titles.", margin=(0, 10)),
                 section_title("Every fee of every fund in the basket"),
                 self._table,

@@ -9,6 +9,7 @@ from dashboard.api.errors import BadInputError
 from dashboard.models.holdings import CHANGE_COLUMNS, empty_changes, quarter_label
 from dashboard.views import charts
 from dashboard.views.common import (
+    asset_type_text,
     chart_pane,
     TabView,
     data_table,
@@ -23,8 +24,14 @@ from dashboard.views.common import (
     update_table,
 )
 
-TABLE_TITLES = {"issue_code": "Issue code", "isin_code": "ISIN", "issuer": "Issuer", "assetliab_id": "Type",
+TABLE_TITLES = {"issue_code": "Issue code", "isin_code": "ISIN", "issuer": "Issuer", "asset_type": "Type",
                 "assetliab_value": "Value", "percent_nav": "% of NAV"}
+def _typed(table):
+    """The holdings table with each line's asset type as a name and meaning, the code beside it."""
+    descriptions = table["assetliab_desc"] if "assetliab_desc" in table else [None] * len(table)
+    return table.assign(asset_type=[asset_type_text(code, desc) for code, desc in zip(table["assetliab_id"], descriptions)])
+
+
 CHANGE_TITLES = {"security": "Holding", "issuer": "Issuer", "weight_from": "Weight before", "weight_to": "Weight after",
                  "change_pp": "Change (pp)", "change": "Change"}
 
@@ -43,7 +50,7 @@ class HoldingsView(TabView):
         self._from = pmui.Select.from_param(model.param.compare_from, label="From quarter", width=240)
         self._to = pmui.Select.from_param(model.param.compare_to, label="To quarter", width=240)
         self._summary = html_pane("", name="holdings-summary")
-        self._table = data_table(display_frame(model.table(), list(TABLE_TITLES)), titles=TABLE_TITLES,
+        self._table = data_table(display_frame(_typed(model.table()), list(TABLE_TITLES)), titles=TABLE_TITLES,
                                  percent=["percent_nav"], baht=["assetliab_value"], page_size=12, name="holdings-table")
         self._top = chart_pane("holdings-top")
         self._heatmap = chart_pane("holdings-heatmap")
@@ -75,7 +82,7 @@ class HoldingsView(TabView):
         if state.fund_error:
             # Never the previous fund's holdings under the new fund's error.
             self._summary.object = empty_html(f"The fund could not be loaded: {state.fund_error}", error=True)
-            update_table(self._table, display_frame(model.table().iloc[0:0], list(TABLE_TITLES)))
+            update_table(self._table, display_frame(_typed(model.table().iloc[0:0]), list(TABLE_TITLES)))
             self._top.object = self._heatmap.object = charts.empty_chart("The fund could not be loaded")
             self._heatmap_for = None
             self._changes_note.object = ""
@@ -99,7 +106,7 @@ class HoldingsView(TabView):
                 f"total <b>{esc(fmt_percent(total))}</b> of NAV{note}"
                 f" · market value {esc(fmt_baht(value, 0))}"
                 + (f" · as of {esc(as_of)}" if as_of else "") + "</div>")
-        update_table(self._table, display_frame(model.table(), list(TABLE_TITLES)))
+        update_table(self._table, display_frame(_typed(model.table()), list(TABLE_TITLES)))
         if model.has_data():
             self._top.object = charts.top_holdings_bars(model.top(), model.period)
         else:

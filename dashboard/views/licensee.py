@@ -58,7 +58,7 @@ CASE_TITLES = {"case_id": "Case", "enforcement_type_label_en": "Kind of action",
 ALERT_CASE_COLUMNS = ["case_id", "name_en", "name_th", "disclosure_date", "website", "persuade_desc"]
 ALERT_CASE_TITLES = {"case_id": "Case", "name_en": "Name", "name_th": "Thai name", "disclosure_date": "Disclosed",
                      "website": "Website", "persuade_desc": "What they offered"}
-UNKNOWN_TYPE = "Not stated: show every meaning"
+UNKNOWN_TYPE = "Kind of action not stated: every meaning is shown"
 # Plain numbers: what a type means depends on the field (the specification's lists differ).
 ACTION_TYPES = {UNKNOWN_TYPE: 0, **{f"Type {n}": n for n in range(1, 6)}}
 
@@ -84,8 +84,8 @@ def enforcement_html(record: dict | None, action_type: int = 0) -> str:
                    f"{_meanings(ENFORCEMENT_REMARK_MEANING, action_type)}"),
         ("Last updated", esc(fmt_date(record.get("last_upd_date")))),
     ]
-    note = ('<p class="sd-muted">The specification numbers action types differently in the date field than in the '
-            "details and remark fields (types 3 and 4 swap); each field is read with its own list.</p>")
+    note = ('<p class="sd-muted">The kind of action decides what the date and the details mean; the date and the '
+            "details number the kinds differently (3 and 4 swap), and each is read with its own list.</p>")
     return kv_table(rows) + note
 
 
@@ -129,7 +129,8 @@ class LicenseeView(pn.viewable.Viewer):
                                   widths={"unique_id": 130, "last_upd_date": 110})
         self._former_note = html_pane("")
 
-        self._person_id = pmui.TextInput(label="Person identifier", value=ex.get("person", ""), width=320)
+        # A shared link's person and case (in the licence model already) come before the examples.
+        self._person_id = pmui.TextInput(label="Person identifier", value=lic.person_id or ex.get("person", ""), width=320)
         self._person_id.param.watch(lambda e: pn.state.execute(self._load_person), "enter_pressed")
         self._person_go = pmui.Button(label="Look up person", icon="person_search", variant="contained", margin=(12, 8))
         self._person_go.on_click(self._load_person)
@@ -139,8 +140,9 @@ class LicenseeView(pn.viewable.Viewer):
                                   name="licensee-duties")
         self._person_note = html_pane("")
 
-        self._case_uid = pmui.TextInput(label="Person or company identifier", value=ex.get("case_uid", ""), width=260)
-        self._case_id = pmui.TextInput(label="Case reference", value=ex.get("case_id", ""), width=220)
+        self._case_uid = pmui.TextInput(label="Person or company identifier", value=lic.enforcement_id or ex.get("case_uid", ""),
+                                        width=260)
+        self._case_id = pmui.TextInput(label="Case reference", value=lic.case_id or ex.get("case_id", ""), width=220)
         self._case_go = pmui.Button(label="Look up case", icon="gavel", variant="contained", margin=(12, 8))
         self._case_go.on_click(self._load_enforcement)
         self._type_select = pmui.Select.from_param(self.param.action_type, label="Action type", width=300)
@@ -368,15 +370,21 @@ class LicenseeView(pn.viewable.Viewer):
             pn.state.execute(self._load_alert)
 
     async def aprefill(self) -> None:
-        """Run the example lookups (demo mode), so the tab opens with content."""
+        """Run the lookups a shared link asks for (person, case), and the example lookups (demo mode),
+        so the tab opens with content."""
+        lic = self.licence
         if not self.examples:
+            if lic.person_id:
+                await self._load_person()
+            if lic.enforcement_id and lic.case_id:
+                await self._load_enforcement()
             return
         if self.examples.get("company"):
             await self._search_companies()
         await self._load_former()
-        if self.examples.get("person"):
+        if lic.person_id or self.examples.get("person"):
             await self._load_person()
-        if self.examples.get("case_uid") and self.examples.get("case_id"):
+        if (lic.enforcement_id and lic.case_id) or (self.examples.get("case_uid") and self.examples.get("case_id")):
             await self._load_enforcement()
         if self.examples.get("alert"):
             await self._load_alert()

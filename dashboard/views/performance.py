@@ -55,8 +55,10 @@ def basket_table(performance: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=["fund"])
     first = data.groupby("proj_id")["class_abbr_name"].transform(lambda s: s.fillna(SINGLE_CLASS).iloc[0])
     data = data[data["class_abbr_name"].fillna(SINGLE_CLASS) == first]
-    periods = data.sort_values("reference_period_order")["reference_period"].astype(str).drop_duplicates().tolist()
-    wide = data.pivot_table(index="fund", columns="reference_period", values="performance_val", aggfunc="first")
+    # Periods in words ("since inception"), as the fund's own table shows them.
+    data = data.assign(period=charts.period_words(data))
+    periods = data.sort_values("reference_period_order")["period"].drop_duplicates().tolist()
+    wide = data.pivot_table(index="fund", columns="period", values="performance_val", aggfunc="first")
     funds = list(dict.fromkeys(performance["fund"].astype(str)))
     wide = wide.reindex(index=[f for f in funds if f in wide.index], columns=periods)
     wide.columns = [str(c) for c in wide.columns]
@@ -64,7 +66,7 @@ def basket_table(performance: pd.DataFrame) -> pd.DataFrame:
 
 
 class PerformanceView(TabView):
-    """The selected fund's past performance (E10) per unit class, and fund returns across the basket."""
+    """The selected fund's past performance per unit class, and fund returns across the basket."""
 
     tab = "performance"
     unit_class = param.Selector(default=None, objects=[], allow_None=True, doc="Unit class whose performance is shown.")

@@ -14,6 +14,7 @@ from dashboard.views.common import (
     html_pane,
     section_title,
     stale_badge,
+    status_text,
     update_table,
 )
 
@@ -23,8 +24,14 @@ TITLES = {"fund": "Fund", "name_en": "English name", "name_th": "Thai name", "fu
           "return_1y": "1-year return"}
 
 
+def table_frame(risk):
+    """The Risk table as shown: the fund status in words with its code beside it ("registered (RG)")."""
+    frame = display_frame(risk, TABLE_COLUMNS)
+    return frame.assign(fund_status=frame["fund_status"].map(status_text))
+
+
 class RiskView(TabView):
-    """Where the basket's funds sit on the risk scale (E8), with fees (E12) and 1-year return (E10)."""
+    """Where the basket's funds sit on the risk scale, with their fees and 1-year return."""
 
     tab = "risk"
 
@@ -35,7 +42,7 @@ class RiskView(TabView):
         self._spectrum = chart_pane("risk-spectrum")
         self._fees = chart_pane("risk-fees")
         self._returns = chart_pane("risk-returns")
-        self._table = data_table(display_frame(basket.risk_frame(), TABLE_COLUMNS), titles=TITLES,
+        self._table = data_table(table_frame(basket.risk_frame()), titles=TITLES,
                                  percent=["total_annual_fee", "return_1y"], page_size=15, name="risk-table")
         self.state.param.watch(self.invalidate, ["basket_revision", "basket_error"])
         self._layout = pn.Column(
@@ -65,7 +72,7 @@ class RiskView(TabView):
             self._spectrum.object = charts.risk_spectrum_chart(risk)
             self._fees.object = charts.risk_scatter(risk, "total_annual_fee")
             self._returns.object = charts.risk_scatter(risk, "return_1y")
-        update_table(self._table, display_frame(risk, TABLE_COLUMNS))
+        update_table(self._table, table_frame(risk))
         if state.basket_error:
             self._note.object = empty_html(f"The basket could not be loaded: {state.basket_error}", error=True)
         elif not basket.proj_ids:

@@ -122,7 +122,7 @@ def test_factsheet_sections_carry_the_data(factsheet_html, fund, dataset_module)
     assert any(html.escape(i) in holdings for i in issuers)
     assert 'id="holdings-table"' in holdings
     fees = section(page, "fees")
-    assert "Prospectus ceiling (rate)" in fees and "Actually charged" in fees
+    assert "Prospectus ceiling" in fees and "(rate)" not in fees and "Actually charged" in fees
     assert "Management Fee" in fees
     risk = section(page, "risk")
     level = dataset_module.suitability[pid]["risk_spectrum"]

@@ -95,13 +95,19 @@ def ascii_digits(text: str) -> str:
     return "".join(out)
 
 
+# What each identifier is called for the people who type it.
+PARAM_NAMES = {"unique_id": ("identifier", ", like C0000000021 or P0000010001"), "proj_id": ("fund id", ", like M0123_2564"),
+               "case_id": ("case reference", ""), "period": ("quarter", " as YYYYMM")}
+
+
 def validate_path_param(label: str, value: object) -> str:
     """Refuse path values that would change the path or that the service cannot hold."""
     if not isinstance(value, str):
         raise BadInputError(f"{label} must be text, not {type(value).__name__}")
     text = ascii_digits(value.strip())
     if not text:
-        raise BadInputError(f"{label} is empty: give a {label}")
+        name, example = PARAM_NAMES.get(label, (label.replace("_", " "), ""))
+        raise BadInputError(f"the {name} is empty: type one{example}")
     if len(text) > MAX_PATH_PARAM_LENGTH:
         raise BadInputError(f"{label} is {len(text)} characters long; at most {MAX_PATH_PARAM_LENGTH} are allowed")
     if any(ord(c) < 32 or ord(c) == 127 for c in text):

@@ -378,18 +378,9 @@ class SimulatorApp:
             return []
         matches = []
         for endpoint, template in self._routes:
-            if len(template) != len(segments):
-                continue
-            params = {}
-            for want, got in zip(template, segments):
-                if want.startswith("{"):
-                    if not got:
-                        break
-                    params[want[1:-1]] = got
-                elif want != got:
-                    break
-            else:
-                matches.append((endpoint, params))
+            fit = successor.match_template(template, segments)
+            if fit is not None:
+                matches.append((endpoint, fit[0]))
         return matches
 
     def _check_key(self, scope, group: str) -> dict | None:

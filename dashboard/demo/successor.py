@@ -147,25 +147,31 @@ def is_successor_path(path: str) -> bool:
     return any(path == p or path.startswith(p + "/") for p in (FUND_PREFIX, LICENCE_ROOT))
 
 
+def match_template(template: list[str], segments: list[str]) -> tuple[dict[str, str], int] | None:
+    """(path parameters, literal segments matched) when a path template fits the segments, else None."""
+    if len(template) != len(segments):
+        return None
+    params: dict[str, str] = {}
+    literals = 0
+    for want, got in zip(template, segments):
+        if want.startswith("{"):
+            if not got:
+                return None
+            params[want[1:-1]] = got
+        elif want != got:
+            return None
+        else:
+            literals += 1
+    return params, literals
+
+
 def match(segments: list[str]) -> list[tuple[Route, dict[str, str]]]:
     """Routes whose template matches the decoded path segments; only the most specific ones."""
     found = []
     for route, template in _TEMPLATES:
-        if len(template) != len(segments):
-            continue
-        params: dict[str, str] = {}
-        literals = 0
-        for want, got in zip(template, segments):
-            if want.startswith("{"):
-                if not got:
-                    break
-                params[want[1:-1]] = got
-            elif want != got:
-                break
-            else:
-                literals += 1
-        else:
-            found.append((literals, route, params))
+        fit = match_template(template, segments)
+        if fit is not None:
+            found.append((fit[1], route, fit[0]))
     if not found:
         return []
     best = max(n for n, _, _ in found)

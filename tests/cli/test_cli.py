@@ -31,10 +31,15 @@ def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 def cli(request, simulator, tmp_path, monkeypatch, capsys):
     """Run the command line in-process against the loopback simulator playing one layout (each test runs
     on both); the command line finds the layout itself. Returns (code, stdout, stderr)."""
-    simulator.app.layout = request.param
+    return in_process_cli(simulator, request.param, tmp_path / "cli-cache", monkeypatch, capsys)
+
+
+def in_process_cli(server, layout: str, cache_dir, monkeypatch, capsys):
+    """The command line run in-process against a loopback server playing `layout`: (code, stdout, stderr)."""
+    server.app.layout = layout
     monkeypatch.setenv("SEC_API_KEY", KEY)
-    monkeypatch.setenv("SEC_API_BASE_URL", simulator.base_url)
-    monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path / "cli-cache"))
+    monkeypatch.setenv("SEC_API_BASE_URL", server.base_url)
+    monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(cache_dir))
 
     def invoke(*args: str):
         code = main(list(args))

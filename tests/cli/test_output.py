@@ -19,7 +19,7 @@ import pytest
 from dashboard.cli.main import main
 from dashboard.cli.terminal import baht, percent, terminal_text
 from dashboard.demo.simulator import SimulatorServer, create_app
-from tests.cli.test_cli import ROOT, run
+from tests.cli.test_cli import ROOT, in_process_cli, run
 from tests.conftest import KEY
 
 # Characters a terminal acts on: C0 but tab and newline, DEL, C1, bidi overrides and isolates.
@@ -85,17 +85,7 @@ def hostile_server():
 
 @pytest.fixture(params=["legacy", "successor"])
 def hostile_cli(request, hostile_server, tmp_path, monkeypatch, capsys):
-    hostile_server.app.layout = request.param
-    monkeypatch.setenv("SEC_API_KEY", KEY)
-    monkeypatch.setenv("SEC_API_BASE_URL", hostile_server.base_url)
-    monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path / "cache"))
-
-    def invoke(*args: str):
-        code = main(list(args))
-        out = capsys.readouterr()
-        return code, out.out, out.err
-
-    return invoke
+    return in_process_cli(hostile_server, request.param, tmp_path / "cache", monkeypatch, capsys)
 
 
 def test_readable_output_strips_escapes_and_cuts_long_cells(hostile_cli):

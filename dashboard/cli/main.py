@@ -57,12 +57,11 @@ class CommandError(Exception):
 
 
 def _identifier(value: str, what: str, finder: str) -> str:
-    """Refuse, with a hint, text that cannot be an identifier (a name, a lower-case id), before anything is sent."""
+    """An identifier in the service's upper case ("c0000000021" is C0000000021, as fund ids are read); text
+    that cannot be one (a name) is refused with a hint before anything is sent."""
     text = value.strip()
-    if ID_PATTERN.match(text) and any(c.isdigit() for c in text):
-        return text
     if ID_PATTERN.match(text.upper()) and any(c.isdigit() for c in text):
-        raise CommandError(f"{what} ids are upper case: try {text.upper()}", EXIT_BAD_INPUT)
+        return text.upper()
     raise CommandError(f"{text!r} is not a {what} id: ids are upper-case letters and digits such as C0000000021; "
                        f"{finder}", EXIT_BAD_INPUT)
 

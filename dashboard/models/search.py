@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import param
 
-from dashboard.api.endpoints import looks_like_proj_id, validate_path_param, validate_search_name
+from dashboard.api.endpoints import ascii_digits, looks_like_proj_id, validate_path_param, validate_search_name
 from dashboard.api.errors import BadInputError
 from dashboard.models.source import ServiceModel, outcome
 from dashboard.records import records_frame
@@ -64,8 +64,8 @@ class FundSearch(ServiceModel):
     def resolve(self, query: str) -> str:
         """A proj_id for QUERY: itself when it looks like one, else the exact abbreviation among E1 results."""
         text = validate_search_name(query)
-        if looks_like_proj_id(text):
-            return text
+        if looks_like_proj_id(text):  # "m0001_2560" is M0001_2560: the service's project ids are upper case
+            return ascii_digits(text.strip()).upper()
         self.search(text)
         if not self.results.empty:
             exact = self.results[self.results["proj_abbr_name"].fillna("").str.upper() == text.upper()]

@@ -353,3 +353,38 @@ ASSET_TYPE: dict[str, Label] = {
 }
 ENUMS["asset_type"] = (ASSET_TYPE, normalise_code)
 
+
+
+# Asset classes of the asset allocation (asset_name): both layouts send Thai text only, so the
+# common classes are named in English here. Keys are the Thai text with spaces removed.
+ASSET_CLASS: dict[str, str] = {
+    "หุ้นสามัญ": "ordinary shares",
+    "หุ้นบุริมสิทธิ": "preferred shares",
+    "ใบสำคัญแสดงสิทธิ": "warrants",
+    "หน่วยลงทุน": "fund units",
+    "หน่วยลงทุนของกองทุนอสังหาริมทรัพย์": "property fund units",
+    "หน่วยลงทุนของกองทุนต่างประเทศ": "units of foreign funds",
+    "หน่วยลงทุนของกองทุนทองคำต่างประเทศ": "units of foreign gold funds",
+    "พันธบัตรรัฐบาล": "government bonds",
+    "ตั๋วเงินคลัง": "treasury bills",
+    "ตั๋วเงินคลังและพันธบัตรธนาคารแห่งประเทศไทย": "treasury bills and Bank of Thailand bonds",
+    "หุ้นกู้": "corporate bonds",
+    "หุ้นกู้ภาคเอกชน": "corporate bonds",
+    "หุ้นกู้อนุพันธ์": "structured notes",
+    "ตราสารหนี้ต่างประเทศ": "foreign debt securities",
+    "ตั๋วแลกเงิน": "bills of exchange",
+    "เงินฝากธนาคาร": "bank deposits",
+    "เงินฝากธนาคารต่างประเทศ": "foreign bank deposits",
+    "เงินฝากธนาคารและอื่นๆ": "bank deposits and others",
+    "สัญญาซื้อขายล่วงหน้า": "forward contracts",
+    "ตราสารอนุพันธ์": "derivatives",
+    "ทรัพย์สินอื่นและหนี้สินอื่น": "other assets and liabilities",
+    "สินทรัพย์อื่นๆ/หนี้สินอื่นๆ": "other assets and liabilities",
+}
+
+
+def asset_class_english(thai: object) -> str | None:
+    """The English name of a common allocation asset class sent in Thai ("เงินฝากธนาคาร และอื่นๆ" -> "bank deposits and others")."""
+    if not isinstance(thai, str):
+        return None
+    return ASSET_CLASS.get("".join(thai.split()))

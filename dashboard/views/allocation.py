@@ -62,7 +62,7 @@ class AllocationView(TabView):
         self._table = data_table(display_frame(sheet.allocation, list(TITLES)), titles=TITLES, percent=["asset_ratio"],
                                  page_size=12, layout="fit_columns", name="allocation-table",
                                  widths={"asset_seq": 48, "asset_ratio": 100})
-        self._donut = chart_pane("allocation-donut")
+        self._donut = chart_pane("allocation-donut", sizing_mode="fixed")
         self._stacked = chart_pane("allocation-stacked")
         self._basket_table = data_table(display_frame(basket.allocation_frame(), list(BASKET_TITLES)), titles=BASKET_TITLES,
                                         percent=["asset_ratio"], page_size=10, layout="fit_columns")
@@ -71,9 +71,9 @@ class AllocationView(TabView):
         self._layout = pn.Column(
             pn.Row(section_title("Selected fund"), stale_badge(sheet)),
             self._note,
-            pn.Row(pn.Column(self._donut, sizing_mode="stretch_width"),
-                   pn.Column(self._table, width=400), sizing_mode="stretch_width",
-                   loading=sheet.param.loading),
+            # A flex box wraps the table under the chart on a phone instead of pushing it off-screen.
+            pn.FlexBox(self._donut, pn.Column(self._table, min_width=300, max_width=420, sizing_mode="stretch_width"),
+                       flex_wrap="wrap", sizing_mode="stretch_width", loading=sheet.param.loading),
             pn.Row(section_title("Across the basket"), stale_badge(basket)),
             self._basket_note,
             pn.Column(self._stacked, self._basket_table, sizing_mode="stretch_width", loading=basket.param.loading),

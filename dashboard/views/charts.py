@@ -21,6 +21,7 @@ hv.extension("bokeh", logo=False)
 # are responsive and fill their column.
 WIDTH = 640
 HEIGHT = 340
+DONUT_SIZE = 260  # the ring's frame in px: with its legend underneath it fits a 390 px phone
 CHANGE_COLORS = {"new": "#2ca02c", "increased": "#98df8a", "decreased": "#ff9896", "exited": "#d62728", "unchanged": "#c7c7c7"}
 RISK_COLORS = ["#1a9850", "#66bd63", "#a6d96a", "#d9ef8b", "#fee08b", "#fdae61", "#f46d43", "#d73027", "#a50026"]
 SERIES_COLORS = ["#3b6ea5", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
@@ -103,8 +104,8 @@ def allocation_donut(allocation: pd.DataFrame | None, title: str = "Asset alloca
     frame = frame.assign(asset_name=frame["asset_name"].map(asset_label).map(_short))
     return hv.Donut(frame, kdims=[hv.Dimension("asset_name", label="Asset")],
                     vdims=[hv.Dimension("asset_ratio", label="% of NAV")]).opts(
-        title=title, frame_width=300, frame_height=300, tools=["hover"], cmap="Category20", legend_position="right",
-        inner_radius=0.55, toolbar=None, default_tools=[], hooks=[_donut_ranges])
+        title=title, frame_width=DONUT_SIZE, frame_height=DONUT_SIZE, tools=["hover"], cmap="Category20",
+        legend_position="bottom", inner_radius=0.55, toolbar=None, default_tools=[], hooks=[_donut_ranges])
 
 
 def _donut_ranges(plot, element) -> None:
@@ -117,8 +118,13 @@ def _donut_ranges(plot, element) -> None:
         state.x_range, state.x_scale = Range1d(-1.1, 1.1), LinearScale()
     if not isinstance(state.y_range, Range1d):
         state.y_range, state.y_scale = Range1d(-1.1, 1.1), LinearScale()
+    # The legend goes under the ring, one asset a line, so the chart is no wider than a phone (390 px).
+    for legend in state.legend:
+        legend.orientation = "vertical"
+        legend.label_text_font_size = "9pt"
+    entries = len(element)  # one legend line per asset (Bokeh holds them as one field-driven item)
     # frame_width/frame_height size the plot; a fixed sizing mode without width would only warn
-    state.width, state.height = state.frame_width + 240, state.frame_height + 60
+    state.width, state.height = state.frame_width + 70, state.frame_height + 70 + 20 * entries
 
 
 def allocation_stacked(frame: pd.DataFrame | None) -> hv.Element:

@@ -21,7 +21,7 @@ import param
 
 from dashboard.api.errors import SecApiError
 from dashboard.models.dashboard_state import DashboardState
-from dashboard.records.labels import ASSET_TYPE, FUND_STATUS, normalise_code, normalise_fund_status
+from dashboard.records.labels import ASSET_TYPE, FUND_STATUS, asset_class_english, normalise_code, normalise_fund_status
 
 log = logging.getLogger("dashboard.views")
 
@@ -163,8 +163,10 @@ def asset_type_text(code: object, description: object = None) -> str:
 
 
 def asset_name_text(name: object) -> str | None:
-    """An allocation asset as "Forward · สัญญาซื้อขายล่วงหน้า" when the text carries English in parentheses."""
+    """An allocation asset as "Forward · สัญญาซื้อขายล่วงหน้า": English from parentheses in the text, else
+    from the table of common asset classes; the Thai text as sent."""
     thai, english = thai_and_english(name)
+    english = english or asset_class_english(thai)
     return " · ".join(p for p in (english, thai) if p) or None
 
 

@@ -22,8 +22,6 @@ TABLE_COLUMNS = ["fund", "risk_spectrum", "risk_level", "total_annual_fee", "ret
 TITLES = {"fund": "Fund", "name_en": "English name", "name_th": "Thai name", "fund_status": "Status",
           "risk_spectrum": "Risk code", "risk_level": "Risk level", "total_annual_fee": "Total annual fee (actual)",
           "return_1y": "1-year return"}
-
-
 def table_frame(risk):
     """The Risk table as shown: the fund status in words with its code beside it ("registered (RG)")."""
     frame = display_frame(risk, TABLE_COLUMNS)
@@ -48,7 +46,7 @@ class RiskView(TabView):
         self._layout = pn.Column(
             pn.Row(section_title("The basket on the risk spectrum"), stale_badge(basket)),
             self._note,
-            pn.Column(self._spectrum, pn.Row(self._fees, self._returns, sizing_mode="stretch_width"),
+            pn.Column(self._spectrum, self._fees, self._returns,  # one under the other: side by side they overflow a phone
                       pn.pane.Markdown("Total annual fee: the fund's *Total Expense* as actually charged, else management "
                                        "+ trustee + registrar fees actually charged (first unit class); never a "
                                        "prospectus ceiling. Hover a point for the fund.", margin=(0, 10)),

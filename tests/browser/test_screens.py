@@ -31,6 +31,15 @@ TEXT_JS = """() => { const out = [];
   walk(document); return out.join('\\n'); }"""
 
 
+# The right edge of every drawn chart (Bokeh canvases live in shadow roots).
+CANVAS_RIGHT_JS = """() => { let right = 0;
+  const walk = (root) => { for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      if (el.tagName === 'CANVAS' && el.offsetParent !== null) {
+        const box = el.getBoundingClientRect(); if (box.width > 0) right = Math.max(right, box.right); } } };
+  walk(document); return right; }"""
+
+
 def slug(name: str) -> str:
     return name.lower().replace(" ", "-")
 
@@ -61,6 +70,10 @@ def test_every_tab_screenshotted_and_in_words_for_people(browser, server, artifa
                 cells = page.locator(".tabulator-cell[tabulator-field='fund_status']").all_inner_texts()
                 cells = [c for c in cells if c.strip()]
                 assert cells and all(re.fullmatch(r"[a-z ,]+ \([A-Z]{2}\)", c.strip()) for c in cells), cells
+            if name in ("Allocation", "Risk") and width < 600:
+                page.wait_for_timeout(500)
+                right = page.evaluate(CANVAS_RIGHT_JS)
+                assert 0 < right <= width + 1, f"{name}: a chart reaches {right} px on a {width} px screen"
             if name == "Performance":
                 assert "since inception" in text
         assert not problems, problems

@@ -90,6 +90,7 @@ def test_search_and_resolve(make_client, dataset):
     assert fund["proj_id"] in set(frame["proj_id"])
     assert search.resolve(fund["proj_abbr_name"].lower()) == fund["proj_id"]  # exact, case-insensitive
     assert search.resolve(fund["proj_id"]) == fund["proj_id"]
+    assert search.resolve(fund["proj_id"].lower()) == fund["proj_id"]  # a project id typed in lower case
     assert search.fund_record(fund["proj_id"])["proj_name_en"] == fund["proj_name_en"]
     with pytest.raises(BadInputError, match="no fund has the abbreviation"):
         search.resolve("ZZZ-NOPE")

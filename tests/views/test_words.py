@@ -29,10 +29,11 @@ def test_an_asset_type_shows_english_thai_and_code():
 
 def test_asset_names_give_the_english_the_text_carries():
     assert asset_name_text("สัญญาซื้อขายล่วงหน้า (Forward)") == "Forward · สัญญาซื้อขายล่วงหน้า"
-    assert asset_name_text("เงินฝากธนาคาร") == "เงินฝากธนาคาร"
+    assert asset_name_text("เงินฝากธนาคาร") == "bank deposits · เงินฝากธนาคาร"  # a common class named from the table
+    assert asset_name_text("บมจ.ปตท.") == "บมจ.ปตท."  # no English known: the Thai text alone
     assert asset_name_text("หุ้น (ไทย)") == "หุ้น (ไทย)"  # Thai in the parentheses is not an English name
     frame = pd.DataFrame({"asset_name": ["หุ้นกู้อนุพันธ์ (Structured Note)", "เงินฝากธนาคาร"]})
-    assert with_asset_names(frame)["asset_name"].tolist() == ["Structured Note · หุ้นกู้อนุพันธ์", "เงินฝากธนาคาร"]
+    assert with_asset_names(frame)["asset_name"].tolist() == ["Structured Note · หุ้นกู้อนุพันธ์", "bank deposits · เงินฝากธนาคาร"]
 
 
 def test_the_same_words_for_us_investors_and_baht():

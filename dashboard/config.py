@@ -8,7 +8,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dashboard.api.errors import AuthenticationError
+from dashboard.errors import AuthenticationError
 
 PRODUCTION_BASE_URL = "https://api.sec.or.th"
 # Host name used for the in-process demo simulator; `.invalid` can never resolve, so a bug that

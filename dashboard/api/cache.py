@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import os
@@ -20,7 +19,7 @@ from typing import Any
 
 import diskcache
 
-from dashboard.api.errors import CacheUnavailableError
+from dashboard.errors import CacheUnavailableError
 
 log = logging.getLogger("dashboard.cache")
 

@@ -25,7 +25,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, stop
 from dashboard.api.cache import MemoryCache, ResponseCache
 from dashboard.api.endpoints import Endpoint, endpoint, validate_proj_id
 from dashboard.api.layouts import MAX_PAGES, PROBE_PATH, PROBE_QUERY, SuccessorCall, successor_calls
-from dashboard.api.errors import (
+from dashboard.errors import (
     AuthenticationError,
     BadInputError,
     CacheUnavailableError,

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from dashboard.api.client import LAYOUT_LABELS, AsyncSecClient
-from dashboard.api.errors import AuthenticationError, RateLimitError, SecApiError, ServiceError
+from dashboard.errors import AuthenticationError, RateLimitError, SecApiError, ServiceError
 from dashboard.config import FUND_GROUP, LAYOUT_SUCCESSOR, LICENSE_GROUP, ApiSettings
 
 OK, REJECTED, MISSING, FAILED = "ok", "rejected", "missing", "failed"

@@ -7,7 +7,7 @@ import unicodedata
 import urllib.parse
 from dataclasses import dataclass
 
-from dashboard.api.errors import BadInputError
+from dashboard.errors import BadInputError
 from dashboard.config import FUND_GROUP, LICENSE_GROUP
 
 MAX_PATH_PARAM_LENGTH = 64

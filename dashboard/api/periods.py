@@ -7,7 +7,7 @@ import re
 from datetime import date, timedelta
 
 from dashboard.api.endpoints import ascii_digits
-from dashboard.api.errors import BadInputError
+from dashboard.errors import BadInputError
 
 QUARTER_END_MONTHS = (3, 6, 9, 12)
 PUBLICATION_DELAY_DAYS = 60

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dashboard import __version__
-from dashboard.api.errors import BadInputError, SecApiError
+from dashboard.errors import BadInputError, SecApiError
 from dashboard.cli.terminal import (MONEY_FIELDS, PERCENT_FIELDS, TerminalFormatter, baht, cell, display_width, err,
                                     json_text, out, percent, plain, record_table, table_lines, terminal_text)
 from dashboard.config import ApiSettings
@@ -526,7 +526,7 @@ def cmd_serve(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from dashboard.reports.cli import run_report
+    from dashboard.cli.report import run_report
 
     if args.report_command == "licensee":
         args.unique_id = _identifier(args.unique_id, "person or company", PERSON_FINDER)

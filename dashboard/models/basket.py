@@ -11,7 +11,7 @@ import pandas as pd
 import param
 
 from dashboard.api.endpoints import PROJ_ID_PATTERN, validate_path_param, validate_proj_id
-from dashboard.api.errors import BadInputError, SecApiError
+from dashboard.errors import BadInputError, SecApiError
 from dashboard.config import LAYOUT_SUCCESSOR
 from dashboard.models.source import ServiceModel, outcome
 from dashboard.records import records_frame

@@ -17,7 +17,7 @@ import param
 
 from dashboard.api.client import SecClient
 from dashboard.api.endpoints import validate_path_param
-from dashboard.api.errors import BadInputError, SecApiError
+from dashboard.errors import BadInputError, SecApiError
 from dashboard.models.basket import MAX_BASKET, FundBasket, parse_proj_ids
 from dashboard.models.factsheet import FundFactsheet
 from dashboard.models.holdings import HoldingsByQuarter

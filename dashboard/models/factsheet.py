@@ -10,7 +10,7 @@ import param
 
 from dashboard.api.client import result_frame
 from dashboard.api.endpoints import FACTSHEET_ENDPOINTS, endpoint, validate_proj_id
-from dashboard.api.errors import BadInputError, SecApiError
+from dashboard.errors import BadInputError, SecApiError
 from dashboard.api.periods import valid_periods
 from dashboard.models.source import ServiceModel, outcome, unpublished_fields
 from dashboard.records import records_frame

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import param
 
-from dashboard.api.errors import BadInputError
+from dashboard.errors import BadInputError
 from dashboard.models.factsheet import FundFactsheet
 from dashboard.records import records_frame
 

@@ -6,7 +6,7 @@ import pandas as pd
 import param
 
 from dashboard.api.endpoints import ascii_digits, looks_like_proj_id, validate_path_param, validate_search_name
-from dashboard.api.errors import BadInputError
+from dashboard.errors import BadInputError
 from dashboard.models.source import ServiceModel, outcome
 from dashboard.records import records_frame
 

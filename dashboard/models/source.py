@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
-from typing import Any
+from collections.abc import Awaitable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import param
 
 from dashboard.api.client import ApiResult, SecClient, normalise
-from dashboard.api.errors import SecApiError
+from dashboard.errors import SecApiError
 from dashboard.config import ApiSettings
+
+T = TypeVar("T")
 
 _clients: dict[str, SecClient] = {}
 _lock = threading.Lock()
@@ -30,6 +35,27 @@ def default_client(settings: ApiSettings | None = None) -> SecClient:
         if client is None:
             client = _clients[ident] = SecClient(settings)
         return client
+
+
+def run(awaitable: Awaitable[T]) -> T:
+    """The one blocking edge of the models: wait for a model operation from synchronous code.
+
+    Scripts, the command line and reports call `run(sheet.load(pid))`; Panel callbacks and notebook
+    cells `await sheet.load(pid)` instead. Parameters change in the calling thread, except inside an
+    already running event loop (a notebook cell that did not await), where a worker thread waits.
+    """
+    if not isinstance(awaitable, Awaitable):  # a finished value (the old synchronous methods) passes through
+        return awaitable
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_awaited(awaitable))
+    with ThreadPoolExecutor(1, thread_name_prefix="sec-model-run") as pool:
+        return pool.submit(asyncio.run, _awaited(awaitable)).result()
+
+
+async def _awaited(awaitable: Awaitable[T]) -> T:
+    return await awaitable
 
 
 def outcome(result: ApiResult | BaseException) -> tuple[Any, str | None, bool]:

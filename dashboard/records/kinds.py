@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 
 import pandas as pd
 
-from dashboard.api.errors import MalformedResponseError
+from dashboard.errors import MalformedResponseError
 from dashboard.records import labels
 from dashboard.records.values import (
     clean_text,

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from dashboard.api.errors import MalformedResponseError
+from dashboard.errors import MalformedResponseError
 from dashboard.records import labels
 from dashboard.records.values import clean_text, is_placeholder, to_iso_date, to_iso_datetime, to_number
 

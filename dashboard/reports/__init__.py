@@ -11,7 +11,7 @@ from datetime import datetime
 
 from dashboard.api.client import SecClient
 from dashboard.api.endpoints import validate_path_param
-from dashboard.api.errors import BadInputError
+from dashboard.errors import BadInputError
 from dashboard.reports.document import write_report
 
 

@@ -8,11 +8,11 @@ import holoviews as hv
 import pandas as pd
 
 from dashboard.api.client import SecClient
-from dashboard.api.errors import BadInputError, SecApiError
+from dashboard.errors import BadInputError, SecApiError
 from dashboard.models.basket import BASKET_PARTS, FundBasket
 from dashboard.models.source import outcome
 from dashboard.records.labels import label
-from dashboard.views.common import asset_name_text
+from dashboard.present.text import asset_name_text
 from dashboard.reports.document import (
     Column,
     ReportDocument,
@@ -27,7 +27,7 @@ from dashboard.reports.document import (
     warning,
 )
 from dashboard.reports.factsheet import fee_columns, fund_label
-from dashboard.views import charts
+from dashboard.present import charts
 
 
 def _data(result) -> object:

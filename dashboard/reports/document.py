@@ -317,7 +317,7 @@ def _render_or_note(element: Any) -> Any:
             except Exception:  # noqa: BLE001
                 pass
         log.warning("report chart could not be drawn (%s: %s); a note replaces it", type(exc).__name__, exc)
-        from dashboard.views.charts import empty_chart
+        from dashboard.present.charts import empty_chart
 
         return _render(empty_chart("This chart could not be drawn; the table below has the figures."))
 
@@ -381,7 +381,7 @@ def safe_chart(builder: Callable[..., Any], *args: Any, fallback: Callable[..., 
                 return fallback(*args, **kwargs)
             except Exception as exc2:  # noqa: BLE001
                 log.warning("fallback for %s failed too (%s)", name, exc2)
-        from dashboard.views.charts import empty_chart
+        from dashboard.present.charts import empty_chart
 
         return empty_chart(note_on_failure)
 

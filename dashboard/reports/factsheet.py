@@ -12,7 +12,7 @@ import holoviews as hv
 import pandas as pd
 
 from dashboard.api.client import SecClient
-from dashboard.api.errors import BadInputError
+from dashboard.errors import BadInputError
 from dashboard.models.factsheet import LIST_PARTS, OBJECT_PARTS, FundFactsheet
 from dashboard.models.holdings import HoldingsByQuarter
 from dashboard.records.labels import PERFORMANCE_KIND, label
@@ -39,8 +39,8 @@ from dashboard.reports.document import (
     text_block,
     warning,
 )
-from dashboard.views import charts
-from dashboard.views.common import asset_name_text, asset_type_text, currency_word, us_investors_text
+from dashboard.present import charts
+from dashboard.present.text import asset_name_text, asset_type_text, currency_word, us_investors_text
 
 PERFORMANCE_COLUMNS = ("fund_return", "benchmark_return", "peer_average", "fund_volatility", "benchmark_volatility")
 CHANGES_SHOWN = 40

@@ -12,7 +12,7 @@ import pandas as pd
 
 from dashboard.api.client import SecClient
 from dashboard.api.endpoints import validate_path_param
-from dashboard.api.errors import SecApiError
+from dashboard.errors import SecApiError
 from dashboard.models.source import outcome
 from dashboard.records import (
     APPROVAL_NO_EXPIRY,
@@ -37,7 +37,7 @@ from dashboard.reports.document import (
     safe_chart,
     warning,
 )
-from dashboard.views import charts
+from dashboard.present import charts
 
 # The specification's rule for an unpaid compounding fine: the remark says so (Thai or English).
 _UNPAID = re.compile(r"ไม่ชำระ|ชำระไม่ครบ|not paid in full|unpaid|partly paid", re.I)

@@ -5,19 +5,9 @@ from __future__ import annotations
 import panel as pn
 
 from dashboard.models.dashboard_state import DashboardState
-from dashboard.views import charts
-from dashboard.views.common import (
-    chart_pane,
-    TabView,
-    data_table,
-    display_frame,
-    empty_html,
-    html_pane,
-    section_title,
-    stale_badge,
-    update_table,
-    asset_name_text,
-)
+from dashboard.present import charts
+from dashboard.views.common import chart_pane, TabView, data_table, html_pane, section_title, stale_badge, update_table
+from dashboard.present.text import display_frame, empty_html, asset_name_text
 
 TITLES = {"asset_seq": "#", "asset_name": "Asset", "asset_ratio": "% of NAV"}
 BASKET_TITLES = {"fund": "Fund", "asset_name": "Asset", "asset_ratio": "% of NAV"}

@@ -11,10 +11,11 @@ import panel as pn
 import panel_material_ui as pmui
 import param
 
-from dashboard.api.errors import SecApiError
+from dashboard.errors import SecApiError
 from dashboard.models.basket import MAX_BASKET
 from dashboard.models.dashboard_state import DashboardState
-from dashboard.views.common import esc, html_pane, notify_error, progress_value
+from dashboard.views.common import html_pane, notify_error, progress_value
+from dashboard.present.text import esc
 
 log = logging.getLogger("dashboard.views")
 

@@ -7,13 +7,13 @@ import panel as pn
 import panel_material_ui as pmui
 import param
 
-from dashboard.api.errors import SecApiError
+from dashboard.errors import SecApiError
 from dashboard.models.dashboard_state import DashboardState
 from dashboard.records.labels import TAX_INCENTIVE
-from dashboard.views.common import (
+from dashboard.views.common import data_table, html_pane, notify_error, stale_badge, update_table
+from dashboard.present.text import (
     STATUS_TONES,
     card,
-    data_table,
     display_frame,
     empty_html,
     esc,
@@ -21,19 +21,15 @@ from dashboard.views.common import (
     fmt_date,
     fmt_number,
     fmt_percent,
-    html_pane,
     is_missing,
     kv_table,
     NOT_PUBLISHED_HTML,
     company_text,
     link,
-    notify_error,
     published,
     status_text,
     us_investors_text,
     pill,
-    stale_badge,
-    update_table,
 )
 
 RESULT_COLUMNS = ["proj_abbr_name", "proj_name_en", "proj_name_th", "status", "company", "regis_date", "proj_id"]

@@ -7,18 +7,9 @@ import panel_material_ui as pmui
 import param
 
 from dashboard.models.basket import FEE_COLUMNS
-from dashboard.views import charts
-from dashboard.views.common import (
-    chart_pane,
-    TabView,
-    data_table,
-    display_frame,
-    empty_html,
-    html_pane,
-    section_title,
-    stale_badge,
-    update_table,
-)
+from dashboard.present import charts
+from dashboard.views.common import chart_pane, TabView, data_table, html_pane, section_title, stale_badge, update_table
+from dashboard.present.text import display_frame, empty_html
 
 TABLE_COLUMNS = ["fund", "class_abbr_name", "fee_type_en", "fee_type_th", "rate", "rate_unit", "actual_value",
                  "actual_value_unit", "fee_other_desc", "rate_num", "actual_value_num"]

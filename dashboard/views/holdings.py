@@ -5,24 +5,11 @@ from __future__ import annotations
 import panel as pn
 import panel_material_ui as pmui
 
-from dashboard.api.errors import BadInputError
+from dashboard.errors import BadInputError
 from dashboard.models.holdings import CHANGE_COLUMNS, empty_changes, quarter_label
-from dashboard.views import charts
-from dashboard.views.common import (
-    asset_type_text,
-    chart_pane,
-    TabView,
-    data_table,
-    display_frame,
-    empty_html,
-    esc,
-    fmt_baht,
-    fmt_percent,
-    html_pane,
-    section_title,
-    stale_badge,
-    update_table,
-)
+from dashboard.present import charts
+from dashboard.views.common import chart_pane, TabView, data_table, html_pane, section_title, stale_badge, update_table
+from dashboard.present.text import asset_type_text, display_frame, empty_html, esc, fmt_baht, fmt_percent
 
 TABLE_TITLES = {"issue_code": "Issue code", "isin_code": "ISIN", "issuer": "Issuer", "asset_type": "Type",
                 "assetliab_value": "Value", "percent_nav": "% of NAV"}

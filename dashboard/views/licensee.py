@@ -9,26 +9,15 @@ import panel as pn
 import panel_material_ui as pmui
 import param
 
-from dashboard.api.errors import SecApiError
+from dashboard.errors import SecApiError
 from dashboard.models.licensee import LicenceCheck
 from dashboard.records.labels import (
     ENFORCEMENT_DATE_MEANING,
     ENFORCEMENT_DETAILS_MEANING,
     ENFORCEMENT_REMARK_MEANING,
 )
-from dashboard.views.common import (
-    data_table,
-    display_frame,
-    empty_html,
-    esc,
-    fmt_date,
-    html_pane,
-    kv_table,
-    notify_error,
-    section_title,
-    stale_badge,
-    update_table,
-)
+from dashboard.views.common import data_table, html_pane, notify_error, section_title, stale_badge, update_table
+from dashboard.present.text import display_frame, empty_html, esc, fmt_date, kv_table
 
 COMPANY_COLUMNS = ["unique_id", "name_en", "name_th", "last_upd_date"]
 COMPANY_TITLES = {"unique_id": "Identifier", "name_en": "English name", "name_th": "Thai name", "last_upd_date": "Updated"}

@@ -8,17 +8,9 @@ import panel_material_ui as pmui
 import param
 
 from dashboard.records.labels import PERFORMANCE_KIND
-from dashboard.views import charts
-from dashboard.views.common import (
-    chart_pane,
-    TabView,
-    data_table,
-    empty_html,
-    html_pane,
-    section_title,
-    stale_badge,
-    update_table,
-)
+from dashboard.present import charts
+from dashboard.views.common import chart_pane, TabView, data_table, html_pane, section_title, stale_badge, update_table
+from dashboard.present.text import empty_html
 
 SINGLE_CLASS = "-"
 KIND_TITLES = {key: label[1].capitalize() for key, label in PERFORMANCE_KIND.items()}

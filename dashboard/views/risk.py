@@ -4,19 +4,9 @@ from __future__ import annotations
 
 import panel as pn
 
-from dashboard.views import charts
-from dashboard.views.common import (
-    chart_pane,
-    TabView,
-    data_table,
-    display_frame,
-    empty_html,
-    html_pane,
-    section_title,
-    stale_badge,
-    status_text,
-    update_table,
-)
+from dashboard.present import charts
+from dashboard.views.common import chart_pane, TabView, data_table, html_pane, section_title, stale_badge, update_table
+from dashboard.present.text import display_frame, empty_html, status_text
 
 TABLE_COLUMNS = ["fund", "risk_spectrum", "risk_level", "total_annual_fee", "return_1y", "fund_status", "name_en", "name_th"]
 TITLES = {"fund": "Fund", "name_en": "English name", "name_th": "Thai name", "fund_status": "Status",

@@ -10,19 +10,12 @@ import param
 from panel.custom import JSComponent
 from panel.util import edit_readonly
 
-from dashboard.api.errors import SecApiError
+from dashboard.errors import SecApiError
 from dashboard.models.dashboard_state import TAB_TITLES, TABS, DashboardState
 from dashboard.views.allocation import AllocationView
 from dashboard.views.basket import BasketPanel
-from dashboard.views.common import (
-    DEMO_BANNER_STYLE,
-    STYLESHEETS,
-    TabView,
-    esc,
-    html_pane,
-    notify_error,
-    notify_warning,
-)
+from dashboard.views.common import DEMO_BANNER_STYLE, STYLESHEETS, TabView, html_pane, notify_error, notify_warning
+from dashboard.present.text import esc
 from dashboard.views.explorer import FundExplorer
 from dashboard.views.fees import FeesView
 from dashboard.views.holdings import HoldingsView

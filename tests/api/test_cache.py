@@ -78,7 +78,7 @@ import sqlite3 as _sqlite3  # noqa: E402
 import diskcache  # noqa: E402
 import pytest  # noqa: E402
 
-from dashboard.api.errors import CacheUnavailableError  # noqa: E402
+from dashboard.errors import CacheUnavailableError  # noqa: E402
 
 
 def _incompressible(n: int) -> str:

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from dashboard.api.cache import ResponseCache
-from dashboard.api.errors import (
+from dashboard.errors import (
     AuthenticationError,
     BadInputError,
     MalformedResponseError,

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from dashboard.api.endpoints import ENDPOINTS, MAX_PATH_PARAM_LENGTH, endpoint
-from dashboard.api.errors import BadInputError
+from dashboard.errors import BadInputError
 
 SPEC = Path(__file__).resolve().parents[3] / "shared" / "spec" / "sec-open-api.md"
 

@@ -15,7 +15,7 @@ import diskcache
 import pytest
 
 from dashboard.api.client import MAX_BODY_BYTES, MAX_JSON_DEPTH, SecClient
-from dashboard.api.errors import MalformedResponseError
+from dashboard.errors import MalformedResponseError
 from dashboard.config import ApiSettings
 from dashboard.demo.simulator import SimulatorServer
 from tests.conftest import KEY, TODAY

@@ -3,7 +3,7 @@ from datetime import date, timedelta
 import pytest
 from hypothesis import given, strategies as st
 
-from dashboard.api.errors import BadInputError
+from dashboard.errors import BadInputError
 from dashboard.api.periods import QUARTERS_BACK, check_period, quarter_end, valid_periods
 
 

@@ -46,7 +46,7 @@ def test_cache_dir_override(tmp_path):
 
 @pytest.mark.parametrize("pasted", [KEY[:10] + "\u200b" + KEY[10:], KEY[:5] + "ก" + KEY[5:], KEY[:8] + " " + KEY[8:]])
 def test_a_key_no_header_can_carry_is_refused_without_echoing_it(pasted):
-    from dashboard.api.errors import AuthenticationError
+    from dashboard.errors import AuthenticationError
 
     with pytest.raises(AuthenticationError) as err:
         ApiSettings.from_env(environ={"SEC_API_KEY": pasted})

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
 
-from dashboard.api.errors import BadInputError, SecApiError
+from dashboard.errors import BadInputError, SecApiError
 from dashboard.models.basket import (
     BASKET_PARTS,
     MAX_BASKET,
@@ -328,7 +328,7 @@ def test_funds_that_failed_entirely_are_fetched_again_on_the_next_load(make_clie
 
 
 def test_a_basket_that_fails_entirely_keeps_the_error_kind(make_client, dataset):
-    from dashboard.api.errors import AuthenticationError
+    from dashboard.errors import AuthenticationError
 
     basket = FundBasket(client=make_client(api_key="not-the-key"))
     for f in registered(dataset, 2):

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from dashboard.api.errors import SecApiError
+from dashboard.errors import SecApiError
 from dashboard.models.dashboard_state import TABS, URL_PARAMETERS, DashboardState
 from tests.conftest import run
 

@@ -7,7 +7,7 @@ import sys
 import pandas as pd
 import pytest
 
-from dashboard.api.errors import AuthenticationError, BadInputError
+from dashboard.errors import AuthenticationError, BadInputError
 from dashboard.api.periods import valid_periods
 from dashboard.models import FundFactsheet, FundSearch, LicenceCheck
 from tests.conftest import TODAY

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal, assert_series_equal
 
-from dashboard.api.errors import BadInputError
+from dashboard.errors import BadInputError
 from dashboard.api.periods import valid_periods
 from dashboard.models.factsheet import FundFactsheet
 from dashboard.models.holdings import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pandas.testing import assert_frame_equal
 
-from dashboard.api.errors import BadInputError
+from dashboard.errors import BadInputError
 from dashboard.models.licensee import LicenceCheck
 from dashboard.records import normalise_payload, records_frame
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dashboard.api.endpoints import ENDPOINTS, SUCCESSOR_ENDPOINTS
-from dashboard.api.errors import MalformedResponseError
+from dashboard.errors import MalformedResponseError
 from dashboard.records import (
     ADDED_FIELDS,
     ENFORCEMENT_DATE_MEANING,

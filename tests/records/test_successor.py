@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from dashboard.api.errors import MalformedResponseError
+from dashboard.errors import MalformedResponseError
 from dashboard.records import normalise_payload, normalise_record
 from dashboard.records.successor import (
     NOT_PUBLISHED_FIELD,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.api.errors import AuthenticationError, BadInputError
+from dashboard.errors import AuthenticationError, BadInputError
 from dashboard.demo.generator import generate_demo_dataset
 from dashboard.models import FundSearch
 from dashboard.reports import fund_report_html, licensee_report_html, write_report

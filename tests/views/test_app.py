@@ -13,7 +13,7 @@ import panel_material_ui as pmui
 import pytest
 
 from dashboard.api.client import SecClient
-from dashboard.api.errors import ServiceError
+from dashboard.errors import ServiceError
 from dashboard.app import create_app, demo_examples, url_search
 from dashboard.config import ApiSettings
 from dashboard.models.dashboard_state import TAB_TITLES, TABS
@@ -253,7 +253,7 @@ def test_busy_bar_shows_this_sessions_work_only(demo_app):
 
 
 def test_a_fund_that_fails_to_load_shows_no_figures_of_the_fund_before(make_client, simulator, dataset):
-    from dashboard.api.errors import SecApiError
+    from dashboard.errors import SecApiError
 
     client = make_client(use_cache=False, max_attempts=1)
     page = create_app(ApiSettings.from_env(base_url=simulator.base_url, api_key=KEY, environ={}), client=client)

@@ -8,9 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dashboard.views.common import (
-    data_source_note,
-    data_table,
+from dashboard.views.common import data_source_note, data_table, table_formatters, update_table
+from dashboard.present.text import (
     display_frame,
     empty_html,
     esc,
@@ -21,8 +20,6 @@ from dashboard.views.common import (
     kv_table,
     link,
     safe_url,
-    table_formatters,
-    update_table,
 )
 
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -104,7 +101,7 @@ def test_data_source_note():
 def test_risk_spectrum_stacks_funds_of_one_level():
     import holoviews as hv
 
-    from dashboard.views.charts import risk_spectrum_chart
+    from dashboard.present.charts import risk_spectrum_chart
 
     risk = pd.DataFrame({"fund": list("ABCD"), "proj_id": list("ABCD"), "name_en": ["x"] * 4, "risk_level": ["6"] * 4,
                          "risk_rank": [6.0, 6.0, 6.0, 2.0], "risk_spectrum": ["RS6"] * 3 + ["RS2"]})

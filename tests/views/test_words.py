@@ -7,7 +7,7 @@ import pytest
 
 from dashboard.models.basket import FundBasket
 from dashboard.views.allocation import basket_note_html, with_asset_names
-from dashboard.views.common import asset_name_text, asset_type_text, currency_word, status_text, us_investors_text
+from dashboard.present.text import asset_name_text, asset_type_text, currency_word, status_text, us_investors_text
 from dashboard.views.performance import basket_table
 from dashboard.views.risk import table_frame
 from tests.conftest import TODAY

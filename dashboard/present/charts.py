@@ -11,6 +11,7 @@ from __future__ import annotations
 import holoviews as hv
 import pandas as pd
 
+from dashboard.present.text import asset_name_text
 from dashboard.records.labels import RISK_LEVEL, label
 
 RISK_LEVELS = list(RISK_LEVEL.values())  # "1" .. "8", "8+"
@@ -84,7 +85,6 @@ def period_words(data: pd.DataFrame) -> pd.Series:
 
 def asset_label(name: object) -> str:
     """An allocation asset for a chart: its English name first where the text carries one in parentheses."""
-    from dashboard.views.common import asset_name_text  # common builds panes from this module
     return asset_name_text(name) or str(name)
 
 

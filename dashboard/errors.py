@@ -1,4 +1,4 @@
-"""Typed errors of the API layer; every message says what happened and what to do."""
+"""Typed errors of the product (service, input, cache); every message says what happened and what to do."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 from dashboard.api.client import SecClient
-from dashboard.api.errors import BadInputError
+from dashboard.errors import BadInputError
 from dashboard.cli.terminal import err
 from dashboard.reports import fund_report_html, licensee_report_html, write_report
 

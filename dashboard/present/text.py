@@ -1,0 +1,240 @@
+"""Text for people, shared by the dashboard and the reports: values with units, names instead of
+codes, the missing-value mark, and escaping. No Panel here: reports and notebooks use it too.
+
+Everything the service sends is untrusted text: it reaches HTML only through `esc` (or a template
+with autoescape), never as markup.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import pandas as pd
+
+from dashboard.records.labels import ASSET_TYPE, FUND_STATUS, asset_class_english, normalise_code, normalise_fund_status
+
+
+DASH = "–"
+
+
+def is_missing(value: Any) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return isinstance(value, str) and not value.strip()
+
+
+def esc(value: Any, missing: str = DASH) -> str:
+    """Service text as HTML text: escaped, line breaks kept, placeholders as a dash."""
+    if is_missing(value):
+        return html.escape(missing)
+    return html.escape(str(value), quote=True).replace("\n", "<br>")
+
+
+NOT_PUBLISHED_HTML = '<span class="sd-muted">not published by the current service</span>'
+
+
+def published(record: Any, field: str, rendered: str) -> str:
+    """`rendered`, or the note that the answering service does not publish this field at all."""
+    from dashboard.records.successor import not_published
+
+    return NOT_PUBLISHED_HTML if not_published(record, field) else rendered
+
+
+def company_text(record: Any, id_field: str = "unique_id", name_field: str = "comp_name_en") -> str:
+    """A company as its name with the identifier after it; the bare identifier only when no name is known."""
+    if not isinstance(record, dict):
+        return esc(None)
+    ident, name = record.get(id_field), record.get(name_field)
+    if is_missing(name):
+        return esc(ident)
+    return f'{esc(name)} <span class="sd-muted">({esc(ident)})</span>' if not is_missing(ident) else esc(name)
+
+
+def safe_url(value: Any) -> str | None:
+    """An http(s) link from the service, or None: other schemes (javascript:, data:) are never linked."""
+    if is_missing(value):
+        return None
+    text = str(value).strip()
+    return text if re.match(r"^https?://[^\s<>\"']+$", text, re.I) else None
+
+
+def link(value: Any, label: str) -> str:
+    url = safe_url(value)
+    if url is None:
+        return f'<span class="sd-muted">{esc(value, "not published")}</span>'
+    return f'<a href="{html.escape(url, quote=True)}" target="_blank" rel="noopener noreferrer">{html.escape(label)}</a>'
+
+
+def _number(value: Any) -> float | None:
+    if is_missing(value):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(number) or math.isinf(number) else number
+
+
+def fmt_number(value: Any, digits: int = 2) -> str:
+    number = _number(value)
+    return DASH if number is None else f"{number:,.{digits}f}"
+
+
+def fmt_percent(value: Any, digits: int = 2, signed: bool = False) -> str:
+    """"1.23 %"; "+1.23 %" when signed; a dash when missing."""
+    number = _number(value)
+    if number is None:
+        return DASH
+    return f"{number:+,.{digits}f} %" if signed else f"{number:,.{digits}f} %"
+
+
+BAHT_UNITS = {"บาท", "thb", "baht", "฿"}
+
+
+def fmt_baht(value: Any, digits: int = 2) -> str:
+    number = _number(value)
+    return DASH if number is None else f"{number:,.{digits}f} baht"
+
+
+def fmt_amount(value: Any, unit: Any = None, digits: int = 2) -> str:
+    """A number with the unit the service gave ("บาท", "THB", "units"); baht when it says so."""
+    number = _number(value)
+    if number is None:
+        return DASH
+    unit_text = "" if is_missing(unit) else str(unit).strip()
+    if unit_text.casefold() in BAHT_UNITS:
+        return fmt_baht(number, digits)
+    text = f"{number:,.{digits}f}"
+    return f"{text} {unit_text}" if unit_text else text
+
+
+_TRAILING_ENGLISH = re.compile(r"^(?P<head>.*\S)\s*\((?P<tail>[^()]*)\)\s*$", re.S)
+
+
+_THAI = re.compile(r"[\u0e00-\u0e7f]")
+
+
+def thai_and_english(text: object) -> tuple[str | None, str | None]:
+    """("สัญญาซื้อขายล่วงหน้า", "Forward") from "สัญญาซื้อขายล่วงหน้า (Forward)"; English only when the text carries it."""
+    if not isinstance(text, str) or not text.strip():
+        return None, None
+    text = text.strip()
+    match = _TRAILING_ENGLISH.match(text)
+    if match and re.search(r"[A-Za-z]", match["tail"]) and not _THAI.search(match["tail"]) and _THAI.search(match["head"]):
+        return match["head"].strip(), match["tail"].strip()
+    return (text, None) if _THAI.search(text) else (None, text)
+
+
+def asset_type_text(code: object, description: object = None) -> str:
+    """A holding's asset type for people: "bank deposits · เงินฝากธนาคาร (301)".
+
+    The English name comes from the table, else from English in parentheses in the service's text; the
+    Thai text is the service's own (assetliab_desc) when it sent one; the code goes beside them."""
+    key = normalise_code(code)
+    thai, english = thai_and_english(description)
+    known = ASSET_TYPE.get(key) if key else None
+    if known:
+        english = known[1]
+        thai = thai or known[0]
+    parts = [p for p in (english, thai) if p]
+    text = " · ".join(parts)
+    if key:
+        return f"{text} ({key})" if text else key
+    return text
+
+
+def asset_name_text(name: object) -> str | None:
+    """An allocation asset as "Forward · สัญญาซื้อขายล่วงหน้า": English from parentheses in the text, else
+    from the table of common asset classes; the Thai text as sent."""
+    thai, english = thai_and_english(name)
+    english = english or asset_class_english(thai)
+    return " · ".join(p for p in (english, thai) if p) or None
+
+
+US_INVESTORS = {"Y": "may invest", "N": "may not invest"}  # the same words in the dashboard and the reports
+
+
+def us_investors_text(flag: object) -> str | None:
+    """"may invest" / "may not invest" for the Y/N flag; any other text as sent."""
+    if is_missing(flag):
+        return None
+    return US_INVESTORS.get(str(flag).strip().upper(), str(flag))
+
+
+def currency_word(unit: object) -> str:
+    """The currency as the dashboard writes it: baht for บาท/THB, anything else as sent."""
+    if is_missing(unit):
+        return ""
+    return "baht" if str(unit).strip().casefold() in BAHT_UNITS else str(unit)
+
+
+def fmt_date(value: Any) -> str:
+    if is_missing(value):
+        return DASH
+    if isinstance(value, pd.Timestamp):
+        return value.date().isoformat()
+    return str(value)[:10]
+
+
+def kv_table(rows: Iterable[tuple[str, str]]) -> str:
+    """A two-column table; labels are the dashboard's own text, values already escaped HTML."""
+    body = "".join(f"<tr><th>{html.escape(label)}</th><td>{value}</td></tr>" for label, value in rows)
+    return f'<table class="sd-kv">{body}</table>'
+
+
+def card(title: str, body_html: str) -> str:
+    return f'<div class="sd-card"><h3>{html.escape(title)}</h3>{body_html}</div>'
+
+
+def pill(text: Any, tone: str = "") -> str:
+    tone_class = f" sd-{tone}" if tone else ""
+    return f'<span class="sd-pill{tone_class}">{esc(text)}</span>'
+
+
+def empty_html(message: str, error: bool = False) -> str:
+    kind = " sd-error" if error else ""
+    role = ' role="alert"' if error else ""
+    return f'<div class="sd-empty{kind}"{role}>{esc(message)}</div>'
+
+
+STATUS_TONES = {"RG": "good", "SE": "", "EX": "warn", "CA": "bad", "LI": "bad"}
+
+
+def display_frame(frame: pd.DataFrame, columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """A copy for display: dates as ISO text, text as plain Python strings, missing text empty.
+
+    Columns the frame lacks (a field only one of the service's layouts sends) are shown empty, so a
+    table keeps the same columns whatever answered."""
+    if columns is not None:
+        missing = [c for c in columns if c not in frame.columns]
+        if missing:
+            frame = frame.assign(**{c: pd.Series([None] * len(frame), index=frame.index, dtype=object) for c in missing})
+    out = frame[list(columns)].copy() if columns is not None else frame.copy()
+    for col in out.columns:
+        series = out[col]
+        if pd.api.types.is_datetime64_any_dtype(series):
+            out[col] = series.dt.strftime("%Y-%m-%d").astype(object).where(series.notna(), "")
+        elif pd.api.types.is_bool_dtype(series):
+            out[col] = series.map({True: "yes", False: "no"}).astype(object)
+        elif not pd.api.types.is_numeric_dtype(series):
+            out[col] = series.astype(object).where(series.notna(), "").map(str)
+        elif pd.api.types.is_extension_array_dtype(series) and pd.api.types.is_integer_dtype(series):
+            out[col] = series.astype(object).where(series.notna(), "").map(str)  # sequence numbers, codes
+        elif pd.api.types.is_extension_array_dtype(series):
+            out[col] = series.astype("float64")
+    return out.reset_index(drop=True)
+
+
+def status_text(code: object) -> str:
+    """A fund status for people, with its code beside it: "registered (RG)"; an unknown code as sent."""
+    if is_missing(code):
+        return ""
+    key = normalise_fund_status(code)
+    known = FUND_STATUS.get(key) if key else None
+    return f"{known[1]} ({key})" if known else str(code)

@@ -31,8 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dashboard.api.client import SecClient  # noqa: E402
 from dashboard.config import ApiSettings  # noqa: E402
+from dashboard.demo.connect import open_client  # noqa: E402
 from dashboard.demo.generator import generate_demo_dataset  # noqa: E402
 from dashboard.models.basket import BASKET_PARTS, FundBasket  # noqa: E402
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
@@ -57,7 +57,7 @@ def line(label: str, text: str, target: str = "") -> None:
 
 
 def bench_browser(server: DashboardProcess, runs: int) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import sync_playwright
 
     print("Browser (Debian Chromium, 1280x900, demo data served by `python -m dashboard --demo serve`)")
     data = generate_demo_dataset()
@@ -143,7 +143,7 @@ def _simulator_process(latency_ms: float):
 
 def _basket_loads(url: str, funds: list[dict], runs: int) -> tuple[list[float], list[int], int]:
     settings = ApiSettings.from_env(base_url=url, api_key=KEY, use_cache=False, environ={})
-    client = SecClient(settings, rate_limit_calls=1_000_000)
+    client = open_client(settings, rate_limit_calls=1_000_000)
     client.fetch("E16")  # open the connection pool, as a running dashboard has it
     times, requests, steps = [], [], 0
     for _ in range(runs):
@@ -154,7 +154,7 @@ def _basket_loads(url: str, funds: list[dict], runs: int) -> tuple[list[float], 
         basket.param.watch(lambda e: progress.append(e.new), "progress")
         before = client.stats.requests_sent
         started = time.perf_counter()
-        asyncio.run(basket.aload())
+        asyncio.run(basket.load())
         times.append(time.perf_counter() - started)
         requests.append(client.stats.requests_sent - before)
         steps = len(progress)
@@ -169,7 +169,7 @@ def bench_basket(latency_ms: float, runs: int) -> None:
     try:
         concurrent, requests, steps = _basket_loads(url, funds, runs)
         settings = ApiSettings.from_env(base_url=url, api_key=KEY, use_cache=False, environ={})
-        client = SecClient(settings, rate_limit_calls=1_000_000)
+        client = open_client(settings, rate_limit_calls=1_000_000)
         client.fetch("E16")
         single = []
         for fund in funds[:runs]:  # one round trip: a single request on an open connection
@@ -188,7 +188,7 @@ def bench_basket(latency_ms: float, runs: int) -> None:
     trip = statistics.median(single)
     median = statistics.median(concurrent)
     line("one request (one round trip)", summary(single))
-    line("concurrent load (FundBasket.aload)", summary(concurrent))
+    line("concurrent load (FundBasket.load)", summary(concurrent))
     line("  = round trips (load / one request)", f"{median / trip:5.1f}", "target <= 5")
     line("  requests per load; progress updates", f"{statistics.median(requests):.0f}; {steps}")
     line("sequential baseline (one request at a time)", f"{sequential * 1000:8.1f} ms = {sequential / trip:.1f} round trips")

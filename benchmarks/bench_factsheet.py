@@ -19,10 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dashboard.api.client import SecClient  # noqa: E402
 from dashboard.config import ApiSettings  # noqa: E402
+from dashboard.demo.connect import open_client  # noqa: E402
 from dashboard.demo.simulator import SimulatorServer, create_app  # noqa: E402
 from dashboard.models import FundFactsheet  # noqa: E402
+from dashboard.models.source import run  # noqa: E402
 
 KEY = "benchmark-key-not-a-real-one"
 
@@ -54,10 +55,10 @@ def bench(app, proj_id: str, layout: str, args) -> None:
         fund = next(f for f in app.dataset.funds if f["proj_id"] == proj_id)
         one, cold, known, warm, sequential = [], [], [], [], []
         cold_requests, warm_requests, seq_requests = [], [], []
-        for run in range(args.runs):
-            settings = ApiSettings.from_env(base_url=server.base_url, api_key=KEY, cache_dir=f"{tmp}/run{run}",
+        for index in range(args.runs):
+            settings = ApiSettings.from_env(base_url=server.base_url, api_key=KEY, cache_dir=f"{tmp}/run{index}",
                                             layout=layout, environ={})
-            client = SecClient(settings)
+            client = open_client(settings)
             client.fetch("E16")  # warm the connection pool, as a running dashboard has it
 
             app.reset_counters()
@@ -69,7 +70,7 @@ def bench(app, proj_id: str, layout: str, args) -> None:
 
             app.reset_counters()
             start = time.perf_counter()
-            sheet = FundFactsheet(client=client).load(proj_id)
+            sheet = run(FundFactsheet(client=client).load(proj_id))
             cold.append(time.perf_counter() - start)
             cold_requests.append(app.request_count)
 
@@ -77,20 +78,20 @@ def bench(app, proj_id: str, layout: str, args) -> None:
             client.cache.clear()
             client.async_client.memory.clear()
             start = time.perf_counter()
-            FundFactsheet(client=client).load(proj_id, fund=fund)
+            run(FundFactsheet(client=client).load(proj_id, fund=fund))
             known.append(time.perf_counter() - start)
 
             app.reset_counters()
             start = time.perf_counter()
-            FundFactsheet(client=client).load(proj_id, fund=fund)
+            run(FundFactsheet(client=client).load(proj_id, fund=fund))
             warm.append(time.perf_counter() - start)
             warm_requests.append(app.request_count)
 
             # Sequential baseline: the same calls, one after the other, no cache.
             prepared = FundFactsheet(client=client)
             calls = prepared._calls(*prepared._prepare(proj_id))
-            nocache = SecClient(ApiSettings.from_env(base_url=server.base_url, api_key=KEY, use_cache=False, layout=layout,
-                                                     environ={}))
+            nocache = open_client(ApiSettings.from_env(base_url=server.base_url, api_key=KEY, use_cache=False, layout=layout,
+                                                       environ={}))
             nocache.fetch("E16")
             app.reset_counters()
 

@@ -9,8 +9,9 @@ from datetime import date
 
 import pytest
 
-from dashboard.api.client import SecClient
+from dashboard.api.sync import SecClient
 from dashboard.config import ApiSettings
+from dashboard.demo.connect import open_client
 from dashboard.demo.generator import generate_demo_dataset
 from dashboard.demo.simulator import SimulatorServer, create_app
 
@@ -85,7 +86,7 @@ def make_client(simulator, tmp_path):
         options.setdefault("backoff_max", 0.05)
         # The process-wide limiter for KEY would otherwise count every test's calls together.
         options.setdefault("rate_limit_calls", 1_000_000)
-        client = SecClient(settings, **options)
+        client = open_client(settings, **options)
         made.append(client)
         return client
 
@@ -98,7 +99,7 @@ def make_client(simulator, tmp_path):
 def demo_client(request):
     """The embedded demo mode: in-process simulator, no network, no disk cache; every test that uses it
     runs on both path layouts."""
-    client = SecClient(ApiSettings.from_env(demo=True, layout=request.param, environ={}), today=lambda: TODAY)
+    client = open_client(ApiSettings.from_env(demo=True, layout=request.param, environ={}), today=lambda: TODAY)
     yield client
     client.close()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from typing import Any
 
 from dashboard.api.client import LAYOUT_LABELS, AsyncSecClient
@@ -16,7 +17,7 @@ _LICENCE_PROBE_NAME = "zz-sec-dashboard-doctor"
 
 
 async def _check(client: AsyncSecClient, group: str, layout: str) -> tuple[str, float | None, str]:
-    if client.settings.key_for(group) is None and not client.settings.demo:
+    if client.settings.key_for(group) is None and client.require_keys:
         return MISSING, None, ""
     if group == FUND_GROUP:
         key, params = ("S7", {}) if layout == LAYOUT_SUCCESSOR else ("E4", {"proj_id": "M0000_0000"})
@@ -32,12 +33,16 @@ async def _check(client: AsyncSecClient, group: str, layout: str) -> tuple[str, 
     return OK, 1000 * (time.perf_counter() - started), ""
 
 
-async def diagnose(settings: ApiSettings, **client_options: Any) -> dict:
-    """The doctor's findings: base_url, layout, fund_key, licence_key, latency_ms (+ notes)."""
+async def diagnose(settings: ApiSettings, *, connect: Callable[..., AsyncSecClient] = AsyncSecClient,
+                   **client_options: Any) -> dict:
+    """The doctor's findings: base_url, layout, fund_key, licence_key, latency_ms (+ notes).
+
+    `connect` builds the client (`dashboard.demo.connect.open_async_client` where demo settings may come).
+    """
     settings = dataclasses.replace(settings, use_cache=False)  # a key check must reach the service
     report: dict[str, Any] = {"base_url": settings.source_label, "layout": None, "fund_key": None,
                               "licence_key": None, "latency_ms": None, "notes": []}
-    async with AsyncSecClient(settings, cache=False, **client_options) as client:
+    async with connect(settings, cache=False, **client_options) as client:
         try:
             layout = await client.layout()
         except (ServiceError, RateLimitError) as exc:

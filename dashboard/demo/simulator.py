@@ -29,7 +29,8 @@ from typing import Any
 from dashboard.api.endpoints import ENDPOINTS, Endpoint
 from dashboard.config import FUND_GROUP, LICENSE_GROUP
 from dashboard.demo import successor
-from dashboard.demo.generator import DemoDataset, generate_demo_dataset
+from dashboard.demo.dataset import DemoDataset
+from dashboard.demo.generator import generate_demo_dataset
 from dashboard.demo.successor import LAYOUTS, LICENCE_SHAPES
 from dashboard.demo.successor import BadRequest as _BadRequest
 

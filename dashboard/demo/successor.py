@@ -31,18 +31,11 @@ from datetime import date, timedelta
 from typing import Any
 
 from dashboard.config import FUND_GROUP, LICENSE_GROUP
-from dashboard.demo.generator import (
-    DUTY_NAMES,
-    ENFORCEMENT_TYPE_TH,
-    FIRST_NAMES,
-    LICENCE_NAMES,
-    SUCCESSOR_STATUS,
-    DemoDataset,
-)
+from dashboard.demo.dataset import DemoDataset
+from dashboard.demo.pools import DUTY_NAMES, ENFORCEMENT_TYPE_TH, FIRST_NAMES, LICENCE_NAMES, SUCCESSOR_STATUS
 
 FUND_PREFIX = "/v2/fund"
 LICENCE_ROOT = "/v1/license-check"
-LICENCE_PREFIX = LICENCE_ROOT + "/licensee"
 LAYOUTS = ("legacy", "successor", "both")
 LICENCE_SHAPES = ("envelope", "items", "bare")
 DEFAULT_PAGE_SIZE = 100
@@ -67,7 +60,6 @@ ASSETLIAB_DESC = {
 }
 SUBSCRIPTION_OPEN = "ทุกวันทำการ"
 SUBSCRIPTION_IPO_ONLY = "เฉพาะช่วงเสนอขายครั้งแรก (IPO)"
-PLACEHOLDERS = ("-", "", " ", None, "0000-00-00")
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _PERIOD = re.compile(r"^\d{4}(0[1-9]|1[0-2])$")

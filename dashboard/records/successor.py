@@ -45,8 +45,6 @@ DROPPED_FIELDS: dict[str, tuple[str, ...]] = {
     "E12": ("rate_unit", "actual_value_unit"),
     "E14": ("url_halfyear_report", "url_annual_report"),
 }
-# Logical endpoints the successor does not serve at all.
-RETIRED_ENDPOINTS = frozenset({"E9"})
 
 
 # fund_class_tax_incentive_type texts -> short names a screener can filter on.

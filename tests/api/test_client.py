@@ -111,7 +111,7 @@ def test_rejected_key_gives_the_gateway_message_and_is_not_retried(make_client, 
 
 
 def test_per_group_keys(dataset):
-    from dashboard.api.client import SecClient
+    from dashboard.api.sync import SecClient
     from dashboard.config import ApiSettings
     from dashboard.demo.simulator import SimulatorServer, create_app
 
@@ -197,7 +197,7 @@ def test_client_errors_are_not_retried(make_client, simulator):
 def test_unreachable_service_is_a_service_error(tmp_path):
     import socket
 
-    from dashboard.api.client import SecClient
+    from dashboard.api.sync import SecClient
     from dashboard.config import ApiSettings
 
     with socket.socket() as s:
@@ -310,6 +310,7 @@ def test_rate_limiter_is_shared_by_every_client_with_the_same_key(make_client):
 
 def test_factsheet_loads_in_about_one_round_trip(make_client, simulator, dataset):
     from dashboard.models import FundFactsheet
+    from dashboard.models.source import run
 
     proj_id = first_with(dataset, "holdings")
     simulator.app.latency_ms = 150
@@ -320,7 +321,7 @@ def test_factsheet_loads_in_about_one_round_trip(make_client, simulator, dataset
     one = time.perf_counter() - start
     simulator.app.reset_counters()
     start = time.perf_counter()
-    sheet = FundFactsheet(client=client).load(proj_id)
+    sheet = run(FundFactsheet(client=client).load(proj_id))
     whole = time.perf_counter() - start
     assert simulator.app.request_count >= 22  # 10 parts and 12 quarters (and maybe a name lookup)
     # one after another the 23 calls would take 23 round trips; six leaves room for a busy machine
@@ -339,16 +340,17 @@ def test_sync_facade_works_inside_a_running_event_loop(demo_client):
 
 def test_a_warm_factsheet_makes_no_request_and_frames_are_private_copies(make_client, simulator, dataset):
     from dashboard.models import FundFactsheet
+    from dashboard.models.source import run
 
     proj_id = first_with(dataset, "holdings")
     client = make_client()
-    first = FundFactsheet(client=client).load(proj_id)
+    first = run(FundFactsheet(client=client).load(proj_id))
     simulator.app.reset_counters()
-    second = FundFactsheet(client=client).load(proj_id)
+    second = run(FundFactsheet(client=client).load(proj_id))
     assert simulator.app.request_count == 0
     assert second.fees.equals(first.fees)
     second.fees.loc[:, "rate"] = "changed"  # a view may not change another view's data
-    assert not FundFactsheet(client=client).load(proj_id).fees["rate"].eq("changed").any()
+    assert not run(FundFactsheet(client=client).load(proj_id)).fees["rate"].eq("changed").any()
 
 
 def test_no_cache_means_no_memory_either(make_client, simulator):
@@ -364,7 +366,7 @@ def test_a_key_echoed_back_in_any_case_or_encoding_is_redacted(tmp_path):
 
     import httpx
 
-    from dashboard.api.client import SecClient
+    from dashboard.api.sync import SecClient
     from dashboard.config import ApiSettings
 
     key = "AbCdEf0123456789AbCdEf0123456789"

@@ -14,7 +14,8 @@ import zlib
 import diskcache
 import pytest
 
-from dashboard.api.client import MAX_BODY_BYTES, MAX_JSON_DEPTH, SecClient
+from dashboard.api.sync import SecClient
+from dashboard.api.wire import MAX_BODY_BYTES, MAX_JSON_DEPTH
 from dashboard.errors import MalformedResponseError
 from dashboard.config import ApiSettings
 from dashboard.demo.simulator import SimulatorServer

@@ -10,6 +10,7 @@ from dashboard.api.endpoints import ascii_digits, validate_proj_id
 from dashboard.api.periods import check_period, valid_periods
 from dashboard.config import ApiSettings, check_base_url
 from dashboard.models import FundFactsheet
+from dashboard.models.source import run
 from tests.conftest import KEY, TODAY
 
 THAI = str.maketrans("0123456789", "๐๑๒๓๔๕๖๗๘๙")
@@ -86,7 +87,7 @@ def test_a_shared_link_to_a_single_class_fund_shows_its_names(demo_client, datas
     index of funds seen before does (on the legacy layout the search does not match ids)."""
     fund = single_class_funds(dataset)[0]
     demo_client.fetch("E1", name=fund["proj_abbr_name"])
-    sheet = FundFactsheet(client=demo_client).load(fund["proj_id"])
+    sheet = run(FundFactsheet(client=demo_client).load(fund["proj_id"]))
     assert sheet.classes.empty
     assert sheet.fund is not None and sheet.fund["proj_name_en"] == fund["proj_name_en"]
     assert sheet.fund["proj_name_th"] == fund["proj_name_th"] and sheet.fund["fund_status"]
@@ -103,12 +104,12 @@ def test_the_index_outlives_the_process_in_the_disk_cache(make_client, simulator
     known = later.known_fund(fund["proj_id"])
     assert known is not None and known["proj_name_en"] == fund["proj_name_en"]
     assert simulator.app.request_count == 0  # known without asking
-    sheet = FundFactsheet(client=later).load(fund["proj_id"])
+    sheet = run(FundFactsheet(client=later).load(fund["proj_id"]))
     assert sheet.fund["proj_name_th"] == fund["proj_name_th"]
 
 
 def test_without_an_earlier_answer_a_single_class_fund_on_the_legacy_layout_has_no_record(make_client, dataset):
     """What the index mends: the same load with nothing seen before finds no record there."""
     fund = single_class_funds(dataset)[2]
-    sheet = FundFactsheet(client=make_client(layout="legacy")).load(fund["proj_id"])
+    sheet = run(FundFactsheet(client=make_client(layout="legacy")).load(fund["proj_id"]))
     assert sheet.fund is None

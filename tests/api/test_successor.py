@@ -10,6 +10,7 @@ from dashboard.api.client import RETIRED_LEGACY_MESSAGE
 from dashboard.errors import AuthenticationError, BadInputError, MalformedResponseError, NotFoundError
 from dashboard.api.periods import valid_periods
 from dashboard.models.factsheet import FundFactsheet
+from dashboard.models.source import run
 from dashboard.records import clean_text
 from tests.conftest import KEY, TODAY
 
@@ -95,7 +96,7 @@ def test_the_retired_estimate_is_not_asked_and_is_marked_not_published(simulator
     result = client.request("E9", proj_id=proj_id)
     assert result.data is None and "total_estimated_return" in result.not_published
     assert simulator.app.request_count == 0
-    sheet = FundFactsheet(client=client).load(proj_id)
+    sheet = run(FundFactsheet(client=client).load(proj_id))
     assert "return_estimate" in sheet.unpublished and sheet.return_estimate is None
     assert "fund_suitable_desc" in sheet.unpublished.get("suitability", [])
     assert not sheet.errors

@@ -5,21 +5,15 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-import time
 from collections import Counter
 from datetime import date
 
 import pytest
 
 from dashboard.api.periods import quarter_end, valid_periods
-from dashboard.demo.generator import (
-    DEMO_LABEL,
-    PERFORMANCE_TYPES,
-    REFERENCE_PERIODS,
-    DemoDataset,
-    _generated,
-    generate_demo_dataset,
-)
+from dashboard.demo.dataset import DemoDataset
+from dashboard.demo.generator import _generated, generate_demo_dataset
+from dashboard.demo.pools import DEMO_LABEL, PERFORMANCE_TYPES, REFERENCE_PERIODS
 
 TODAY = date(2026, 11, 21)
 PER_FUND = ("classes", "investment", "project_type", "suitability", "return_estimate", "performance",
@@ -91,18 +85,6 @@ def test_each_call_returns_an_independent_copy():
 def test_today_defaults_to_the_real_today():
     assert generate_demo_dataset().today == date.today()
     assert generate_demo_dataset().periods == valid_periods(date.today())
-
-
-def test_generation_time_is_reported(capsys):
-    _generated.cache_clear()
-    start = time.perf_counter()
-    generate_demo_dataset(seed=11, today=TODAY)
-    cold = time.perf_counter() - start
-    start = time.perf_counter()
-    generate_demo_dataset(seed=11, today=TODAY)
-    warm = time.perf_counter() - start
-    with capsys.disabled():
-        print(f"\n[demo data] generation {cold * 1000:.0f} ms, cached copy {warm * 1000:.0f} ms")
 
 
 # ---- funds ---------------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ def test_allocation_asset_classes_sent_in_thai_have_english_names(thai, english)
 
 
 def test_every_demo_asset_class_has_an_english_name_and_unknown_text_has_none():
-    from dashboard.demo.generator import ALLOCATION_ASSETS
+    from dashboard.demo.pools import ALLOCATION_ASSETS
 
     assert all(asset_class_english(name) for names in ALLOCATION_ASSETS.values() for name in names)
     assert asset_class_english("บมจ.ปตท.") is None and asset_class_english(None) is None

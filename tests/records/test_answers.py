@@ -1,0 +1,54 @@
+"""An answer's records: checked before caching, normalised once per cached answer, frames as private copies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from dashboard.api.endpoints import endpoint
+from dashboard.errors import MalformedResponseError
+from dashboard.records.answers import checked_records, normalise, remember_records, result_frame
+
+COMPANY = {"last_upd_date": "2026-01-02T03:04:05", "unique_id": "0105536000001", "name_th": "บริษัท", "name_en": "Demo Co."}
+
+
+@dataclass
+class Answer:
+    endpoint: Any
+    data: Any
+    cache_key: str = ""
+    fetched_at: float = 1.0
+
+    @property
+    def identity(self) -> tuple[str, float]:
+        return (self.cache_key, self.fetched_at)
+
+
+def test_a_cached_answer_is_normalised_once_and_an_uncached_one_every_time():
+    ep = endpoint("E16")
+    cached = Answer(ep, [COMPANY], cache_key="test|records|E16")
+    assert normalise(cached) is normalise(cached)
+    fresh = Answer(ep, [COMPANY])
+    assert normalise(fresh) == normalise(cached) and normalise(fresh) is not normalise(fresh)
+
+
+def test_records_kept_while_checking_are_the_ones_served():
+    ep = endpoint("E16")
+    answer = Answer(ep, [COMPANY], cache_key="test|remember|E16")
+    records = checked_records(ep, answer.data, "E16 former_licensees")
+    assert remember_records(answer, records) is records and normalise(answer) is records
+
+
+def test_frames_are_private_copies():
+    answer = Answer(endpoint("E16"), [COMPANY], cache_key="test|frame|E16")
+    first = result_frame(answer)
+    first.loc[0, "name_en"] = "changed"
+    assert result_frame(answer).loc[0, "name_en"] == "Demo Co."
+
+
+def test_what_does_not_normalise_is_refused_with_the_endpoint_named():
+    with pytest.raises(MalformedResponseError) as error:
+        checked_records(endpoint("E16"), {"not": "a list"}, "E16 former_licensees")
+    assert str(error.value).startswith("E16 former_licensees: ") and error.value.endpoint == "E16"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import re
 from typing import Any
 
@@ -13,28 +12,21 @@ import param
 from dashboard.api.endpoints import PROJ_ID_PATTERN, validate_path_param, validate_proj_id
 from dashboard.errors import BadInputError, SecApiError
 from dashboard.config import LAYOUT_SUCCESSOR
-from dashboard.models.source import ServiceModel, outcome
+from dashboard.models import fund as rules
+from dashboard.models.fund import RISK_COLUMNS, fee_type_name, fund_label, risk_frame, risk_row
+from dashboard.models.source import PartStatus, ServiceModel, outcome, part_status, record_by_abbreviation
 from dashboard.records import records_frame
-from dashboard.records.labels import REFERENCE_PERIOD_ORDER
 
 # What a comparison needs from each fund; the full factsheet is not loaded for a basket.
 BASKET_PARTS = {"E8": "suitability", "E10": "performance", "E12": "fees", "E13": "allocation"}
 MAX_BASKET = 30
-ONE_YEAR = REFERENCE_PERIOD_ORDER["1 year"]
-RECURRING_FEE_WORDS = ("management", "trustee", "registrar")
-TOTAL_EXPENSE_WORDS = ("total expense",)
 
 FEE_COLUMNS = ["fund", "proj_id", "class_abbr_name", "fee_type_en", "fee_type_th", "fee_type_desc", "rate", "rate_num",
                "rate_unit", "actual_value", "actual_value_num", "actual_value_unit", "fee_other_desc"]
 ALLOCATION_COLUMNS = ["fund", "proj_id", "asset_seq", "asset_name", "asset_ratio"]
 PERFORMANCE_COLUMNS = ["fund", "proj_id", "class_abbr_name", "performance_kind", "performance_type_desc",
                        "reference_period", "reference_period_order", "performance_val", "as_of_date"]
-RISK_COLUMNS = ["fund", "proj_id", "name_en", "name_th", "fund_status", "risk_spectrum", "risk_level", "risk_rank",
-                "total_annual_fee", "return_1y"]
-
-
-def _fund_label(fund: dict | None, proj_id: str) -> str:
-    return (fund or {}).get("proj_abbr_name") or proj_id
+__all__ = ["BASKET_PARTS", "MAX_BASKET", "RISK_COLUMNS", "FundBasket", "fee_type_name", "parse_proj_ids"]
 
 
 def parse_proj_ids(text: str | list | tuple | None, limit: int = MAX_BASKET) -> list[str]:
@@ -50,11 +42,6 @@ def parse_proj_ids(text: str | list | tuple | None, limit: int = MAX_BASKET) -> 
     return out[:limit]
 
 
-def fee_type_name(frame: pd.DataFrame) -> pd.Series:
-    """The English fee type when the service gave one, else its full text."""
-    return frame["fee_type_en"].fillna(frame["fee_type_desc"]).fillna("(unnamed fee)").astype("string")
-
-
 class FundBasket(ServiceModel):
     """A basket of funds and the comparison frames across it.
 
@@ -67,6 +54,8 @@ class FundBasket(ServiceModel):
     funds = param.Dict(default={}, doc="Fund records (E1/E2) by proj_id, when known, for names and status.")
     parts = param.Dict(default={}, doc="Loaded data by proj_id: suitability, performance, fees, allocation.")
     errors = param.Dict(default={}, doc="Per fund, the parts that failed and why.")
+    status = param.Dict(default={}, doc="Per loaded fund, each part's PartStatus: loaded, not published "
+                                        "(the service has no data) or failed, with the reason.")
     progress = param.Number(default=1.0, bounds=(0, 1), doc="Share of the basket loaded, 0 to 1.")
     loaded = param.List(default=[], item_type=str, doc="proj_ids whose data is loaded (or failed to load).")
     unknown = param.List(default=[], item_type=str, doc="proj_ids the service has no data and no record for: most likely wrong ids.")
@@ -76,20 +65,38 @@ class FundBasket(ServiceModel):
     def __init__(self, **params: Any):
         super().__init__(**params)
         self._first_errors: dict[str, SecApiError] = {}
-        self._frames: dict[tuple[str, str], tuple[int, pd.DataFrame]] = {}
-        self._memo: dict[tuple, pd.DataFrame] = {}
+        # Derived frames, each stored with the revision it was computed for.
+        self._memo: dict[tuple, tuple[int, pd.DataFrame]] = {}
+        # Each fund's part frames, kept until that fund's data is replaced (so a fund added to a
+        # full basket converts only its own rows).
+        self._fund_frames: dict[str, dict[str, pd.DataFrame]] = {}
+        self.param.watch(self._drop_replaced_frames, "parts")
 
     @param.depends("proj_ids", "parts", "funds", watch=True)
     def _bump_revision(self) -> None:
-        self._memo.clear()
         self.revision += 1
+
+    @param.depends("loaded", "parts", "errors", watch=True, on_init=True)
+    def _derive_status(self) -> None:
+        status = {}
+        for proj_id in self.loaded:
+            data, errors = self.parts.get(proj_id) or {}, self.errors.get(proj_id) or {}
+            status[proj_id] = {part: part_status(data.get(part), errors.get(part)) for part in BASKET_PARTS.values()}
+        if status != self.status:
+            self.status = status
+
+    def _drop_replaced_frames(self, event: param.parameterized.Event) -> None:
+        old, new = event.old or {}, event.new or {}
+        for proj_id in list(self._fund_frames):
+            if new.get(proj_id) is not old.get(proj_id):
+                del self._fund_frames[proj_id]
 
     def _cached(self, key: tuple, build) -> pd.DataFrame:
         """A comparison frame computed once per revision (views ask for the same frame several times)."""
-        frame = self._memo.get(key)
-        if frame is None:
-            frame = self._memo[key] = build()
-        return frame.copy()
+        stored = self._memo.get(key)
+        if stored is None or stored[0] != self.revision:
+            stored = self._memo[key] = (self.revision, build())
+        return stored[1].copy()
 
     # ---- membership ----------------------------------------------------------------------------
 
@@ -173,17 +180,12 @@ class FundBasket(ServiceModel):
             record = next((f for f in found or [] if isinstance(f, dict) and f.get("proj_id") == proj_id), None)
         elif need_record:
             classes, _, _ = outcome(results[-1])
-            abbr = next((c.get("proj_abbr_name") for c in classes or [] if c.get("proj_abbr_name")), None)
-            if abbr:
-                try:
-                    found = await client.fetch("E1", name=abbr)
-                except SecApiError:
-                    found = None
-                record = next((f for f in found or [] if f.get("proj_id") == proj_id), None)
+            record = await record_by_abbreviation(client, proj_id, classes)
         unknown = need_record and record is None and not errors and not any(data.values())
         return proj_id, data, errors, stale, record, unknown, first_error
 
-    def _pending(self) -> list[str]:
+    def pending(self) -> list[str]:
+        """Funds in the basket whose data is not loaded yet."""
         return [p for p in self.proj_ids if p not in self.loaded]
 
     def _collect(self, done: tuple, total: int, finished: int) -> None:
@@ -220,47 +222,30 @@ class FundBasket(ServiceModel):
         failed = self.failed()
         if failed:
             self.loaded = [p for p in self.loaded if p not in failed]
-        return self._pending()
+        return self.pending()
 
-    def load(self) -> "FundBasket":
-        """Load every fund not yet loaded, all concurrently; blocking. Progress updates here."""
+    async def load(self) -> "FundBasket":
+        """Load every fund not yet loaded, all concurrently; `progress` rises as funds complete."""
         pending = self._start_load()
         if not pending:
             return self
-        self.param.update(loading=True, progress=0.0)
         failures: list[BaseException] = []
-        try:
-            futures = [self.api.submit(self._fetch_fund(p)) for p in pending]
-            for finished, future in enumerate(concurrent.futures.as_completed(futures), 1):
-                try:
-                    self._collect(future.result(), len(pending), finished)
-                except SecApiError as exc:
-                    failures.append(exc)
-            self._raise_if_all_failed(pending, failures)
-        finally:
-            self.param.update(loading=False, progress=1.0)
+        with self._loading():
+            self.progress = 0.0
+            try:
+                tasks = [asyncio.ensure_future(self.api.arun(self._fetch_fund(p))) for p in pending]
+                for finished, task in enumerate(asyncio.as_completed(tasks), 1):
+                    try:
+                        self._collect(await task, len(pending), finished)
+                    except SecApiError as exc:
+                        failures.append(exc)
+                self._raise_if_all_failed(pending, failures)
+            finally:
+                self.progress = 1.0
         return self
 
-    async def aload(self) -> "FundBasket":
-        """As `load`, awaitable from Panel or Jupyter without blocking their loop."""
-        pending = self._start_load()
-        if not pending:
-            return self
-        self.param.update(loading=True, progress=0.0)
-        failures: list[BaseException] = []
-        try:
-            tasks = [asyncio.ensure_future(self.api.arun(self._fetch_fund(p))) for p in pending]
-            for finished, task in enumerate(asyncio.as_completed(tasks), 1):
-                try:
-                    self._collect(await task, len(pending), finished)
-                except SecApiError as exc:
-                    failures.append(exc)
-            self._raise_if_all_failed(pending, failures)
-        finally:
-            self.param.update(loading=False, progress=1.0)
-        return self
-
-    def _unresolved(self) -> list[str]:
+    def unresolved(self) -> list[str]:
+        """Funds in the basket whose record (name, status) is not known."""
         return [p for p in self.proj_ids if p not in self.funds]
 
     async def _company_records(self, companies: list[str]) -> dict[str, dict]:
@@ -275,7 +260,7 @@ class FundBasket(ServiceModel):
         return found
 
     def _apply_records(self, found: dict[str, dict]) -> list[str]:
-        matched = {p: found[p] for p in self._unresolved() if p in found}
+        matched = {p: found[p] for p in self.unresolved() if p in found}
         if matched:
             self.funds = {**self.funds, **matched}
         return list(matched)
@@ -284,20 +269,13 @@ class FundBasket(ServiceModel):
         known = [f.get("unique_id") for f in self.funds.values()]
         return [c for c in dict.fromkeys([*(companies or ()), *known]) if c][:MAX_BASKET]
 
-    def resolve_records(self, companies=()) -> list[str]:
+    async def resolve_records(self, companies=()) -> list[str]:
         """Find the records of funds known only by proj_id (a shared link) among the fund lists (E2)
         of the companies already in view; one round trip. Returns the proj_ids resolved."""
         asked = self._companies_to_ask(companies)
-        if not self._unresolved() or not asked:
+        if not self.unresolved() or not asked:
             return []
-        return self._apply_records(self.api.run(self._company_records(asked)))
-
-    async def aresolve_records(self, companies=()) -> list[str]:
-        """As `resolve_records`, awaitable."""
-        asked = self._companies_to_ask(companies)
-        if not self._unresolved() or not asked:
-            return []
-        return self._apply_records(await self.api.arun(self._company_records(asked)))
+        return self._apply_records(await self._fetched(self._company_records(asked)))
 
     @staticmethod
     def _company_funds(funds: list[dict] | None, statuses: tuple[str, ...], limit: int) -> list[dict]:
@@ -309,46 +287,27 @@ class FundBasket(ServiceModel):
                           company_id=unique_id)
         return self.proj_ids
 
-    def from_company(self, unique_id: str, *, statuses: tuple[str, ...] = ("RG",), limit: int = MAX_BASKET) -> list[str]:
+    async def from_company(self, unique_id: str, *, statuses: tuple[str, ...] = ("RG",), limit: int = MAX_BASKET) -> list[str]:
         """Fill the basket with one company's funds (E2), registered ones by default; data not loaded yet."""
         unique_id = validate_path_param("unique_id", unique_id)
-        funds = self.api.fetch("E2", unique_id=unique_id)
-        return self._fill(unique_id, self._company_funds(funds, statuses, limit))
-
-    async def afrom_company(self, unique_id: str, *, statuses: tuple[str, ...] = ("RG",), limit: int = MAX_BASKET) -> list[str]:
-        """As `from_company`, awaitable."""
-        unique_id = validate_path_param("unique_id", unique_id)
-        self.loading = True
-        try:
-            funds = await self.api.arun(self.api.async_client.fetch("E2", unique_id=unique_id))
-        finally:
-            self.loading = False
+        funds = await self._fetched(self.api.async_client.fetch("E2", unique_id=unique_id))
         return self._fill(unique_id, self._company_funds(funds, statuses, limit))
 
     # ---- comparison frames ----------------------------------------------------------------------
 
     def label(self, proj_id: str) -> str:
         """The fund's abbreviation, or its proj_id when its record is unknown."""
-        return _fund_label(self.funds.get(proj_id), proj_id)
-
-    _label = label
-
-    def _part_frame(self, proj_id: str, part: str, kind: str) -> pd.DataFrame | None:
-        rows = (self.parts.get(proj_id) or {}).get(part)
-        if not rows:
-            return None
-        cached = self._frames.get((proj_id, part))
-        if cached is None or cached[0] != id(rows):
-            cached = (id(rows), records_frame(kind, rows))
-            self._frames[(proj_id, part)] = cached
-        return cached[1]
+        return fund_label(self.funds.get(proj_id), proj_id)
 
     def _stack(self, part: str, kind: str) -> pd.DataFrame:
         frames = []
         for proj_id in self.proj_ids:
-            frame = self._part_frame(proj_id, part, kind)
-            if frame is not None:
-                frames.append(frame.assign(proj_id=proj_id, fund=self.label(proj_id)))
+            rows = (self.parts.get(proj_id) or {}).get(part)
+            if rows:
+                known = self._fund_frames.setdefault(proj_id, {})
+                if part not in known:
+                    known[part] = records_frame(kind, rows)
+                frames.append(known[part].assign(proj_id=proj_id, fund=self.label(proj_id)))
         if not frames:
             return records_frame(kind, []).assign(proj_id=pd.Series(dtype="string"), fund=pd.Series(dtype="string"))
         out = pd.concat(frames, ignore_index=True)
@@ -384,73 +343,46 @@ class FundBasket(ServiceModel):
 
         return self._cached(("performance",), build)
 
-    @staticmethod
-    def _total_annual_fee(fees: pd.DataFrame) -> float | None:
-        if fees.empty:
-            return None
-        first_class = fees["class_abbr_name"].iloc[0]
-        fees = fees[fees["class_abbr_name"].fillna("-") == (first_class if pd.notna(first_class) else "-")]
-        names = fee_type_name(fees).str.lower()
-        total = fees[names.str.contains("|".join(TOTAL_EXPENSE_WORDS), regex=True)]["actual_value_num"].dropna()
-        if not total.empty:
-            return float(total.iloc[0])
-        recurring = fees[names.str.contains("|".join(RECURRING_FEE_WORDS), regex=True)]["actual_value_num"].dropna()
-        return float(recurring.sum()) if not recurring.empty else None
-
     def total_annual_fee(self, proj_id: str) -> float | None:
-        """Annual charges actually taken, for the fund's first unit class: its Total Expense line when it
-        has one, else management + trustee + registrar. Actual values only, never prospectus ceilings."""
+        """The fund's total annual fee (`fund.total_annual_fee`): actual charges of its first unit class."""
         fees = self.fee_frame()
-        return self._total_annual_fee(fees[fees["proj_id"] == proj_id])
+        return rules.total_annual_fee(fees[fees["proj_id"] == proj_id])
 
-    @staticmethod
-    def _one_year_return(perf: pd.DataFrame) -> float | None:
-        perf = perf[(perf["performance_kind"] == "fund_return") & (perf["reference_period_order"] == ONE_YEAR)]
-        values = perf["performance_val"].dropna()
-        return float(values.iloc[0]) if not values.empty else None
+    def fund_returns(self) -> pd.DataFrame:
+        """Each fund's fund return by period, first unit class, long (`fund.fund_returns`)."""
+        return self._cached(("returns",), lambda: rules.fund_returns(self.performance_frame()))
 
-    def one_year_return(self, proj_id: str) -> float | None:
-        """The fund's 1-year return (its first unit class listed), percent."""
-        perf = self.performance_frame()
-        return self._one_year_return(perf[perf["proj_id"] == proj_id])
+    def returns_by_fund(self) -> pd.DataFrame:
+        """Each fund's fund return by period, first unit class: a row per fund in basket order (`fund.returns_by_fund`)."""
+        return self._cached(("returns by fund",), lambda: rules.returns_by_fund(self.performance_frame(), self.proj_ids))
 
     def risk_frame(self) -> pd.DataFrame:
-        """One row per fund: risk level, total annual fee (actual) and 1-year return."""
+        """One row per fund: risk level, total annual fee (actual) and 1-year return (`fund.risk_row`)."""
         return self._cached(("risk",), self._risk_frame)
 
     def _risk_frame(self) -> pd.DataFrame:
         fees, perf = self.fee_frame(), self.performance_frame()
-        rows = []
-        for proj_id in self.proj_ids:
-            suit = (self.parts.get(proj_id) or {}).get("suitability") or {}
-            fund = self.funds.get(proj_id) or {}
-            rows.append({
-                "fund": self.label(proj_id),
-                "proj_id": proj_id,
-                "name_en": fund.get("proj_name_en"),
-                "name_th": fund.get("proj_name_th"),
-                "fund_status": fund.get("fund_status"),
-                "risk_spectrum": suit.get("risk_spectrum"),
-                "risk_level": suit.get("risk_level_label"),
-                "risk_rank": suit.get("risk_rank"),
-                "total_annual_fee": self._total_annual_fee(fees[fees["proj_id"] == proj_id]),
-                "return_1y": self._one_year_return(perf[perf["proj_id"] == proj_id]),
-            })
-        frame = pd.DataFrame(rows, columns=RISK_COLUMNS)
-        for col in ("risk_rank", "total_annual_fee", "return_1y"):
-            frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
-        for col in ("fund", "proj_id", "name_en", "name_th", "fund_status", "risk_spectrum", "risk_level"):
-            frame[col] = frame[col].astype("string")
-        return frame
+        fees_of, perf_of = dict(tuple(fees.groupby("proj_id", sort=False))), dict(tuple(perf.groupby("proj_id", sort=False)))
+        return risk_frame([
+            risk_row(proj_id, self.funds.get(proj_id), (self.parts.get(proj_id) or {}).get("suitability"),
+                     fees_of.get(proj_id, fees.iloc[:0]), perf_of.get(proj_id, perf.iloc[:0]))
+            for proj_id in self.proj_ids
+        ])
+
+    def part_status(self, proj_id: str, part: str) -> PartStatus | None:
+        """What became of one fund's `part` (suitability, performance, fees, allocation); None before it loads."""
+        return (self.status.get(proj_id) or {}).get(part)
+
+    def _in_state(self, part: str, state: str) -> list[str]:
+        return [p for p in self.proj_ids if (s := self.part_status(p, part)) is not None and s.state == state]
 
     def failed_part(self, part: str) -> list[str]:
         """Loaded funds whose `part` (fees, suitability, performance, allocation) failed to load."""
-        return [p for p in self.proj_ids if p in self.loaded and part in self.errors.get(p, {})]
+        return self._in_state(part, "failed")
 
     def unpublished(self, part: str) -> list[str]:
         """Loaded funds for which the service has no `part`: "no data", not a failure."""
-        failed = set(self.failed_part(part))
-        return [p for p in self.proj_ids if p in self.loaded and p not in failed and not (self.parts.get(p) or {}).get(part)]
+        return self._in_state(part, "not published")
 
     def failed(self) -> dict[str, str]:
         """Funds whose every part failed, with the first reason (for a notification)."""

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import param
 
-from dashboard.api.client import SecClient
+from dashboard.api.sync import SecClient
 from dashboard.api.endpoints import validate_path_param
 from dashboard.errors import BadInputError, SecApiError
 from dashboard.models.basket import MAX_BASKET, FundBasket, parse_proj_ids
@@ -97,7 +99,7 @@ class DashboardState(param.Parameterized):
     search_error = param.String(default="", doc="Why the last search failed; empty when it worked.")
     fund_error = param.String(default="", doc="Why the selected fund could not be loaded; empty when it loaded.")
     basket_error = param.String(default="", doc="Why the basket could not be loaded; empty when it loaded.")
-    started = param.Boolean(default=False, doc="True once the first load (astart) has run.")
+    started = param.Boolean(default=False, doc="True once the first load (start) has run.")
     basket_revision = param.Integer(default=0, doc="Increases when the basket's data changed and no load is running: "
                                                    "comparison views redraw once per load, not once per fund.")
 
@@ -128,7 +130,7 @@ class DashboardState(param.Parameterized):
 
     @param.depends("basket.revision", "basket.loading", watch=True)
     def _basket_settled(self) -> None:
-        if self.basket.loading or self.basket._pending():
+        if self.basket.loading or self.basket.pending():
             return  # a load is running or about to start: redraw once it is done
         if self.basket.revision != self._shown_revision:
             self._shown_revision = self.basket.revision
@@ -260,8 +262,17 @@ class DashboardState(param.Parameterized):
 
     # ---- actions ---------------------------------------------------------------------------------
 
+    @contextmanager
+    def _failure_in(self, error_parameter: str) -> Iterator[None]:
+        """Record a service failure inside in `error_parameter` (for an empty-state message), and re-raise it."""
+        try:
+            yield
+        except SecApiError as exc:
+            setattr(self, error_parameter, str(exc))
+            raise
+
     def select_fund(self, proj_id: str) -> None:
-        """Select a fund (load it with `aload_fund`)."""
+        """Select a fund (load it with `load_fund`)."""
         ids = parse_proj_ids(proj_id)
         if ids and ids[0] != self.fund:
             self.fund = ids[0]
@@ -277,29 +288,23 @@ class DashboardState(param.Parameterized):
     def set_basket(self, proj_ids: list[str]) -> None:
         self.basket.set_funds(list(proj_ids), {p: r for p in proj_ids if (r := self.fund_record(p))})
 
-    async def asearch(self, query: str | None = None) -> bool:
+    async def search_funds(self, query: str | None = None) -> bool:
         """Run a fund search (E1 + E3); True when something was found."""
         text = (self.query if query is None else query).strip()
-        try:
-            await self.search.asearch(text)
-        except SecApiError as exc:
-            self.search_error = str(exc)
-            raise
+        with self._failure_in("search_error"):
+            await self.search.search(text)
         self.param.update(search_error="", query=text)
         return not self.search.results.empty or not self.search.classes.empty
 
-    async def acompany_funds(self, unique_id: str | None = None) -> bool:
+    async def company_funds(self, unique_id: str | None = None) -> bool:
         """List all funds of an asset management company (E2) as the search results."""
         unique_id = unique_id or (self.selected_record or {}).get("unique_id") or ""
-        try:
-            await self.search.acompany_funds(unique_id)
-        except SecApiError as exc:
-            self.search_error = str(exc)
-            raise
+        with self._failure_in("search_error"):
+            await self.search.company_funds(unique_id)
         self.search_error = ""
         return not self.search.results.empty
 
-    async def aload_fund(self, force: bool = False) -> FundFactsheet | None:
+    async def load_fund(self, force: bool = False) -> FundFactsheet | None:
         """Load the selected fund's factsheet; a request superseded by a later one does nothing."""
         self._fund_request += 1
         token = self._fund_request
@@ -309,50 +314,47 @@ class DashboardState(param.Parameterized):
                 return None
             if not force and self.factsheet.proj_id == proj_id and self.factsheet.loaded_at and not self.fund_error:
                 return self.factsheet
-            try:
-                await self.factsheet.aload(proj_id, fund=self.fund_record(proj_id))
-            except SecApiError as exc:
-                self.fund_error = str(exc)
-                raise
+            with self._failure_in("fund_error"):
+                try:
+                    await self.factsheet.load(proj_id, fund=self.fund_record(proj_id))
+                except BadInputError as exc:
+                    # The service does not know the fund: the factsheet refuses it and keeps the one it
+                    # had, but the dashboard never shows another fund's figures under this fund's name.
+                    self.factsheet.clear(proj_id, str(exc), fund=self.fund_record(proj_id), periods=self.factsheet.periods)
+                    raise
             self.fund_error = ""
             if self.factsheet.fund and proj_id in self.basket.proj_ids and proj_id not in self.basket.funds:
                 self.basket.funds = {**self.basket.funds, proj_id: self.factsheet.fund}
             return self.factsheet
 
-    async def aload_basket(self) -> FundBasket:
+    async def load_basket(self) -> FundBasket:
         """Load every basket fund not loaded yet (funds added meanwhile too)."""
         async with self._basket_lock:
-            try:
+            with self._failure_in("basket_error"):
                 for _ in range(MAX_BASKET + 1):
-                    if not self.basket._pending():
+                    if not self.basket.pending():
                         break
-                    await self.basket.aload()
-            except SecApiError as exc:
-                self.basket_error = str(exc)
-                raise
+                    await self.basket.load()
             self.basket_error = ""
-            if self.basket._unresolved():
+            if self.basket.unresolved():
                 # Funds from a shared link whose record E4/E1 could not find: look in the fund
                 # lists (E2) of the companies already on screen.
-                await self.basket.aresolve_records(self._companies_in_view())
+                await self.basket.resolve_records(self._companies_in_view())
             return self.basket
 
     def _companies_in_view(self) -> list[str]:
         records = [self.factsheet.fund or {}, *self.search.records]
         return [c for c in dict.fromkeys(r.get("unique_id") for r in records) if c]
 
-    async def afill_basket_from_company(self, unique_id: str | None = None) -> list[str]:
+    async def fill_basket_from_company(self, unique_id: str | None = None) -> list[str]:
         """Replace the basket with a company's registered funds (E2) and load them."""
         unique_id = unique_id or (self.selected_record or {}).get("unique_id") or ""
-        try:
-            await self.basket.afrom_company(unique_id)
-        except SecApiError as exc:
-            self.basket_error = str(exc)
-            raise
-        await self.aload_basket()
+        with self._failure_in("basket_error"):
+            await self.basket.from_company(unique_id)
+        await self.load_basket()
         return self.basket.proj_ids
 
-    async def astart(self) -> list[SecApiError]:
+    async def start(self) -> list[SecApiError]:
         """The first load of a session: what the URL asks for, or a default search, fund and basket.
 
         Returns the errors met (each also recorded in its area's `*_error`); never raises them,
@@ -366,7 +368,7 @@ class DashboardState(param.Parameterized):
         query = self.query or (self.default_query if fresh else "")
         if query:
             try:
-                await self.asearch(query)
+                await self.search_funds(query)
             except SecApiError as exc:
                 errors.append(exc)
         if fresh and self.search.records:
@@ -376,15 +378,15 @@ class DashboardState(param.Parameterized):
                 chosen = registered[: self.default_basket_size]
                 self.basket.set_funds([r["proj_id"] for r in chosen], {r["proj_id"]: r for r in chosen})
             self.fund = registered[0]["proj_id"]
-        results = await asyncio.gather(self.aload_fund(), self.aload_basket(), return_exceptions=True)
+        results = await asyncio.gather(self.load_fund(), self.load_basket(), return_exceptions=True)
         for result in results:
             if isinstance(result, SecApiError):
                 errors.append(result)
             elif isinstance(result, BaseException):
                 raise result
-        if self.basket._unresolved() and self.factsheet.fund:
+        if self.basket.unresolved() and self.factsheet.fund:
             try:  # the selected fund's company is known only now
-                await self.basket.aresolve_records(self._companies_in_view())
+                await self.basket.resolve_records(self._companies_in_view())
             except SecApiError as exc:
                 errors.append(exc)
         return errors

@@ -8,11 +8,12 @@ from typing import Any
 import pandas as pd
 import param
 
-from dashboard.api.client import result_frame
+from dashboard.records.answers import result_frame
 from dashboard.api.endpoints import FACTSHEET_ENDPOINTS, endpoint, validate_proj_id
 from dashboard.errors import BadInputError, SecApiError
 from dashboard.api.periods import valid_periods
-from dashboard.models.source import ServiceModel, outcome, unpublished_fields
+from dashboard.models.fund import performance_pivot, project_term, risk_frame, risk_row
+from dashboard.models.source import FAILED, PartStatus, ServiceModel, outcome, part_status, record_by_abbreviation, unpublished_fields
 from dashboard.records import records_frame
 
 # Factsheet part (parameter name) for each endpoint.
@@ -30,6 +31,8 @@ PART_OF = {
 }
 LIST_PARTS = tuple(PART_OF[e] for e in FACTSHEET_ENDPOINTS if endpoint(e).returns_list)
 OBJECT_PARTS = tuple(PART_OF[e] for e in FACTSHEET_ENDPOINTS if not endpoint(e).returns_list)
+# Every part a status is kept for: the endpoints' parts, and the holdings of every quarter as one.
+PARTS = (*(PART_OF[e] for e in FACTSHEET_ENDPOINTS), "holdings")
 
 
 def _empty(kind: str) -> pd.DataFrame:
@@ -40,7 +43,9 @@ class FundFactsheet(ServiceModel):
     """One fund's factsheet (E4, E5, E6 for every valid quarter, E7 to E14).
 
     Parts the service has no data for are empty frames or None; parts that failed are named in
-    `errors` with the reason, and the rest still load.
+    `errors` with the reason, and the rest still load. `status` says for every part which of the
+    three it is. A load the service fails as a whole clears the factsheet (it then shows the fund
+    asked for, every part failed with the reason), so nothing of the previous fund stays on view.
     """
 
     proj_id = param.String(default=None, allow_None=True, doc="Fund project id, e.g. M0123_2564.")
@@ -63,6 +68,8 @@ class FundFactsheet(ServiceModel):
     errors = param.Dict(default={}, doc="Parts that failed to load, with the reason.")
     unpublished = param.Dict(default={}, doc="Fields the service that answered does not publish, by part "
                                              "(every field of a part the current service retired).")
+    status = param.Dict(default={}, doc="Every part's PartStatus after a load: loaded, not published (the service "
+                                        "has no data) or failed with the reason; `holdings` covers every quarter.")
     loaded_at = param.Number(default=None, allow_None=True, doc="When the factsheet finished loading (epoch seconds).")
 
     def __init__(self, **params: Any):
@@ -74,7 +81,7 @@ class FundFactsheet(ServiceModel):
         self.param.update(
             **{part: _empty(kinds[part]) for part in LIST_PARTS},
             **{part: None for part in OBJECT_PARTS},
-            holdings={}, records={}, errors={}, unpublished={}, stale=False,
+            holdings={}, records={}, errors={}, unpublished={}, status={}, stale=False,
         )
 
     # ---- loading -----------------------------------------------------------------------------
@@ -89,19 +96,30 @@ class FundFactsheet(ServiceModel):
         target = validate_proj_id(proj_id if proj_id is not None else self.proj_id or "")
         return target, valid_periods(self.api.today)
 
-    def load(self, proj_id: str | None = None, fund: dict | None = None) -> "FundFactsheet":
-        """Fetch every part concurrently and update the parameters once. Blocking."""
-        self._apply(self._fetch(*self._prepare(proj_id), fund))
-        return self
-
-    async def aload(self, proj_id: str | None = None, fund: dict | None = None) -> "FundFactsheet":
-        """As `load`, awaitable from any running loop (Panel, Jupyter) without blocking it.
+    async def load(self, proj_id: str | None = None, fund: dict | None = None) -> "FundFactsheet":
+        """Fetch every part concurrently and update the parameters once.
 
         The requests run on the client's loop; the parameters change here, in the caller's
-        context, so Panel sees the update on its own session thread.
+        context, so Panel sees the update on its own session thread. When the service fails the
+        load as a whole, the factsheet is cleared to the fund asked for, every part failed, and the
+        error raised; an id it does not know is refused (BadInputError) and the factsheet stays.
         """
-        await self._aapply(self._fetch(*self._prepare(proj_id), fund))
+        target, periods = self._prepare(proj_id)
+        try:
+            await self._apply(self._fetch(target, periods, fund))
+        except BadInputError:
+            raise  # an id the service does not know is refused like a malformed one: the factsheet stays
+        except SecApiError as exc:
+            self.clear(target, str(exc), fund=fund, periods=periods)
+            raise
         return self
+
+    def clear(self, proj_id: str | None, reason: str, *, fund: dict | None = None, periods: list[str] | None = None) -> None:
+        """The factsheet of a fund that could not be loaded: no data, every part failed with `reason`."""
+        self._clear_parts()
+        self.param.update(proj_id=proj_id, loaded_at=None, periods=list(periods or []),
+                          fund=fund if fund and fund.get("proj_id") == proj_id else None,
+                          errors={part: reason for part in PARTS}, status={part: PartStatus(FAILED, reason) for part in PARTS})
 
     async def _fetch(self, proj_id: str, periods: list[str], fund: dict | None) -> dict:
         """All parts of the factsheet as a parameter update (runs on the client's loop)."""
@@ -160,7 +178,10 @@ class FundFactsheet(ServiceModel):
         if len(errors) == len(results):
             # Nothing loaded at all: one clear error (a rejected key, a closed service), not a blank page.
             raise next(r for r in results if isinstance(r, SecApiError))
-        update.update(holdings=holdings, records=records, errors=errors, unpublished=unpublished, stale=stale)
+        status = {part: part_status(update[part], errors.get(part)) for part in PARTS if part != "holdings"}
+        failed_quarters = [reason for key, reason in errors.items() if key.startswith("holdings ")]
+        status["holdings"] = part_status(holdings, None if holdings or not failed_quarters else failed_quarters[0])
+        update.update(holdings=holdings, records=records, errors=errors, unpublished=unpublished, status=status, stale=stale)
         return update
 
     async def _find_fund_record(self, proj_id: str, classes: pd.DataFrame | None) -> dict | None:
@@ -173,22 +194,43 @@ class FundFactsheet(ServiceModel):
         known = self.api.async_client.known_fund(proj_id)
         if known is not None:
             return known
-        if classes is None or classes.empty or "proj_abbr_name" not in classes:
-            return None
-        abbr = str(classes["proj_abbr_name"].dropna().iloc[0]) if classes["proj_abbr_name"].notna().any() else ""
-        if not abbr:
-            return None
-        try:
-            found = await self.api.async_client.fetch("E1", name=abbr)
-        except SecApiError:
-            return None
-        return next((f for f in found or [] if f.get("proj_id") == proj_id), None)
+        return await record_by_abbreviation(self.api.async_client, proj_id, classes)
 
     # ---- derived views of the data -----------------------------------------------------------
 
+    def part_status(self, part: str) -> PartStatus | None:
+        """What became of one part (a parameter name, or "holdings") in the last load; None before any."""
+        return self.status.get(part)
+
+    @property
+    def periods_with_data(self) -> list[str]:
+        """Quarters with published holdings, newest first."""
+        valid = list(self.periods) or sorted(self.holdings or {}, reverse=True)
+        return [p for p in valid if p in (self.holdings or {})]
+
     @property
     def latest_period(self) -> str | None:
-        return next((p for p in self.periods if p in self.holdings), None)
+        """The newest quarter with published holdings, or None."""
+        return next(iter(self.periods_with_data), None)
+
+    @property
+    def term(self) -> str:
+        """The project's term as text (`fund.project_term`); "" when it states no length."""
+        return project_term(self.project_type)
+
+    def has_data(self) -> bool:
+        """Whether anything is known of the fund: its record or any part with data."""
+        return self.fund is not None or _has_data(self.param.values())
+
+    def performance_table(self, class_name: str | None = None) -> pd.DataFrame:
+        """Past performance of one unit class by period and kind (`fund.performance_pivot`)."""
+        return performance_pivot(self.performance, class_name)
+
+    def risk_frame(self) -> pd.DataFrame:
+        """The fund's one row of a risk frame, as `FundBasket.risk_frame` has a row per fund."""
+        if self.proj_id is None:
+            return risk_frame([])
+        return risk_frame([risk_row(self.proj_id, self.fund, self.suitability, self.fees, self.performance)])
 
     def holdings_for(self, period: str | None = None) -> pd.DataFrame:
         """Holdings of one period (the latest with data by default); an invalid period is refused."""

@@ -99,11 +99,7 @@ class HoldingsByQuarter(param.Parameterized):
     @property
     def periods_with_data(self) -> list[str]:
         """Quarters with published holdings, newest first."""
-        if not self.factsheet:
-            return []
-        holdings = self.factsheet.holdings or {}
-        valid = list(self.factsheet.periods) or sorted(holdings, reverse=True)
-        return [p for p in valid if p in holdings]
+        return self.factsheet.periods_with_data if self.factsheet else []
 
     def has_data(self, period: str | None = None) -> bool:
         period = period or self.period

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import param
 
 from dashboard.api.endpoints import validate_path_param, validate_search_name
 from dashboard.models.source import ServiceModel, outcome
 from dashboard.records import records_frame
+
+# The specification's rule for an unpaid compounding fine: the remark says so (Thai or English).
+UNPAID_FINE = re.compile(r"ไม่ชำระ|ชำระไม่ครบ|not paid in full|unpaid|partly paid", re.I)
+
+
+def fine_unpaid(record: dict | None) -> bool:
+    """Whether an enforcement action (E19) says its compounding fine was not paid in full (a complaint follows)."""
+    remark = (record or {}).get("enforcement_remark")
+    return isinstance(remark, str) and UNPAID_FINE.search(remark) is not None
 
 
 class LicenceCheck(ServiceModel):
@@ -47,17 +58,21 @@ class LicenceCheck(ServiceModel):
             if getattr(self, name) is None:
                 setattr(self, name, records_frame(kind, []))
 
-    # Each lookup is a coroutine that returns a parameter update; the public methods apply it
-    # synchronously (scripts, notebooks) or asynchronously (Panel callbacks).
+    # Each lookup is a coroutine that returns a parameter update, run on the client's loop; the
+    # public methods (one async method each) apply it here.
+
+    async def _list(self, ep_id: str, part: str, kind: str, nothing: str, asked: dict | None = None, **params) -> dict:
+        """One list lookup: its frame and records under `part`, what was asked, and `nothing` when it found none."""
+        rows = await self.api.async_client.fetch(ep_id, **params) or []
+        return {**(asked or {}), part: records_frame(kind, rows), "records": {**self.records, part: rows},
+                "message": "" if rows else nothing}
 
     async def _search(self, name: str) -> dict:
-        rows = await self.api.async_client.fetch("E15", name=name)
-        return {"company_query": name, "companies": records_frame("licensee", rows or []),
-                "message": "" if rows else f"no licensed company matches {name!r}"}
+        return await self._list("E15", "companies", "licensee", f"no licensed company matches {name!r}",
+                                {"company_query": name}, name=name)
 
     async def _former(self) -> dict:
-        rows = await self.api.async_client.fetch("E16")
-        return {"former": records_frame("licensee", rows or []), "message": "" if rows else "the service lists no former licensees"}
+        return await self._list("E16", "former", "licensee", "the service lists no former licensees")
 
     async def _person(self, unique_id: str) -> dict:
         client = self.api.async_client
@@ -67,6 +82,7 @@ class LicenceCheck(ServiceModel):
         empty = not approvals and not duties
         return {"person_id": unique_id, "approvals": records_frame("approval", approvals),
                 "duties": records_frame("duty", duties or []), "stale": stale_a or stale_d,
+                "records": {**self.records, "approvals": approvals, "duties": duties or []},
                 "message": f"no approvals or duties are recorded for person {unique_id}" if empty else ""}
 
     async def _enforcement(self, unique_id: str, case_id: str) -> dict:
@@ -79,9 +95,7 @@ class LicenceCheck(ServiceModel):
         return {"alert_case_id": case_id, "alert": record, "message": "" if record else f"no investor alert {case_id}"}
 
     async def _people(self, name: str) -> dict:
-        rows = await self.api.async_client.fetch("S1", name=name)
-        return {"person_query": name, "people": records_frame("person", rows or []), "records": {**self.records, "people": rows or []},
-                "message": "" if rows else f"no approved person matches {name!r}"}
+        return await self._list("S1", "people", "person", f"no approved person matches {name!r}", {"person_query": name}, name=name)
 
     async def _company(self, unique_id: str) -> dict:
         calls = [(e, {"unique_id": unique_id}) for e in ("S2", "S3", "S4")]
@@ -95,15 +109,11 @@ class LicenceCheck(ServiceModel):
                 "message": f"no licences, personnel or business activities are recorded for {unique_id}" if empty else ""}
 
     async def _cases(self, unique_id: str) -> dict:
-        rows = await self.api.async_client.fetch("S5", unique_id=unique_id)
-        return {"cases_id": unique_id, "cases": records_frame("enforcement_case", rows or []),
-                "records": {**self.records, "cases": rows or []},
-                "message": "" if rows else f"no enforcement cases are recorded for {unique_id}"}
+        return await self._list("S5", "cases", "enforcement_case", f"no enforcement cases are recorded for {unique_id}",
+                                {"cases_id": unique_id}, unique_id=unique_id)
 
     async def _alert_cases(self) -> dict:
-        rows = await self.api.async_client.fetch("S6")
-        return {"alert_cases": records_frame("alert_case", rows or []), "records": {**self.records, "alert_cases": rows or []},
-                "message": "" if rows else "the service lists no investor-alert cases"}
+        return await self._list("S6", "alert_cases", "alert_case", "the service lists no investor-alert cases")
 
     def company_names(self) -> dict[str, str]:
         """English (else Thai) names of the companies any lookup so far has listed, by identifier."""
@@ -124,79 +134,51 @@ class LicenceCheck(ServiceModel):
         company = [f"{names[u]} ({u})" if isinstance(u, str) and u in names else u for u in ids]
         return frame.assign(company=pd.Series(company, index=frame.index, dtype=object))
 
-    def search_people(self, name: str | None = None) -> pd.DataFrame:
-        self._apply(self._people(validate_search_name(self.person_query if name is None else name)))
+    async def search_people(self, name: str | None = None) -> pd.DataFrame:
+        """Approved persons whose name or registration number matches (current service)."""
+        await self._apply(self._people(validate_search_name(self.person_query if name is None else name)))
         return self.people
 
-    async def asearch_people(self, name: str | None = None) -> pd.DataFrame:
-        await self._aapply(self._people(validate_search_name(self.person_query if name is None else name)))
-        return self.people
-
-    def load_company(self, unique_id: str | None = None) -> "LicenceCheck":
-        self._apply(self._company(validate_path_param("unique_id", self.company_id if unique_id is None else unique_id)))
+    async def load_company(self, unique_id: str | None = None) -> "LicenceCheck":
+        """A company's licences, personnel and business activities (current service)."""
+        await self._apply(self._company(validate_path_param("unique_id", self.company_id if unique_id is None else unique_id)))
         return self
 
-    async def aload_company(self, unique_id: str | None = None) -> "LicenceCheck":
-        await self._aapply(self._company(validate_path_param("unique_id", self.company_id if unique_id is None else unique_id)))
-        return self
-
-    def load_cases(self, unique_id: str | None = None) -> pd.DataFrame:
-        self._apply(self._cases(validate_path_param("unique_id", self.cases_id if unique_id is None else unique_id)))
+    async def load_cases(self, unique_id: str | None = None) -> pd.DataFrame:
+        """Enforcement cases of a person or company (current service)."""
+        await self._apply(self._cases(validate_path_param("unique_id", self.cases_id if unique_id is None else unique_id)))
         return self.cases
 
-    async def aload_cases(self, unique_id: str | None = None) -> pd.DataFrame:
-        await self._aapply(self._cases(validate_path_param("unique_id", self.cases_id if unique_id is None else unique_id)))
-        return self.cases
-
-    def load_alert_cases(self) -> pd.DataFrame:
-        self._apply(self._alert_cases())
+    async def load_alert_cases(self) -> pd.DataFrame:
+        """Every investor-alert case (current service)."""
+        await self._apply(self._alert_cases())
         return self.alert_cases
 
-    async def aload_alert_cases(self) -> pd.DataFrame:
-        await self._aapply(self._alert_cases())
-        return self.alert_cases
-
-    def search_companies(self, name: str | None = None) -> pd.DataFrame:
-        self._apply(self._search(validate_search_name(self.company_query if name is None else name)))
+    async def search_companies(self, name: str | None = None) -> pd.DataFrame:
+        """Licensed entities whose name matches (E15)."""
+        await self._apply(self._search(validate_search_name(self.company_query if name is None else name)))
         return self.companies
 
-    async def asearch_companies(self, name: str | None = None) -> pd.DataFrame:
-        await self._aapply(self._search(validate_search_name(self.company_query if name is None else name)))
-        return self.companies
-
-    def load_former(self) -> pd.DataFrame:
-        self._apply(self._former())
+    async def load_former(self) -> pd.DataFrame:
+        """Entities that once held a licence or registration (E16)."""
+        await self._apply(self._former())
         return self.former
 
-    async def aload_former(self) -> pd.DataFrame:
-        await self._aapply(self._former())
-        return self.former
-
-    def load_person(self, unique_id: str | None = None) -> "LicenceCheck":
-        self._apply(self._person(validate_path_param("unique_id", self.person_id if unique_id is None else unique_id)))
-        return self
-
-    async def aload_person(self, unique_id: str | None = None) -> "LicenceCheck":
-        await self._aapply(self._person(validate_path_param("unique_id", self.person_id if unique_id is None else unique_id)))
+    async def load_person(self, unique_id: str | None = None) -> "LicenceCheck":
+        """A person's approvals and current duties (E17, E18)."""
+        await self._apply(self._person(validate_path_param("unique_id", self.person_id if unique_id is None else unique_id)))
         return self
 
     def _case_args(self, unique_id, case_id) -> tuple[str, str]:
         return (validate_path_param("unique_id", self.enforcement_id if unique_id is None else unique_id),
                 validate_path_param("case_id", self.case_id if case_id is None else case_id))
 
-    def load_enforcement(self, unique_id: str | None = None, case_id: str | None = None) -> dict | None:
-        self._apply(self._enforcement(*self._case_args(unique_id, case_id)))
+    async def load_enforcement(self, unique_id: str | None = None, case_id: str | None = None) -> dict | None:
+        """An enforcement action (E19)."""
+        await self._apply(self._enforcement(*self._case_args(unique_id, case_id)))
         return self.enforcement
 
-    async def aload_enforcement(self, unique_id: str | None = None, case_id: str | None = None) -> dict | None:
-        await self._aapply(self._enforcement(*self._case_args(unique_id, case_id)))
-        return self.enforcement
-
-    def load_alert(self, case_id: str | None = None) -> dict | None:
-        self._apply(self._alert(validate_path_param("case_id", self.alert_case_id if case_id is None else case_id)))
+    async def load_alert(self, case_id: str | None = None) -> dict | None:
+        """An investor-alert case (E20)."""
+        await self._apply(self._alert(validate_path_param("case_id", self.alert_case_id if case_id is None else case_id)))
         return self.alert
-
-    async def aload_alert(self, case_id: str | None = None) -> dict | None:
-        await self._aapply(self._alert(validate_path_param("case_id", self.alert_case_id if case_id is None else case_id)))
-        return self.alert
-

@@ -41,32 +41,26 @@ class FundSearch(ServiceModel):
                 "classes": records_frame("unit_class", []),
                 "message": "" if funds else f"no funds are listed for company {unique_id}"}
 
-    def search(self, name: str | None = None) -> pd.DataFrame:
-        self._apply(self._search(validate_search_name(self.query if name is None else name)))
+    async def search(self, name: str | None = None) -> pd.DataFrame:
+        """Funds (E1) and unit classes (E3) whose name or abbreviation matches."""
+        await self._apply(self._search(validate_search_name(self.query if name is None else name)))
         return self.results
 
-    async def asearch(self, name: str | None = None) -> pd.DataFrame:
-        await self._aapply(self._search(validate_search_name(self.query if name is None else name)))
-        return self.results
-
-    def company_funds(self, unique_id: str) -> pd.DataFrame:
-        self._apply(self._amc(validate_path_param("unique_id", unique_id)))
-        return self.results
-
-    async def acompany_funds(self, unique_id: str) -> pd.DataFrame:
-        await self._aapply(self._amc(validate_path_param("unique_id", unique_id)))
+    async def company_funds(self, unique_id: str) -> pd.DataFrame:
+        """Every fund of one asset management company (E2), as the results."""
+        await self._apply(self._amc(validate_path_param("unique_id", unique_id)))
         return self.results
 
     def fund_record(self, proj_id: str) -> dict | None:
         """The normalised record of one fund among the results, or None."""
         return next((r for r in self.records if r.get("proj_id") == proj_id), None)
 
-    def resolve(self, query: str) -> str:
+    async def resolve(self, query: str) -> str:
         """A proj_id for QUERY: itself when it looks like one, else the exact abbreviation among E1 results."""
         text = validate_search_name(query)
         if looks_like_proj_id(text):  # "m0001_2560" is M0001_2560: the service's project ids are upper case
             return ascii_digits(text.strip()).upper()
-        self.search(text)
+        await self.search(text)
         if not self.results.empty:
             exact = self.results[self.results["proj_abbr_name"].fillna("").str.upper() == text.upper()]
             if not exact.empty:

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterator
+from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import param
 
-from dashboard.api.client import ApiResult, SecClient, normalise
+from dashboard.api.client import ApiResult
+from dashboard.api.sync import SecClient
+from dashboard.records.answers import normalise
 from dashboard.errors import SecApiError
 from dashboard.config import ApiSettings
+from dashboard.demo.connect import open_client
 
 T = TypeVar("T")
 
@@ -33,7 +37,7 @@ def default_client(settings: ApiSettings | None = None) -> SecClient:
     with _lock:
         client = _clients.get(ident)
         if client is None:
-            client = _clients[ident] = SecClient(settings)
+            client = _clients[ident] = open_client(settings)
         return client
 
 
@@ -49,13 +53,26 @@ def run(awaitable: Awaitable[T]) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(_awaited(awaitable))
+        return asyncio.run(_boxed(awaitable)).value
     with ThreadPoolExecutor(1, thread_name_prefix="sec-model-run") as pool:
-        return pool.submit(asyncio.run, _awaited(awaitable)).result()
+        return pool.submit(asyncio.run, _boxed(awaitable)).result().value
 
 
-async def _awaited(awaitable: Awaitable[T]) -> T:
-    return await awaitable
+class _Box:
+    """The result of a run, with a constant repr: asyncio.run formats the finished task on the way out,
+    and the repr of a model prints every DataFrame it holds (about 200 ms for a factsheet)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "<result>"
+
+
+async def _boxed(awaitable: Awaitable[T]) -> _Box:
+    return _Box(await awaitable)
 
 
 def outcome(result: ApiResult | BaseException) -> tuple[Any, str | None, bool]:
@@ -80,11 +97,59 @@ def unpublished_fields(result: ApiResult | BaseException, data: Any) -> list[str
     return list(fields)
 
 
-class ServiceModel(param.Parameterized):
-    """Base of the models that fetch: a client, a loading flag and the two ways to load.
+LOADED, NOT_PUBLISHED, FAILED = "loaded", "not published", "failed"
 
-    Fetching runs on the client's loop; parameters change in the caller's context (`_apply` for
-    scripts and notebooks, `_aapply` for Panel callbacks), never on the client's thread.
+
+class PartStatus(NamedTuple):
+    """What became of one part of a load: LOADED, NOT_PUBLISHED (the service has no data: not a
+    failure) or FAILED, with the reason of a failure."""
+
+    state: str
+    reason: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.state == FAILED
+
+    @property
+    def loaded(self) -> bool:
+        return self.state == LOADED
+
+
+def part_status(data: Any, error: str | None) -> PartStatus:
+    """The status of one part from its data and its error (outcome's first two values)."""
+    if error:
+        return PartStatus(FAILED, error)
+    has_data = data is not None and not (getattr(data, "empty", False) or (isinstance(data, (list, dict)) and not data))
+    return PartStatus(LOADED if has_data else NOT_PUBLISHED)
+
+
+async def record_by_abbreviation(client, proj_id: str, classes) -> dict | None:
+    """A fund's record (E1) found through the abbreviation its unit classes carry (E4 rows or frame).
+
+    The legacy service's fund search matches abbreviations, not ids. None when the classes name no
+    abbreviation, the search fails or finds no fund with this proj_id. `client` is the async client.
+    """
+    if classes is None:
+        return None
+    rows = classes.to_dict("records") if hasattr(classes, "to_dict") else classes
+    abbr = next((str(c["proj_abbr_name"]) for c in rows if isinstance(c, dict) and isinstance(c.get("proj_abbr_name"), str)
+                 and c["proj_abbr_name"]), None)
+    if not abbr:
+        return None
+    try:
+        found = await client.fetch("E1", name=abbr)
+    except SecApiError:
+        return None
+    return next((f for f in found or [] if isinstance(f, dict) and f.get("proj_id") == proj_id), None)
+
+
+class ServiceModel(param.Parameterized):
+    """Base of the models that fetch: a client and a loading flag.
+
+    Every operation is one `async def`: Panel callbacks and notebook cells await it, synchronous
+    code calls `run(model.op(...))`. Fetching runs on the client's loop; parameters change in the
+    caller's context, never on the client's thread.
     """
 
     client = param.ClassSelector(class_=SecClient, default=None, allow_None=True, doc="Client used to fetch; the shared default when None.")
@@ -93,26 +158,32 @@ class ServiceModel(param.Parameterized):
 
     __abstract = True
 
+    _running = 0  # operations under way on this model; `loading` is True while any is
+
     @property
     def api(self) -> SecClient:
         if self.client is None:
             self.client = default_client()
         return self.client
 
-    def _apply(self, coro) -> dict:
+    @contextmanager
+    def _loading(self) -> Iterator[None]:
+        """`loading` is True inside, and stays True until the last of overlapping operations ends."""
+        self._running += 1
         self.loading = True
         try:
-            update = self.api.run(coro)
-            self.param.update(**update)
-            return update
+            yield
         finally:
-            self.loading = False
+            self._running -= 1
+            self.loading = self._running > 0
 
-    async def _aapply(self, coro) -> dict:
-        self.loading = True
-        try:
-            update = await self.api.arun(coro)
-            self.param.update(**update)
-            return update
-        finally:
-            self.loading = False
+    async def _fetched(self, coro: Awaitable[T]) -> T:
+        """Run `coro` on the client's loop with `loading` set meanwhile; its result, parameters untouched."""
+        with self._loading():
+            return await self.api.arun(coro)
+
+    async def _apply(self, coro: Awaitable[dict]) -> dict:
+        """Run `coro` (a coroutine returning a parameter update) and apply its update here: the one apply path."""
+        update = await self._fetched(coro)
+        self.param.update(**update)
+        return update

@@ -17,7 +17,7 @@ from dashboard.models.basket import (
     parse_proj_ids,
 )
 from dashboard.records import normalise_payload
-from tests.conftest import run
+from dashboard.models.source import run
 
 
 
@@ -62,11 +62,11 @@ def test_set_funds_keeps_what_is_loaded(demo_client, dataset):
     funds = registered(dataset, 3)
     basket = FundBasket(client=demo_client)
     basket.set_funds([f["proj_id"] for f in funds], {f["proj_id"]: f for f in funds})
-    basket.load()
+    run(basket.load())
     kept = funds[0]["proj_id"]
     basket.set_funds([kept, "M0000_2500"])
     assert basket.loaded == [kept] and set(basket.parts) == {kept}
-    assert basket._pending() == ["M0000_2500"]
+    assert basket.pending() == ["M0000_2500"]
 
 
 def test_load_fetches_the_four_parts_of_every_fund_and_reports_progress(demo_client, dataset):
@@ -78,7 +78,7 @@ def test_load_fetches_the_four_parts_of_every_fund_and_reports_progress(demo_cli
     basket.param.watch(lambda e: seen.append(e.new), "progress")
     loading: list[bool] = []
     basket.param.watch(lambda e: loading.append(e.new), "loading")
-    basket.load()
+    run(basket.load())
     assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen) and len(seen) >= len(funds)
     assert loading == [True, False]
     assert basket.loaded and set(basket.loaded) == set(basket.proj_ids)
@@ -87,15 +87,15 @@ def test_load_fetches_the_four_parts_of_every_fund_and_reports_progress(demo_cli
     assert basket.errors == {} and basket.failed() == {}
 
 
-def test_aload_in_a_running_loop(demo_client, dataset):
+def test_load_in_a_running_loop(demo_client, dataset):
     funds = registered(dataset, 4)
     basket = FundBasket(client=demo_client)
     for f in funds:
         basket.add(f["proj_id"], f)
 
     async def main():
-        await basket.aload()
-        await basket.aload()  # nothing pending: no work
+        await basket.load()
+        await basket.load()  # nothing pending: no work
 
     run(main())
     assert basket.loaded == basket.proj_ids or set(basket.loaded) == set(basket.proj_ids)
@@ -107,7 +107,7 @@ def test_fee_frame_keeps_ceiling_and_actual_apart_with_the_original_text(demo_cl
     basket = FundBasket(client=demo_client)
     for f in funds:
         basket.add(f["proj_id"], f)
-    basket.load()
+    run(basket.load())
     fees = basket.fee_frame()
     for col in ("rate", "rate_num", "rate_unit", "actual_value", "actual_value_num", "actual_value_unit", "fee_other_desc"):
         assert col in fees
@@ -204,7 +204,7 @@ def test_allocation_and_performance_frames(demo_client, dataset):
     basket = FundBasket(client=demo_client)
     for f in funds:
         basket.add(f["proj_id"], f)
-    basket.load()
+    run(basket.load())
     alloc = basket.allocation_frame()
     assert set(alloc["proj_id"]) == {f["proj_id"] for f in funds}
     assert len(alloc) == sum(len(dataset.allocation[f["proj_id"]]) for f in funds)
@@ -220,7 +220,7 @@ def test_a_fund_known_only_by_proj_id_gets_its_record(demo_client, dataset):
     fund = next(f for f in registered(dataset) if len(dataset.classes.get(f["proj_id"]) or []) > 1)
     basket = FundBasket(client=demo_client)
     basket.set_funds([fund["proj_id"]])  # as from a shared link: no record
-    basket.load()
+    run(basket.load())
     assert basket.funds[fund["proj_id"]]["proj_abbr_name"] == fund["proj_abbr_name"]
     assert basket.label(fund["proj_id"]) == fund["proj_abbr_name"]
 
@@ -231,10 +231,10 @@ def test_from_company_fills_with_registered_funds(demo_client, dataset):
     basket = FundBasket(client=demo_client)
     basket.add(registered(dataset)[-1]["proj_id"])
     # the service promises no order (the current one sends rows unordered): the same funds, in any order
-    assert sorted(basket.from_company(company)) == sorted(expected)
+    assert sorted(run(basket.from_company(company))) == sorted(expected)
     assert basket.company_id == company and basket.loaded == []
     again = FundBasket(client=demo_client)
-    assert sorted(run(again.afrom_company(company))) == sorted(expected)
+    assert sorted(run(again.from_company(company))) == sorted(expected)
 
 
 def test_partial_failure_is_per_fund_and_total_failure_raises(make_client, dataset, simulator):
@@ -243,7 +243,7 @@ def test_partial_failure_is_per_fund_and_total_failure_raises(make_client, datas
     for f in funds:
         basket.add(f["proj_id"], f)
     simulator.app.inject("500", times=1)  # one call of one fund fails
-    basket.load()
+    run(basket.load())
     assert len(basket.errors) == 1 and basket.failed() == {}
     (failed_fund, parts), = basket.errors.items()
     assert len(parts) == 1 and "500" in next(iter(parts.values()))
@@ -253,7 +253,7 @@ def test_partial_failure_is_per_fund_and_total_failure_raises(make_client, datas
         broken.add(f["proj_id"], f)
     simulator.app.inject("503", times=100)
     with pytest.raises(SecApiError, match="none of the 2 funds"):
-        broken.load()
+        run(broken.load())
     assert set(broken.failed()) == {f["proj_id"] for f in funds}
     assert not broken.loading and broken.progress == 1.0
 
@@ -267,7 +267,7 @@ def test_a_20_fund_basket_loads_concurrently(make_client, dataset, simulator):
         basket.add(f["proj_id"], f)
     simulator.app.latency_ms = 100
     started = time.perf_counter()
-    run(basket.aload())
+    run(basket.load())
     elapsed = time.perf_counter() - started
     assert simulator.app.request_count == 20 * len(BASKET_PARTS)
     sequential = simulator.app.request_count * 0.1  # the latency alone, one call after another
@@ -282,16 +282,16 @@ def test_records_of_bare_proj_ids_are_found_in_company_lists(demo_client, datase
     basket = FundBasket(client=demo_client)
     basket.set_funds([f["proj_id"] for f in single])
     assert basket.funds == {}  # nothing seen yet
-    basket.load()
+    run(basket.load())
     if demo_client.async_client.layout_name == "successor":
         # The current service finds a record by its proj_id: the basket's own load names them.
         assert [basket.label(f["proj_id"]) for f in single] == [f["proj_abbr_name"] for f in single]
-        assert basket.resolve_records([company]) == []
+        assert run(basket.resolve_records([company])) == []
     else:
         assert all(f["proj_id"] not in basket.funds for f in single)  # E4 has nothing for them
-        assert basket.resolve_records([company]) == [f["proj_id"] for f in single]
+        assert run(basket.resolve_records([company])) == [f["proj_id"] for f in single]
         assert [basket.label(f["proj_id"]) for f in single] == [f["proj_abbr_name"] for f in single]
-        assert basket.resolve_records([company]) == []  # nothing left to find
+        assert run(basket.resolve_records([company])) == []  # nothing left to find
 
 
 def test_a_basket_from_a_link_names_funds_seen_in_any_earlier_answer_at_once(demo_client, dataset):
@@ -310,7 +310,7 @@ def test_a_basket_from_a_link_names_funds_seen_in_any_earlier_answer_at_once(dem
     added.add(ids[0])
     assert added.label(ids[0]) == funds[0]["proj_abbr_name"]
     assert demo_client.stats.requests_sent == sent  # found without asking the service
-    other.load()  # the load does not look them up again, and keeps the names
+    run(other.load())  # the load does not look them up again, and keeps the names
     assert [other.label(p) for p in ids] == [f["proj_abbr_name"] for f in funds]
 
 
@@ -320,9 +320,9 @@ def test_funds_that_failed_entirely_are_fetched_again_on_the_next_load(make_clie
     for f in funds:
         basket.add(f["proj_id"], f)
     simulator.app.inject("503", times=4)  # the first fund's four calls fail
-    basket.load()
+    run(basket.load())
     assert len(basket.failed()) == 1
-    basket.load()  # the service is back: the failed fund is fetched again, the others are not
+    run(basket.load())  # the service is back: the failed fund is fetched again, the others are not
     assert basket.failed() == {} and not basket.fee_frame().empty
     assert set(basket.fee_frame()["proj_id"]) == {f["proj_id"] for f in funds if dataset.fees.get(f["proj_id"])}
 
@@ -334,7 +334,7 @@ def test_a_basket_that_fails_entirely_keeps_the_error_kind(make_client, dataset)
     for f in registered(dataset, 2):
         basket.add(f["proj_id"], f)
     with pytest.raises(AuthenticationError, match="none of the 2 funds"):
-        basket.load()
+        run(basket.load())
 
 
 def test_a_well_formed_unknown_id_is_flagged_and_malformed_ids_are_refused(make_client, dataset):
@@ -345,7 +345,7 @@ def test_a_well_formed_unknown_id_is_flagged_and_malformed_ids_are_refused(make_
     known = registered(dataset, 1)[0]
     basket.add(known["proj_id"], known)
     basket.add("M9999_2099")
-    basket.load()
+    run(basket.load())
     assert basket.unknown == ["M9999_2099"] and known["proj_id"] not in basket.unknown
 
 
@@ -355,14 +355,14 @@ def test_unpublished_and_failed_parts_are_told_apart(make_client, simulator, dat
     for f in funds:
         basket.add(f["proj_id"], f)
     simulator.app.inject("503", times=4)  # the first fund's four calls fail
-    basket.load()
+    run(basket.load())
     assert basket.failed_part("fees") == [funds[0]["proj_id"]]
     assert funds[0]["proj_id"] not in basket.unpublished("fees")
     no_fees = dict(funds[1], proj_id="M0998_2540")
     simulator.app.dataset.funds.append(no_fees)  # a fund with no data: every part is "unpublished"
     try:
         basket.add(no_fees["proj_id"], no_fees)
-        basket.load()
+        run(basket.load())
         assert no_fees["proj_id"] in basket.unpublished("fees")
         assert basket.failed_part("fees") == []  # the fund that failed was fetched again, and loaded
     finally:

@@ -10,7 +10,7 @@ import pytest
 
 from dashboard.errors import SecApiError
 from dashboard.models.dashboard_state import TABS, URL_PARAMETERS, DashboardState
-from tests.conftest import run
+from dashboard.models.source import run
 
 
 
@@ -99,7 +99,7 @@ def test_state_from_url_at_construction():
 
 def test_first_visit_runs_the_default_search_and_fills_everything(demo_client, dataset):
     state = DashboardState(client=demo_client)
-    errors = run(state.astart())
+    errors = run(state.start())
     assert errors == []
     assert state.query == "Demo" and len(state.search.results) == len(dataset.funds)
     first_rg = next(f for f in state.search.records if f["fund_status"] == "RG")  # first registered fund listed
@@ -108,14 +108,14 @@ def test_first_visit_runs_the_default_search_and_fills_everything(demo_client, d
     assert len(state.basket.proj_ids) == 4 and state.basket.loaded and not state.basket.loading
     assert state.holdings.period == state.factsheet.latest_period
     assert state.basket_ids.count(",") == 3
-    assert run(state.astart()) == []  # only once
+    assert run(state.start()) == []  # only once
 
 
 def test_a_shared_link_reopens_the_same_view(demo_client, dataset):
     funds = [f for f in dataset.funds if f["fund_status"] == "RG"][5:8]
     state = DashboardState(client=demo_client)
     state.apply_url({"tab": "holdings", "fund": funds[0]["proj_id"], "basket": ",".join(f["proj_id"] for f in funds[1:])})
-    run(state.astart())
+    run(state.start())
     assert state.tab == "holdings" and state.query == ""  # no default search over the link's state
     assert state.factsheet.proj_id == funds[0]["proj_id"]
     assert state.basket.proj_ids == [f["proj_id"] for f in funds[1:]]
@@ -126,15 +126,15 @@ def test_a_shared_link_reopens_the_same_view(demo_client, dataset):
 
 def test_selecting_and_the_basket(demo_client, dataset):
     state = DashboardState(client=demo_client)
-    run(state.asearch("Demo"))
+    run(state.search_funds("Demo"))
     target = dataset.funds[12]
     state.select_fund(target["proj_id"])
-    run(state.aload_fund())
+    run(state.load_fund())
     assert state.factsheet.fund is not None and state.factsheet.fund["proj_id"] == target["proj_id"]
     assert not state.in_basket()
     state.add_to_basket()
     assert state.in_basket() and state.basket.funds[target["proj_id"]] == state.search.fund_record(target["proj_id"])
-    run(state.aload_basket())
+    run(state.load_basket())
     assert state.basket.loaded == [target["proj_id"]]
     state.select_fund("not an id")  # ignored
     assert state.fund == target["proj_id"]
@@ -146,10 +146,10 @@ def test_a_later_selection_wins(demo_client, dataset):
 
     async def main():
         state.fund = a
-        first = asyncio.ensure_future(state.aload_fund())
+        first = asyncio.ensure_future(state.load_fund())
         await asyncio.sleep(0)
         state.fund = b
-        second = asyncio.ensure_future(state.aload_fund())
+        second = asyncio.ensure_future(state.load_fund())
         await asyncio.gather(first, second)
 
     run(main())
@@ -160,10 +160,10 @@ def test_company_funds_and_company_basket(demo_client, dataset):
     state = DashboardState(client=demo_client)
     company = dataset.funds[0]["unique_id"]
     state.fund = dataset.funds[0]["proj_id"]
-    run(state.aload_fund())
-    run(state.acompany_funds())
+    run(state.load_fund())
+    run(state.company_funds())
     assert set(state.search.results["unique_id"]) == {company}
-    ids = run(state.afill_basket_from_company())
+    ids = run(state.fill_basket_from_company())
     assert ids and state.basket.company_id == company and set(state.basket.loaded) == set(ids)
 
 
@@ -172,32 +172,32 @@ def test_errors_are_recorded_per_area_and_cleared_on_success(make_client, datase
     state = DashboardState(client=client)
     simulator.app.inject("503", times=2)
     with pytest.raises(SecApiError):
-        run(state.asearch("Demo"))
+        run(state.search_funds("Demo"))
     assert "503" in state.search_error
-    assert run(state.asearch("Demo")) and state.search_error == ""
+    assert run(state.search_funds("Demo")) and state.search_error == ""
 
     state.fund = dataset.funds[0]["proj_id"]
     simulator.app.inject("503", times=200)
     with pytest.raises(SecApiError):
-        run(state.aload_fund())
+        run(state.load_fund())
     assert state.fund_error
     simulator.app.clear_faults()
-    run(state.aload_fund())
+    run(state.load_fund())
     assert state.fund_error == "" and state.factsheet.proj_id == dataset.funds[0]["proj_id"]
 
 
-def test_astart_collects_errors_instead_of_raising(make_client, simulator):
+def test_start_collects_errors_instead_of_raising(make_client, simulator):
     state = DashboardState(client=make_client(use_cache=False, max_attempts=1))
     simulator.app.inject("503", times=500)
-    errors = run(state.astart())
+    errors = run(state.start())
     assert errors and state.search_error and state.started
     simulator.app.clear_faults()
-    assert run(state.asearch("Demo"))  # works again afterwards
+    assert run(state.search_funds("Demo"))  # works again afterwards
 
 
 def test_as_of_and_report_request(demo_client, dataset):
     state = DashboardState(client=demo_client)
-    run(state.astart())
+    run(state.start())
     as_of = state.as_of()
     assert set(as_of) == {"fund record updated", "performance as of", "holdings as of"}
     assert state.report_request() == {"kind": "fund", "proj_ids": [state.fund], "funds": {state.fund: state.factsheet.fund}}
@@ -218,7 +218,7 @@ def test_a_basket_link_names_its_funds_before_and_after_its_load(demo_client, da
     state = DashboardState(client=demo_client)
     state.apply_url({"basket": ",".join(ids)})
     assert [state.basket.label(p) for p in ids] == ids  # nothing seen yet
-    run(state.astart())
+    run(state.start())
     if demo_client.async_client.layout_name == "successor":
         assert [state.basket.label(p) for p in ids] == names  # the basket's own load found them by id
     demo_client.fetch("E2", unique_id=single[0]["unique_id"])

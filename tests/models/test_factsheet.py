@@ -10,6 +10,7 @@ import pytest
 from dashboard.errors import AuthenticationError, BadInputError
 from dashboard.api.periods import valid_periods
 from dashboard.models import FundFactsheet, FundSearch, LicenceCheck
+from dashboard.models.source import run
 from tests.conftest import TODAY
 
 SHOW_KEYS = ["proj_id", "fund", "classes", "investment", "holdings", "project_type", "suitability",
@@ -22,7 +23,7 @@ def multi_class_fund(dataset) -> dict:
 
 def test_factsheet_has_every_part(make_client, dataset):
     fund = multi_class_fund(dataset)
-    sheet = FundFactsheet(client=make_client()).load(fund["proj_id"])
+    sheet = run(FundFactsheet(client=make_client()).load(fund["proj_id"]))
     assert sheet.periods == valid_periods(TODAY)
     assert set(sheet.holdings) <= set(sheet.periods) and len(sheet.holdings) == 12
     assert len(sheet.classes) == len(dataset.classes[fund["proj_id"]])
@@ -50,7 +51,7 @@ def test_models_do_not_import_panel():
 
 def test_a_fund_with_no_data_gives_empty_parts_not_errors(make_client, dataset):
     old = next(f for f in dataset.funds if f["proj_id"] not in dataset.performance and f["proj_id"] not in dataset.holdings)
-    sheet = FundFactsheet(client=make_client()).load(old["proj_id"], fund=old)
+    sheet = run(FundFactsheet(client=make_client()).load(old["proj_id"], fund=old))
     assert sheet.performance.empty and list(sheet.performance.columns)  # empty, with the spec columns
     assert sheet.holdings == {} and sheet.errors == {}
     assert sheet.as_dict()["performance"] == [] and sheet.fund is old
@@ -61,10 +62,10 @@ def test_partial_failure_names_the_part_and_keeps_the_rest(make_client, dataset,
     simulator.app.inject("503", times=1000)
     client = make_client(max_attempts=1)
     with pytest.raises(Exception, match="503"):
-        FundFactsheet(client=client).load(fund["proj_id"])  # everything failed: one clear error
+        run(FundFactsheet(client=client).load(fund["proj_id"]))  # everything failed: one clear error
     simulator.app.clear_faults()
     simulator.app.inject("html", times=1)  # the first request (E4) gets an HTML page
-    sheet = FundFactsheet(client=client).load(fund["proj_id"])
+    sheet = run(FundFactsheet(client=client).load(fund["proj_id"]))
     assert list(sheet.errors) == ["classes"] and "HTML" in sheet.errors["classes"]
     assert len(sheet.holdings) == 12
 
@@ -72,34 +73,34 @@ def test_partial_failure_names_the_part_and_keeps_the_rest(make_client, dataset,
 def test_invalid_period_and_fund_id_are_refused(make_client, dataset):
     sheet = FundFactsheet(client=make_client())
     with pytest.raises(BadInputError, match="slash"):
-        sheet.load("M1/2564")
-    sheet.load(multi_class_fund(dataset)["proj_id"])
+        run(sheet.load("M1/2564"))
+    run(sheet.load(multi_class_fund(dataset)["proj_id"]))
     with pytest.raises(BadInputError, match="valid periods"):
         sheet.holdings_for("202605")
 
 
 def test_rejected_key_is_one_clear_error(make_client, dataset):
     with pytest.raises(AuthenticationError):
-        FundFactsheet(client=make_client(api_key="wrong-key-value")).load(dataset.funds[0]["proj_id"])
+        run(FundFactsheet(client=make_client(api_key="wrong-key-value")).load(dataset.funds[0]["proj_id"]))
 
 
 def test_search_and_resolve(make_client, dataset):
     search = FundSearch(client=make_client())
     fund = multi_class_fund(dataset)
-    frame = search.search(fund["proj_abbr_name"].lower())
+    frame = run(search.search(fund["proj_abbr_name"].lower()))
     assert fund["proj_id"] in set(frame["proj_id"])
-    assert search.resolve(fund["proj_abbr_name"].lower()) == fund["proj_id"]  # exact, case-insensitive
-    assert search.resolve(fund["proj_id"]) == fund["proj_id"]
-    assert search.resolve(fund["proj_id"].lower()) == fund["proj_id"]  # a project id typed in lower case
+    assert run(search.resolve(fund["proj_abbr_name"].lower())) == fund["proj_id"]  # exact, case-insensitive
+    assert run(search.resolve(fund["proj_id"])) == fund["proj_id"]
+    assert run(search.resolve(fund["proj_id"].lower())) == fund["proj_id"]  # a project id typed in lower case
     assert search.fund_record(fund["proj_id"])["proj_name_en"] == fund["proj_name_en"]
     with pytest.raises(BadInputError, match="no fund has the abbreviation"):
-        search.resolve("ZZZ-NOPE")
-    assert search.search("no such fund at all").empty and "no fund" in search.message
+        run(search.resolve("ZZZ-NOPE"))
+    assert run(search.search("no such fund at all")).empty and "no fund" in search.message
 
 
 def test_company_funds(make_client, dataset):
     amc = dataset.funds[0]["unique_id"]
-    frame = FundSearch(client=make_client()).company_funds(amc)
+    frame = run(FundSearch(client=make_client()).company_funds(amc))
     assert set(frame["unique_id"]) == {amc}
     assert len(frame) == sum(f["unique_id"] == amc for f in dataset.funds)
 
@@ -107,28 +108,28 @@ def test_company_funds(make_client, dataset):
 def test_licence_check(make_client, dataset):
     check = LicenceCheck(client=make_client())
     person = next(p for p in dataset.approvals if dataset.approvals[p] and dataset.duties.get(p))
-    check.load_person(person)
+    run(check.load_person(person))
     assert len(check.approvals) == len(dataset.approvals[person])
     assert set(check.approvals["approval_state"].dropna()) <= {"active", "expired", "no expiry"}
     assert len(check.duties) == len(dataset.duties[person])
     (uid, case), record = next(iter(dataset.enforcement.items()))
-    assert check.load_enforcement(uid, case)["enforcement_summarized_facts"] is not None
+    assert run(check.load_enforcement(uid, case))["enforcement_summarized_facts"] is not None
     alert_id = next(iter(dataset.alerts))
-    assert check.load_alert(alert_id)["case_id"] == dataset.alerts[alert_id]["case_id"]
-    assert not check.search_companies(dataset.licensees[0]["name_en"][:8]).empty
-    assert len(check.load_former()) == len(dataset.former_licensees)
-    check.load_enforcement(uid, "NO-SUCH-CASE")
+    assert run(check.load_alert(alert_id))["case_id"] == dataset.alerts[alert_id]["case_id"]
+    assert not run(check.search_companies(dataset.licensees[0]["name_en"][:8])).empty
+    assert len(run(check.load_former())) == len(dataset.former_licensees)
+    run(check.load_enforcement(uid, "NO-SUCH-CASE"))
     assert check.enforcement is None and "no enforcement action" in check.message
 
 
 def test_an_unknown_fund_is_refused_and_the_loaded_one_stays(make_client, dataset):
     fund = multi_class_fund(dataset)
-    sheet = FundFactsheet(client=make_client()).load(fund["proj_id"])
+    sheet = run(FundFactsheet(client=make_client()).load(fund["proj_id"]))
     before = {name: getattr(sheet, name) for name in ("proj_id", "fund", "periods")}
     fees = sheet.fees.copy()
     for bad, words in (("M9999_2099", "no data for fund"), ("not a fund id", "not a fund project id"), ("<script>", "not a fund")):
         with pytest.raises(BadInputError, match=words):
-            sheet.load(bad)
+            run(sheet.load(bad))
         assert {n: getattr(sheet, n) for n in before} == before
         assert sheet.fees.equals(fees) and not sheet.loading
 
@@ -138,9 +139,9 @@ def test_an_old_fund_without_any_data_still_loads_when_its_record_is_known(make_
     record = dict(dataset.funds[0], proj_id="M0999_2540", fund_status="CA", proj_abbr_name="OLD-CA")
     simulator.app.dataset.funds.append(record)
     try:
-        sheet = FundFactsheet(client=make_client()).load(record["proj_id"], fund=record)
+        sheet = run(FundFactsheet(client=make_client()).load(record["proj_id"], fund=record))
         assert sheet.fund is record and sheet.holdings == {} and sheet.fees.empty and sheet.errors == {}
         with pytest.raises(BadInputError, match="no data for fund"):
-            FundFactsheet(client=make_client()).load(record["proj_id"])  # nothing says this id exists
+            run(FundFactsheet(client=make_client()).load(record["proj_id"]))  # nothing says this id exists
     finally:
         simulator.app.dataset.funds.remove(record)

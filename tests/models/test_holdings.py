@@ -18,6 +18,7 @@ from dashboard.models.holdings import (
     security_label,
 )
 from dashboard.records import normalise_payload, records_frame
+from dashboard.models.source import run
 from tests.conftest import TODAY
 
 PERIODS = valid_periods(TODAY)  # newest first, 12 quarters
@@ -172,7 +173,7 @@ def test_duplicate_lines_of_one_security_add_up():
 
 def test_on_the_demo_data(demo_client, dataset):
     fund = next(f for f in dataset.funds if len(dataset.holdings.get(f["proj_id"], {})) >= 2)
-    sheet = FundFactsheet(client=demo_client).load(fund["proj_id"], fund=fund)
+    sheet = run(FundFactsheet(client=demo_client).load(fund["proj_id"], fund=fund))
     model = HoldingsByQuarter(factsheet=sheet)
     assert model.period == sheet.latest_period
     latest_rows = dataset.holdings[fund["proj_id"]][model.period]

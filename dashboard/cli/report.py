@@ -7,9 +7,10 @@ import os
 import stat
 from pathlib import Path
 
-from dashboard.api.client import SecClient
-from dashboard.errors import BadInputError
+from dashboard.api.sync import SecClient
 from dashboard.cli.terminal import err
+from dashboard.errors import BadInputError
+from dashboard.models.source import run
 from dashboard.reports import fund_report_html, licensee_report_html, write_report
 
 
@@ -24,7 +25,7 @@ def _resolve_funds(client: SecClient, queries: list[str]) -> tuple[list[str], di
     funds: dict[str, dict] = {}
     for query in queries:
         search = FundSearch(client=client)
-        proj_id = search.resolve(query)
+        proj_id = run(search.resolve(query))
         if proj_id not in proj_ids:
             proj_ids.append(proj_id)
         record = search.fund_record(proj_id)

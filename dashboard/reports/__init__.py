@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from dashboard.api.client import SecClient
+from dashboard.api.sync import SecClient
 from dashboard.api.endpoints import validate_path_param
 from dashboard.errors import BadInputError
 from dashboard.reports.document import write_report

@@ -2,105 +2,60 @@
 
 from __future__ import annotations
 
-import html
 import re
 import urllib.parse
 from datetime import datetime
 from typing import Any
 
-import holoviews as hv
 import pandas as pd
 
-from dashboard.api.client import SecClient
+from dashboard.api.sync import SecClient
 from dashboard.errors import BadInputError
-from dashboard.models.factsheet import LIST_PARTS, OBJECT_PARTS, FundFactsheet
+from dashboard.models.factsheet import FundFactsheet
+from dashboard.models.fund import PERFORMANCE_KINDS, SINGLE_CLASS, class_key, fund_label
 from dashboard.models.holdings import HoldingsByQuarter
-from dashboard.records.labels import PERFORMANCE_KIND, label
-from dashboard.records.successor import NOT_PUBLISHED_NOTE, not_published
-from dashboard.reports.document import (
-    Column,
-    ReportDocument,
-    distinct_dates,
-    esc,
-    fmt_date,
-    fmt_datetime,
-    fmt_number,
-    fmt_percent,
-    fmt_period,
-    fmt_signed,
-    html_table,
-    is_missing,
-    key_value_table,
-    latest_update,
-    note,
-    num_col,
-    pct_col,
-    safe_chart,
-    text_block,
-    warning,
-)
+from dashboard.models.source import run
 from dashboard.present import charts
 from dashboard.present.text import asset_name_text, asset_type_text, currency_word, us_investors_text
+from dashboard.records.labels import PERFORMANCE_KIND, label
+from dashboard.records.successor import NOT_PUBLISHED_NOTE, not_published
+from dashboard.reports.blocks import Caution, Column, Heading, Link, Note, Table, key_values, num_col, pct_col, table, text_block
+from dashboard.reports.document import ReportDocument, Section
+from dashboard.reports.embed import safe_chart
+from dashboard.reports.formats import (distinct_dates, fmt_date, fmt_datetime, fmt_number, fmt_percent, fmt_period,
+                                       fmt_signed, is_missing, latest_update)
 
-PERFORMANCE_COLUMNS = ("fund_return", "benchmark_return", "peer_average", "fund_volatility", "benchmark_volatility")
+VOLATILITY_KINDS = ("fund_volatility", "benchmark_volatility")
 CHANGES_SHOWN = 40
 
 
-def fund_label(fund: dict | None, proj_id: str) -> str:
-    return (fund or {}).get("proj_abbr_name") or proj_id
+def part_note(sheet: FundFactsheet, part: str, what: str) -> Note | Caution:
+    """Why a part is empty: it failed (with the reason) or the service publishes nothing (the model's status)."""
+    status = sheet.part_status(part)
+    if status is not None and status.failed:
+        return Caution(f"The {what} could not be loaded: {status.reason}")
+    return Note(f"Not published: the service has no {what} for this fund.")
 
 
-def part_note(errors: dict, part: str, what: str) -> str:
-    """Why a part is empty: it failed (with the reason) or the service publishes nothing."""
-    if part in errors:
-        return warning(f"The {what} could not be loaded: {errors[part]}")
-    return note(f"Not published: the service has no {what} for this fund.")
+def figures_table(sheet: FundFactsheet, class_name: str, kinds=PERFORMANCE_KINDS, **options) -> Table | Note:
+    """One class's figures of these kinds: a row per period with any figure, a column per kind with any."""
+    wide = sheet.performance_table(class_name)
+    shown = [k for k in kinds if wide[k].notna().any()]
+    wide = wide.dropna(how="all", subset=shown) if shown else wide.iloc[0:0]
+    return table(wide, [Column("Period", "period"), *(pct_col(PERFORMANCE_KIND[k][1].capitalize(), k) for k in shown)],
+                 **options)
 
 
-def performance_bars_fallback(performance: pd.DataFrame, class_name: str | None = None) -> hv.Element:
-    """The shared `performance_bars` with a non-empty series label (HoloViews refuses an empty one)."""
-    if performance is None or performance.empty:
-        return charts.empty_chart("No past performance published for this fund")
-    data = performance
-    if class_name is not None:
-        data = data[data["class_abbr_name"].fillna("-") == class_name]
-    kinds = {"fund_return": "Fund", "benchmark_return": "Benchmark", "peer_average": "Peer average"}
-    data = data[data["performance_kind"].isin(kinds)].dropna(subset=["performance_val"])
-    if data.empty:
-        return charts.empty_chart("No return figures for this class")
-    data = data.sort_values("reference_period_order").assign(
-        series=lambda d: d["performance_kind"].map(kinds), period=charts.period_words)
-    data = data[["period", "series", "performance_val"]].astype({"performance_val": float})
-    title = "Return against benchmark and peers" + (f" ({class_name})" if class_name and class_name != "-" else "")
-    return hv.Bars(data, kdims=[hv.Dimension("period", label="Period"), hv.Dimension("series", label="Series")],
-                   vdims=[hv.Dimension("performance_val", label="Return, %")]).opts(
-        width=charts.WIDTH + 120, height=charts.HEIGHT, tools=["hover"], cmap=["#3b6ea5", "#f28e2b", "#59a14f"],
-        xrotation=20, title=title, toolbar=None, multi_level=False, color="series", show_legend=True)
-
-
-def performance_table(performance: pd.DataFrame) -> pd.DataFrame:
-    """One row per reference period, one column per kind of figure (fund return, benchmark, ...)."""
-    data = performance.dropna(subset=["performance_kind"])
-    if data.empty:
-        return pd.DataFrame()
-    data = data.assign(period=data["reference_period_label_en"].fillna(data["reference_period"]).astype(str),
-                       order=data["reference_period_order"].astype("Float64").fillna(99))
-    wide = data.pivot_table(index=["order", "period"], columns="performance_kind", values="performance_val", aggfunc="first")
-    return wide.reset_index().sort_values("order")
-
-
-def link_or_text(url: object, *, demo: bool) -> str:
-    """A report link: an anchor only for a real http(s) address outside demo mode, else escaped text."""
+def link_or_text(url: object, *, demo: bool) -> Link | None:
+    """A report link: a link only for a real http(s) address outside demo mode, else the address as code."""
     if is_missing(url):
-        return esc(None)
+        return None
     text = str(url).strip()
     try:
         scheme = urllib.parse.urlsplit(text).scheme.lower()
     except ValueError:
         scheme = ""
-    if demo or scheme not in ("http", "https"):
-        return f"<code>{esc(text)}</code>"
-    return f'<a href="{html.escape(text, quote=True)}" rel="noopener noreferrer nofollow">{esc(text)}</a>'
+    return Link(text, None if demo or scheme not in ("http", "https") else text)
 
 
 def _label_pair(record: dict | None, field: str) -> str | None:
@@ -113,15 +68,13 @@ def _label_pair(record: dict | None, field: str) -> str | None:
     return en or th or code
 
 
-def _term(project_type: dict | None) -> str | None:
-    if not project_type:
+def _term(sheet: FundFactsheet) -> str | None:
+    """The project's term: its length for a fixed-term fund (the model's text), else the term flag's label."""
+    if not sheet.project_type:
         return None
-    if project_type.get("proj_term_flag") != "Y":
-        return _label_pair(project_type, "proj_term_flag")
-    parts = [(project_type.get("proj_term_yy"), "years"), (project_type.get("proj_term_mm"), "months"),
-             (project_type.get("proj_term_dd"), "days")]
-    text = ", ".join(f"{fmt_number(v, 0)} {unit}" for v, unit in parts if not is_missing(v) and float(v))
-    return text or _label_pair(project_type, "proj_term_flag")
+    if sheet.project_type.get("proj_term_flag") == "Y" and sheet.term:
+        return sheet.term
+    return _label_pair(sheet.project_type, "proj_term_flag")
 
 
 def _pub(record: dict | None, field: str, value: Any) -> Any:
@@ -151,7 +104,7 @@ def _overview(doc: ReportDocument, sheet: FundFactsheet) -> None:
         ("Cancelled on", fmt_date(fund.get("cancel_date"))),
         ("Risk level", suit.get("risk_level_label") and f"{suit.get('risk_level_label')} ({suit.get('risk_spectrum')})"),
         ("Investors", _label_pair(sheet.project_type, "proj_retail_type")),
-        ("Project term", _term(sheet.project_type)),
+        ("Project term", _term(sheet)),
         ("Foreign investment", _label_pair(fund, "invest_country_flage") or _label_pair(fund, "invest_country_flag")),
         ("US investors", _pub(fund, "permit_us_investment", us_investors_text(fund.get("permit_us_investment")))),
         ("Redemption", _label_pair(red, "redemp_period")),
@@ -162,15 +115,15 @@ def _overview(doc: ReportDocument, sheet: FundFactsheet) -> None:
             str(v) for v in (red.get("buying_cut_off_time"), red.get("selling_cut_off_time")) if not is_missing(v)) or None)),
     ]
     if not sheet.fund:
-        sec.parts.append(note("The fund record (name, status, company) was not found; the facts below come from the factsheet parts."))
-    sec.parts.append(key_value_table(pairs))
+        sec.add(Note("The fund record (name, status, company) was not found; the facts below come from the factsheet parts."))
+    sec.add(key_values(pairs))
 
     if "return_estimate" in sheet.unpublished:
-        sec.parts.append("<h3>Estimated return</h3>")
-        sec.parts.append(note(f"Estimated return: {NOT_PUBLISHED_NOTE}."))
+        sec.add(Heading("Estimated return"))
+        sec.add(Note(f"Estimated return: {NOT_PUBLISHED_NOTE}."))
     elif ret:
-        sec.parts.append("<h3>Estimated return</h3>")
-        sec.parts.append(key_value_table([
+        sec.add(Heading("Estimated return"))
+        sec.add(key_values([
             ("Estimated return before expenses, % a year", fmt_number(ret.get("total_estimated_return"))),
             ("Estimated expenses", fmt_number(ret.get("annual_estimated_expense"))),
             ("Estimated average return, % a year", fmt_number(ret.get("annual_average_return"))),
@@ -180,20 +133,20 @@ def _overview(doc: ReportDocument, sheet: FundFactsheet) -> None:
             ) if p) or None),
         ]))
 
-    sec.parts.append("<h3>Unit classes</h3>")
+    sec.add(Heading("Unit classes"))
     if sheet.classes is not None and not sheet.classes.empty:
-        sec.parts.append(html_table(sheet.classes, [
+        sec.add(table(sheet.classes, [
             Column("Class", "class_abbr_name"), Column("Name", "class_name"), Column("Description", "class_additional_desc"),
         ]))
     else:
-        sec.parts.append(part_note(sheet.errors, "classes", "unit classes (a single-class fund has none)"))
+        sec.add(part_note(sheet, "classes", "unit classes (a single-class fund has none)"))
 
-    sec.parts.append("<h3>Investment minimums</h3>")
+    sec.add(Heading("Investment minimums"))
     if sheet.investment is not None and not sheet.investment.empty:
         def money(value_key: str, cur_key: str):
             return lambda r: None if is_missing(r.get(value_key)) else f"{fmt_number(r.get(value_key))} {currency_word(r.get(cur_key))}".strip()
 
-        sec.parts.append(html_table(sheet.investment, [
+        sec.add(table(sheet.investment, [
             Column("First purchase", money("minimum_sub_ipo", "minimum_sub_ipo_cur"), numeric=True),
             Column("Note", "minimum_sub_ipo_addi_desc"),
             Column("Later purchases", money("minimum_sub", "minimum_sub_cur"), numeric=True),
@@ -203,70 +156,62 @@ def _overview(doc: ReportDocument, sheet: FundFactsheet) -> None:
             num_col("Minimum units held", "lowbal_unit", 4),
         ]))
     else:
-        sec.parts.append(part_note(sheet.errors, "investment", "investment minimums"))
+        sec.add(part_note(sheet, "investment", "investment minimums"))
 
-    sec.parts.append("<h3>Published reports</h3>")
+    sec.add(Heading("Published reports"))
     urls = sheet.urls or {}
     if urls:
-        rows = "".join(
-            f"<tr><th scope=\"row\">{html.escape(name)}</th><td>"
-            f"{html.escape(NOT_PUBLISHED_NOTE) if not_published(urls, key) else link_or_text(urls.get(key), demo=doc.settings.demo)}</td></tr>"
-            for name, key in (("Fund factsheet", "url_factsheet"),
-                              *((("Factsheet on the company's website", "amc_url_factsheet"),)
-                                if not is_missing(urls.get("amc_url_factsheet")) else ()),
-                              ("Annual report", "url_annual_report"), ("Half-year report", "url_halfyear_report"))
-        )
-        sec.parts.append(f'<div class="table-wrap"><table class="data kv"><tbody>{rows}</tbody></table></div>')
+        links = [("Fund factsheet", "url_factsheet"),
+                 *((("Factsheet on the company's website", "amc_url_factsheet"),)
+                   if not is_missing(urls.get("amc_url_factsheet")) else ()),
+                 ("Annual report", "url_annual_report"), ("Half-year report", "url_halfyear_report")]
+        sec.add(key_values([(name, NOT_PUBLISHED_NOTE if not_published(urls, key) else link_or_text(urls.get(key), demo=doc.settings.demo))
+                            for name, key in links]))
     else:
-        sec.parts.append(part_note(sheet.errors, "urls", "report links"))
+        sec.add(part_note(sheet, "urls", "report links"))
 
 
 def _allocation(doc: ReportDocument, sheet: FundFactsheet, name: str) -> None:
     sec = doc.section("allocation", "Asset allocation")
     alloc = sheet.allocation
     if alloc is None or alloc.empty:
-        sec.parts.append(part_note(sheet.errors, "allocation", "asset allocation"))
+        sec.add(part_note(sheet, "allocation", "asset allocation"))
         return
     doc.chart(sec, safe_chart(charts.allocation_donut, alloc, title=f"Asset allocation, {name}"), "Asset allocation donut")
     total = alloc["asset_ratio"].sum(skipna=True)
-    sec.parts.append(html_table(alloc.sort_values("asset_seq"), [
+    sec.add(table(alloc.sort_values("asset_seq"), [
         Column("#", "asset_seq", numeric=True), Column("Asset", lambda r: asset_name_text(r.get("asset_name"))),
         pct_col("Share of NAV", "asset_ratio"),
     ], caption=f"Shares add up to {fmt_percent(total)} as published."))
 
 
-def periods_with_data(sheet: FundFactsheet) -> list[str]:
-    """Quarters with published holdings, newest first."""
-    return sorted(sheet.holdings or {}, reverse=True)
-
-
 def _holdings(doc: ReportDocument, sheet: FundFactsheet, holdings: HoldingsByQuarter) -> None:
     sec = doc.section("holdings", "Latest holdings")
-    quarters = periods_with_data(sheet)
+    quarters = sheet.periods_with_data
     period = quarters[0] if quarters else None
     failed = [k for k in sheet.errors if k.startswith("holdings")]
     if period is None:
         if failed:
-            sec.parts.append(warning(f"Holdings could not be loaded for {len(failed)} quarter(s): {sheet.errors[failed[0]]}"))
-        sec.parts.append(note("Not published: the service has no portfolio holdings for this fund in the last "
-                              f"{len(sheet.periods)} quarters."))
+            sec.add(Caution(f"Holdings could not be loaded for {len(failed)} quarter(s): {sheet.errors[failed[0]]}"))
+        sec.add(Note("Not published: the service has no portfolio holdings for this fund in the last "
+                     f"{len(sheet.periods)} quarters."))
         return
-    table = holdings.table(period)
+    lines = holdings.table(period)
     raw = sheet.holdings[period]
     nav_lines = int(raw["is_nav_total"].fillna(False).astype(bool).sum())
     total = holdings.total_percent(period)
-    sec.parts.append(note(
-        f"Quarter {fmt_period(period)}: {len(table)} holdings adding up to {fmt_percent(total)} of NAV as published "
+    sec.add(Note(
+        f"Quarter {fmt_period(period)}: {len(lines)} holdings adding up to {fmt_percent(total)} of NAV as published "
         "(rounding can take the sum above 100 %, and feeder funds can exceed it further)."
         + (f" {nav_lines} NAV-total line(s) (asset code 903) are not counted as holdings." if nav_lines else "")
     ))
     if failed:
-        sec.parts.append(warning(f"{len(failed)} quarter(s) could not be loaded: {sheet.errors[failed[0]]}"))
+        sec.add(Caution(f"{len(failed)} quarter(s) could not be loaded: {sheet.errors[failed[0]]}"))
     doc.chart(sec, safe_chart(charts.top_holdings_bars, holdings.top(period, 15), period), "Top holdings")
     # The current service names each asset type in Thai beside its code (assetliab_desc); legacy sends the code only.
     descriptions = {str(c): d for c, d in zip(raw.get("assetliab_id", []), raw.get("assetliab_desc", [])) if not is_missing(d)} \
         if "assetliab_desc" in raw else {}
-    sec.parts.append(html_table(table, [
+    sec.add(table(lines, [
         Column("Holding", "security"), Column("Issuer", "issuer"), Column("ISIN", "isin_code"),
         Column("Asset type", lambda r: asset_type_text(r.get("assetliab_id"), descriptions.get(str(r.get("assetliab_id"))))),
         num_col("Market value, baht", "assetliab_value"),
@@ -276,20 +221,20 @@ def _holdings(doc: ReportDocument, sheet: FundFactsheet, holdings: HoldingsByQua
 
 def _changes(doc: ReportDocument, holdings: HoldingsByQuarter) -> None:
     sec = doc.section("changes", "Holdings changes")
-    quarters = periods_with_data(holdings.factsheet)
+    quarters = holdings.factsheet.periods_with_data
     if len(quarters) < 2:
-        sec.parts.append(note("Not enough published quarters to show changes (two are needed)."))
+        sec.add(Note("Not enough published quarters to show changes (two are needed)."))
         return
     doc.chart(sec, safe_chart(charts.holdings_heatmap, holdings.weights()), "Holding weights by quarter")
     start, end = quarters[1], quarters[0]
     changes = holdings.changes(start, end)
     counts = holdings.change_counts(start, end)
-    sec.parts.append(note(f"From {fmt_period(start)} to {fmt_period(end)}: "
+    sec.add(Note(f"From {fmt_period(start)} to {fmt_period(end)}: "
                           + ", ".join(f"{n} {kind}" for kind, n in counts.items())))
     doc.chart(sec, safe_chart(charts.holdings_changes_bars, changes, start, end), "What changed")
     moved = changes[changes["change"].astype(str) != "unchanged"]
     moved = moved.reindex(moved["change_pp"].abs().sort_values(ascending=False).index).head(CHANGES_SHOWN)
-    sec.parts.append(html_table(moved, [
+    sec.add(table(moved, [
         Column("Holding", "security"), Column("Issuer", "issuer"), Column("Change", lambda r: str(r["change"])),
         pct_col(f"Weight {fmt_period(start)}", "weight_from", 3), pct_col(f"Weight {fmt_period(end)}", "weight_to", 3),
         Column("Change, pp", "change_pp", lambda v: fmt_signed(v, 3), numeric=True),
@@ -317,95 +262,76 @@ def fee_columns(with_fund: bool) -> list[Column]:
     ]
 
 
+def fee_charts_and_table(doc: ReportDocument, sec: Section, charted: pd.DataFrame, listed: pd.DataFrame, *,
+                         with_fund: bool, caption: str) -> None:
+    """What is charged and the prospectus ceilings charted apart (never compared), then every fee as published."""
+    doc.chart(sec, safe_chart(charts.fee_bars, charted, value="actual_value_num"), "Fees actually charged")
+    doc.chart(sec, safe_chart(charts.fee_bars, charted, value="rate_num"), "Prospectus fee ceilings")
+    sec.add(table(listed, fee_columns(with_fund), caption=caption, css_id="fees-table"))
+
+
 def _fees(doc: ReportDocument, sheet: FundFactsheet, name: str) -> None:
     sec = doc.section("fees", "Fees")
     fees = sheet.fees
     if fees is None or fees.empty:
-        sec.parts.append(part_note(sheet.errors, "fees", "fees"))
+        sec.add(part_note(sheet, "fees", "fees"))
         return
     frame = fees.assign(fund=name)
-    sec.parts.append(note("The prospectus ceiling and what is actually charged are shown apart and never "
-                          "compared with each other."))
+    sec.add(Note("The prospectus ceiling and what is actually charged are shown apart and never "
+                 "compared with each other."))
     if "rate_unit" in sheet.unpublished.get("fees", []):
-        sec.parts.append(note(f"Fee units (for example % a year of net asset value): {NOT_PUBLISHED_NOTE}."))
-    doc.chart(sec, safe_chart(charts.fee_bars, frame, value="actual_value_num"), "Fees actually charged")
-    doc.chart(sec, safe_chart(charts.fee_bars, frame, value="rate_num"), "Prospectus fee ceilings")
-    sec.parts.append(html_table(frame, fee_columns(False), caption="Fees as the service publishes them (free text)",
-                                css_id="fees-table"))
+        sec.add(Note(f"Fee units (for example % a year of net asset value): {NOT_PUBLISHED_NOTE}."))
+    fee_charts_and_table(doc, sec, frame, frame, with_fund=False, caption="Fees as the service publishes them (free text)")
 
 
 def _performance(doc: ReportDocument, sheet: FundFactsheet) -> None:
     sec = doc.section("performance", "Performance")
     perf = sheet.performance
     if perf is None or perf.empty:
-        sec.parts.append(part_note(sheet.errors, "performance", "past performance"))
+        sec.add(part_note(sheet, "performance", "past performance"))
         return
     as_of = distinct_dates(r.get("as_of_date") for r in sheet.records.get("performance") or [])
     if as_of:
-        sec.parts.append(note(f"Figures as of {', '.join(as_of)}. Past performance does not guarantee future results."))
-    classes = list(dict.fromkeys(perf["class_abbr_name"].fillna("-").astype(str)))
+        sec.add(Note(f"Figures as of {', '.join(as_of)}. Past performance does not guarantee future results."))
+    classes = list(dict.fromkeys(class_key(perf)))
     for class_name in classes:
-        data = perf[perf["class_abbr_name"].fillna("-").astype(str) == class_name]
-        if len(classes) > 1 or class_name != "-":
-            sec.parts.append(f"<h3>Class {esc(class_name)}</h3>")
-        chart = safe_chart(charts.performance_bars, perf, class_name, fallback=performance_bars_fallback)
-        if isinstance(chart, hv.Bars):
-            chart = chart.opts(legend_position="right", clone=True)  # inside, the legend hides the first bars
-        doc.chart(sec, chart, f"Performance {class_name}")
-        wide = performance_table(data)
-        cols = [Column("Period", "period")] + [
-            pct_col(PERFORMANCE_KIND[kind][1].capitalize(), kind) for kind in PERFORMANCE_COLUMNS if kind in wide.columns
-        ]
-        sec.parts.append(html_table(wide, cols, empty="No figures for this class."))
+        if len(classes) > 1 or class_name != SINGLE_CLASS:
+            sec.add(Heading(f"Class {class_name}"))
+        doc.chart(sec, safe_chart(charts.performance_bars, perf, class_name), f"Performance {class_name}")
+        sec.add(figures_table(sheet, class_name, empty="No figures for this class."))
 
 
-def _risk(doc: ReportDocument, sheet: FundFactsheet, name: str) -> None:
+def _risk(doc: ReportDocument, sheet: FundFactsheet) -> None:
     sec = doc.section("risk", "Risk")
     suit = sheet.suitability
     if not suit:
-        sec.parts.append(part_note(sheet.errors, "suitability", "risk level or suitability texts"))
+        sec.add(part_note(sheet, "suitability", "risk level or suitability texts"))
         return
-    fund = sheet.fund or {}
-    # The same columns as FundBasket.risk_frame, which the shared chart is written for.
-    risk = pd.DataFrame([{
-        "fund": name, "proj_id": sheet.proj_id, "name_en": fund.get("proj_name_en"), "name_th": fund.get("proj_name_th"),
-        "fund_status": fund.get("fund_status"), "risk_spectrum": suit.get("risk_spectrum"),
-        "risk_level": suit.get("risk_level_label"), "risk_rank": suit.get("risk_rank"),
-        "total_annual_fee": None, "return_1y": None,
-    }]).astype({"risk_rank": "float64", "total_annual_fee": "float64", "return_1y": "float64"})
+    risk = sheet.risk_frame()  # the frame the shared chart is written for
     level = suit.get("risk_level_label")
-    sec.parts.append(key_value_table([
+    sec.add(key_values([
         ("Risk level", f"{level} of 8 ({suit.get('risk_spectrum')})" if level else suit.get("risk_spectrum")),
         ("Label", _label_pair(suit, "risk_spectrum")),
     ]))
     doc.chart(sec, safe_chart(charts.risk_spectrum_chart, risk), "Risk spectrum")
     for heading, key in (("Risk description", "risk_spectrum_desc"), ("Suits", "fund_suitable_desc"),
                          ("Does not suit", "fund_not_suitable_desc"), ("Important notice", "important_notice")):
-        sec.parts.append(f"<h3>{html.escape(heading)}</h3>")
-        sec.parts.append(text_block(_pub(suit, key, suit.get(key))))
+        sec.add(Heading(heading))
+        sec.add(text_block(_pub(suit, key, suit.get(key))))
     perf = sheet.performance
     if perf is not None and not perf.empty:
         vol = perf[perf["performance_kind"].isin(["fund_volatility", "benchmark_volatility"])]
         if not vol.empty:
-            first_class = vol["class_abbr_name"].fillna("-").astype(str).iloc[0]
-            vol = vol[vol["class_abbr_name"].fillna("-").astype(str) == first_class]
-            sec.parts.append("<h3>Volatility" + ("" if first_class == "-" else f" (class {esc(first_class)})") + "</h3>")
-            wide = performance_table(vol)
-            sec.parts.append(html_table(wide, [Column("Period", "period")] + [
-                pct_col(PERFORMANCE_KIND[k][1].capitalize(), k) for k in ("fund_volatility", "benchmark_volatility") if k in wide.columns
-            ]))
-
-
-def _has_data(sheet: FundFactsheet) -> bool:
-    lists = any(getattr(sheet, part) is not None and not getattr(sheet, part).empty for part in LIST_PARTS)
-    objects = any(getattr(sheet, part) for part in OBJECT_PARTS)
-    return bool(sheet.fund or lists or objects or sheet.holdings)
+            first_class = class_key(vol).iloc[0]
+            sec.add(Heading("Volatility" + ("" if first_class == SINGLE_CLASS else f" (class {first_class})")))
+            sec.add(figures_table(sheet, first_class, VOLATILITY_KINDS))
 
 
 def factsheet_document(client: SecClient, proj_id: str, *, fund: dict | None = None,
                        generated_at: datetime | None = None) -> ReportDocument:
-    sheet = FundFactsheet(client=client).load(proj_id, fund=fund)
-    if not _has_data(sheet):
+    sheet = FundFactsheet(client=client)
+    run(sheet.load(proj_id, fund=fund))
+    if not sheet.has_data():
         raise BadInputError(f"the service has no data for fund {proj_id}: check the project id")
     fund = sheet.fund or {}
     name = fund_label(fund, proj_id)
@@ -417,7 +343,7 @@ def factsheet_document(client: SecClient, proj_id: str, *, fund: dict | None = N
     doc.subtitle = " · ".join(str(p) for p in (proj_id, status, company) if p)
     doc.names = [(lang, fund.get(key)) for lang, key in (("th", "proj_name_th"), ("en", "proj_name_en")) if fund.get(key)]
 
-    quarters = periods_with_data(sheet)
+    quarters = sheet.periods_with_data
     period = quarters[0] if quarters else None
     if period:
         raw = sheet.holdings[period]
@@ -429,10 +355,10 @@ def factsheet_document(client: SecClient, proj_id: str, *, fund: dict | None = N
     doc.fact("performance-as-of", "Performance as of", ", ".join(perf_as_of) or "not published")
     doc.fact("last-updated", "Data last updated", fmt_datetime(latest_update(sheet.records, sheet.fund)))
     if sheet.stale:
-        doc.header_notes.append(warning("Some parts were served from an expired cache copy because the service failed."))
+        doc.header_notes.append(Caution("Some parts were served from an expired cache copy because the service failed."))
     failed = {k: v for k, v in sheet.errors.items() if not k.startswith("holdings")}
     if failed:
-        doc.header_notes.append(warning("Parts that could not be loaded: " + "; ".join(f"{k}: {v}" for k, v in failed.items())))
+        doc.header_notes.append(Caution("Parts that could not be loaded: " + "; ".join(f"{k}: {v}" for k, v in failed.items())))
 
     _overview(doc, sheet)
     _allocation(doc, sheet, name)
@@ -440,5 +366,5 @@ def factsheet_document(client: SecClient, proj_id: str, *, fund: dict | None = N
     _changes(doc, holdings)
     _fees(doc, sheet, name)
     _performance(doc, sheet)
-    _risk(doc, sheet, name)
+    _risk(doc, sheet)
     return doc

@@ -2,47 +2,34 @@
 
 from __future__ import annotations
 
-import html
-import re
+import asyncio
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 import holoviews as hv
 import pandas as pd
 
-from dashboard.api.client import SecClient
+from dashboard.api.sync import SecClient
 from dashboard.api.endpoints import validate_path_param
 from dashboard.errors import SecApiError
-from dashboard.models.source import outcome
+from dashboard.models.licensee import LicenceCheck, fine_unpaid
+from dashboard.models.search import FundSearch
+from dashboard.models.source import run
+from dashboard.present import charts
 from dashboard.records import (
     APPROVAL_NO_EXPIRY,
     ENFORCEMENT_DATE_MEANING,
     ENFORCEMENT_DETAILS_MEANING,
     ENFORCEMENT_REMARK_MEANING,
-    records_frame,
 )
 from dashboard.records.labels import label
-from dashboard.reports.document import (
-    Column,
-    ReportDocument,
-    date_col,
-    esc,
-    fmt_date,
-    fmt_datetime,
-    html_table,
-    is_missing,
-    key_value_table,
-    latest_update,
-    note,
-    safe_chart,
-    warning,
-)
-from dashboard.present import charts
+from dashboard.reports.blocks import Card, Caution, Column, Heading, Note, Table, date_col, key_values, table
+from dashboard.reports.document import ReportDocument
+from dashboard.reports.embed import safe_chart
+from dashboard.reports.formats import fmt_date, fmt_datetime, is_missing, latest_update, text
 
-# The specification's rule for an unpaid compounding fine: the remark says so (Thai or English).
-_UNPAID = re.compile(r"ไม่ชำระ|ชำระไม่ครบ|not paid in full|unpaid|partly paid", re.I)
 _KIND_COLORS = {"approval": "#3b6ea5", "approval (no expiry)": "#9ecae1", "duty": "#59a14f"}
-
 
 
 def name_with_code(record, code_key: str, name_key: str) -> str | None:
@@ -54,6 +41,7 @@ def name_with_code(record, code_key: str, name_key: str) -> str | None:
     if not names:
         return None if is_missing(code) else str(code)
     return " · ".join(names) + ("" if is_missing(code) else f" ({code})")
+
 
 def _both(pair: tuple[str, str]) -> str:
     thai, english = pair
@@ -96,24 +84,20 @@ def licence_timeline(approvals: pd.DataFrame, duties: pd.DataFrame, today) -> hv
     return segments * hv.VLine(now).opts(color="#d62728", line_dash="dashed", line_width=1)
 
 
-def _case_card(case_id: str, record: dict) -> str:
-    remark = record.get("enforcement_remark")
-    unpaid = isinstance(remark, str) and _UNPAID.search(remark)
+def _case_card(case_id: str, record: dict) -> Card:
     rows = [
         ("Date of the action", fmt_date(record.get("enforcement_date"))),
         ("Section or law", record.get("enforcement_relevant_section_law")),
         ("Summary of the act", record.get("enforcement_summarized_facts")),
         ("Details", record.get("enforcement_details")),
-        ("Remark", remark),
+        ("Remark", record.get("enforcement_remark")),
         ("Last updated", fmt_datetime(record.get("last_upd_date"))),
     ]
-    items = "".join(f"<dt>{html.escape(k)}</dt><dd>{esc(v)}</dd>" for k, v in rows)
-    flag = warning("The remark says the compounding fine was not paid in full; a complaint follows.") if unpaid else ""
-    return (f'<div class="case enforcement" data-case="{esc(case_id)}"><h3>Enforcement case {esc(case_id)}</h3>'
-            f"<dl>{items}</dl>{flag}</div>")
+    flag = "The remark says the compounding fine was not paid in full; a complaint follows." if fine_unpaid(record) else ""
+    return Card("enforcement", case_id, f"Enforcement case {case_id}", [(k, text(v)) for k, v in rows], flag)
 
 
-def _alert_card(case_id: str, record: dict) -> str:
+def _alert_card(case_id: str, record: dict) -> Card:
     rows = [
         ("Case", record.get("case_id") or case_id),
         ("Sequence no.", record.get("seq_no")),
@@ -121,57 +105,57 @@ def _alert_card(case_id: str, record: dict) -> str:
         ("The act (Thai)", record.get("license_th")),
         ("Last updated", fmt_datetime(record.get("last_upd_date"))),
     ]
-    items = "".join(f"<dt>{html.escape(k)}</dt><dd>{esc(v)}</dd>" for k, v in rows)
-    return f'<div class="case alert" data-case="{esc(case_id)}"><h3>Investor alert {esc(case_id)}</h3><dl>{items}</dl></div>'
+    return Card("alert", case_id, f"Investor alert {case_id}", [(k, text(v)) for k, v in rows])
 
 
-def _meanings_table() -> str:
+def _meanings_table() -> Table | Note:
     rows = [{"type": n, "date": _both(ENFORCEMENT_DATE_MEANING[n]), "details": _both(ENFORCEMENT_DETAILS_MEANING[n]),
              "remark": _both(ENFORCEMENT_REMARK_MEANING[n])} for n in sorted(ENFORCEMENT_DATE_MEANING)]
-    return html_table(rows, [
+    return table(rows, [
         Column("Action type", "type", numeric=True), Column("The date is the…", "date"),
         Column("The details are…", "details"), Column("The remark is…", "remark"),
     ], caption="How to read an enforcement record, by action type (from the specification)", css_id="enforcement-meanings")
+
+
+async def _each(loads: dict[str, Any]) -> dict[str, Any]:
+    """Every model operation at once; each part's result, or its exception."""
+    results = await asyncio.gather(*loads.values(), return_exceptions=True)
+    return dict(zip(loads, results))
+
+
+def _load_all(loads: dict[str, Any], errors: dict[str, str]) -> dict[str, Any]:
+    """Run the loads; a part the service failed on is named in `errors`, any other failure is raised."""
+    results = run(_each(loads))
+    for name, result in results.items():
+        if isinstance(result, SecApiError):
+            errors[name] = str(result)
+        elif isinstance(result, BaseException):
+            raise result
+    return results
 
 
 def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str] = (), *,
                       generated_at: datetime | None = None) -> ReportDocument:
     uid = validate_path_param("unique_id", unique_id)
     cases = list(dict.fromkeys(validate_path_param("case_id", c) for c in case_ids))
-    calls = [("E17", {"unique_id": uid}), ("E18", {"unique_id": uid}), ("E2", {"unique_id": uid}), ("E16", {})]
-    calls += [("E19", {"unique_id": uid, "case_id": c}) for c in cases]
-    results = client.fetch_many(calls)
-    if all(isinstance(r, BaseException) for r in results):
-        raise next(r for r in results if isinstance(r, BaseException))
-    data, errors, stale = [], {}, False
-    names = ["approvals", "duties", "funds", "former"] + [f"case {c}" for c in cases]
-    for name, result in zip(names, results):
-        if isinstance(result, BaseException) and not isinstance(result, SecApiError):
-            raise result
-        value, error, was_stale = outcome(result)
-        data.append(value)
-        stale |= was_stale
-        if error:
-            errors[name] = error
-    approvals_raw, duties_raw, funds_raw, former_raw, *case_records = data
-    approvals = records_frame("approval", approvals_raw or [])
-    duties = records_frame("duty", duties_raw or [])
-    funds = records_frame("fund", funds_raw or [])
-    former = next((r for r in former_raw or [] if r.get("unique_id") == uid), None)
+    person, register, company = LicenceCheck(client=client), LicenceCheck(client=client), FundSearch(client=client)
+    case_checks = {c: LicenceCheck(client=client) for c in cases}
+    errors: dict[str, str] = {}
+    loads = {"approvals and duties": person.load_person(uid), "former": register.load_former(),
+             "funds": company.company_funds(uid), **{f"case {c}": m.load_enforcement(uid, c) for c, m in case_checks.items()}}
+    results = _load_all(loads, errors)
+    if len(errors) == len(loads):
+        raise next(r for r in results.values() if isinstance(r, SecApiError))
+    approvals, duties, funds = person.approvals, person.duties, company.results
+    former = next((r for r in register.records.get("former") or [] if r.get("unique_id") == uid), None)
+    found = {c: m.enforcement for c, m in case_checks.items() if m.enforcement}
 
     # A case that is not an enforcement action of this id may be an investor-alert case (E20).
-    alert_ids = [c for c, rec in zip(cases, case_records) if rec is None and f"case {c}" not in errors]
-    alerts: dict[str, dict] = {}
-    if alert_ids:
-        for case_id, result in zip(alert_ids, client.fetch_many([("E20", {"case_id": c}) for c in alert_ids])):
-            if isinstance(result, BaseException) and not isinstance(result, SecApiError):
-                raise result
-            value, error, was_stale = outcome(result)
-            stale |= was_stale
-            if error:
-                errors[f"alert {case_id}"] = error
-            elif value:
-                alerts[case_id] = value
+    alert_checks = {c: LicenceCheck(client=client) for c in cases if c not in found and f"case {c}" not in errors}
+    if alert_checks:
+        _load_all({f"alert {c}": m.load_alert(c) for c, m in alert_checks.items()}, errors)
+    alerts = {c: m.alert for c, m in alert_checks.items() if m.alert}
+    stale = any(m.stale for m in (person, register, company, *case_checks.values(), *alert_checks.values()))
 
     is_person = not approvals.empty or not duties.empty
     is_company = not funds.empty or former is not None
@@ -184,23 +168,22 @@ def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str]
         "company": "Company record in the licence register",
         "identifier": "Nothing is recorded under this identifier in the licence register",
     }[who]
-    found = {c: r for c, r in zip(cases, case_records) if r}
     doc.fact("last-updated", "Data last updated",
-             fmt_datetime(latest_update(approvals_raw, duties_raw, funds_raw, former, list(found.values()), list(alerts.values()))))
+             fmt_datetime(latest_update(person.records, company.records, former, list(found.values()), list(alerts.values()))))
     doc.fact("cases", "Cases asked for", ", ".join(cases) or "none")
     if stale:
-        doc.header_notes.append(warning("Some parts were served from an expired cache copy because the service failed."))
+        doc.header_notes.append(Caution("Some parts were served from an expired cache copy because the service failed."))
     if errors:
-        doc.header_notes.append(warning("Parts that could not be loaded: " + "; ".join(f"{k}: {v}" for k, v in errors.items())))
+        doc.header_notes.append(Caution("Parts that could not be loaded: " + "; ".join(f"{k}: {v}" for k, v in errors.items())))
 
     if is_person or not is_company:
         sec = doc.section("approvals", "Approvals")
         if is_person:
             doc.chart(sec, safe_chart(licence_timeline, approvals, duties, client.today), "Approvals and duties timeline")
         if approvals.empty:
-            sec.parts.append(note("No approvals are recorded for this identifier."))
+            sec.add(Note("No approvals are recorded for this identifier."))
         else:
-            sec.parts.append(html_table(approvals.sort_values("effective_date", ascending=False), [
+            sec.add(table(approvals.sort_values("effective_date", ascending=False), [
                 Column("Approval", lambda r: name_with_code(r, "lic_code", "lic_name")), Column("Registration no.", "regis_sale_no"),
                 date_col("Effective", "effective_date"),
                 Column("Expires", lambda r: "no expiry" if r.get("approval_state") == APPROVAL_NO_EXPIRY else fmt_date(r.get("expire_date"))),
@@ -209,10 +192,10 @@ def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str]
                        f"{r.get('privilege_type_label_en')} ({r.get('privilege_type')})"),
                 Column("Last updated", "last_upd_date", fmt_datetime),
             ], css_id="approvals-table"))
-            sec.parts.append(note("An empty expiry date means the approval lasts while the person serves "
-                                  "(directors and executives, for example)."))
+            sec.add(Note("An empty expiry date means the approval lasts while the person serves "
+                         "(directors and executives, for example)."))
         sec = doc.section("duties", "Current duties")
-        sec.parts.append(html_table(duties.sort_values("action_start_date", ascending=False), [
+        sec.add(table(duties.sort_values("action_start_date", ascending=False), [
             Column("Company id", "company_unique_id"), Column("Duty", lambda r: name_with_code(r, "lic_action_code", "lic_action_name")),
             date_col("Started", "action_start_date"),
             Column("Ended", lambda r: "still serving" if is_missing(r.get("action_end_date")) else fmt_date(r.get("action_end_date"))),
@@ -222,12 +205,12 @@ def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str]
     if is_company:
         sec = doc.section("company", "Company")
         if former:
-            sec.parts.append(key_value_table([("Name (Thai)", former.get("name_th")), ("Name (English)", former.get("name_en")),
-                                              ("Register", "once held a licence or registration (former licensee list)"),
-                                              ("Last updated", fmt_datetime(former.get("last_upd_date")))]))
+            sec.add(key_values([("Name (Thai)", former.get("name_th")), ("Name (English)", former.get("name_en")),
+                                ("Register", "once held a licence or registration (former licensee list)"),
+                                ("Last updated", fmt_datetime(former.get("last_upd_date")))]))
         if not funds.empty:
-            sec.parts.append(f"<h3>Funds managed ({len(funds)})</h3>")
-            sec.parts.append(html_table(funds, [
+            sec.add(Heading(f"Funds managed ({len(funds)})"))
+            sec.add(table(funds, [
                 Column("Project id", "proj_id"), Column("Abbreviation", "proj_abbr_name"), Column("Name (English)", "proj_name_en"),
                 Column("Name (Thai)", "proj_name_th"),
                 Column("Status", lambda r: label("fund_status", r.get("fund_status"), "en") or r.get("fund_status")),
@@ -236,19 +219,19 @@ def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str]
 
     sec = doc.section("enforcement", "Enforcement and investor alerts")
     if not cases:
-        sec.parts.append(note("No case was asked for. Enforcement actions are looked up by case reference: add --case CASE_ID."))
-    for case_id, record in zip(cases, case_records):
-        if record:
-            sec.parts.append(_case_card(case_id, record))
+        sec.add(Note("No case was asked for. Enforcement actions are looked up by case reference: add --case CASE_ID."))
+    for case_id in cases:
+        if case_id in found:
+            sec.add(_case_card(case_id, found[case_id]))
         elif case_id in alerts:
-            sec.parts.append(_alert_card(case_id, alerts[case_id]))
+            sec.add(_alert_card(case_id, alerts[case_id]))
         elif f"case {case_id}" in errors or f"alert {case_id}" in errors:
-            sec.parts.append(warning(f"Case {case_id} could not be loaded: {errors.get(f'case {case_id}') or errors.get(f'alert {case_id}')}"))
+            sec.add(Caution(f"Case {case_id} could not be loaded: {errors.get(f'case {case_id}') or errors.get(f'alert {case_id}')}"))
         else:
-            sec.parts.append(note(f"No enforcement action or investor alert is recorded under case {case_id} for {uid}."))
+            sec.add(Note(f"No enforcement action or investor alert is recorded under case {case_id} for {uid}."))
     if found:
-        sec.parts.append("<h3>Reading an enforcement record</h3>")
-        sec.parts.append(note("The record does not say what kind of action it is, and the kind of action decides what the date and "
-                              "the details mean. The table below gives the meaning for each kind."))
-        sec.parts.append(_meanings_table())
+        sec.add(Heading("Reading an enforcement record"))
+        sec.add(Note("The record does not say what kind of action it is, and the kind of action decides what the date and "
+                     "the details mean. The table below gives the meaning for each kind."))
+        sec.add(_meanings_table())
     return doc

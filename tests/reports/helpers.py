@@ -8,9 +8,10 @@ from datetime import date
 
 import httpx
 
-from dashboard.api.client import SecClient
+from dashboard.api.sync import SecClient
 from dashboard.config import ApiSettings
-from dashboard.demo.generator import DemoDataset
+from dashboard.demo.connect import open_client
+from dashboard.demo.dataset import DemoDataset
 from dashboard.demo.simulator import create_app
 
 HOSTILE_PROJ_ID = "M9998_2569"
@@ -66,5 +67,5 @@ def hostile_dataset(dataset: DemoDataset) -> DemoDataset:
 def client_for(dataset: DemoDataset, today: date, layout: str = "legacy") -> SecClient:
     """A demo-mode client over a given data set (in-process simulator playing one layout, no network)."""
     app = create_app(dataset, require_key=False, today=today, layout=layout)
-    return SecClient(ApiSettings.from_env(demo=True, layout=layout, environ={}), transport=httpx.ASGITransport(app=app),
+    return open_client(ApiSettings.from_env(demo=True, layout=layout, environ={}), transport=httpx.ASGITransport(app=app),
                      today=lambda: today)

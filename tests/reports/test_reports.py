@@ -15,6 +15,7 @@ import pytest
 from dashboard.errors import AuthenticationError, BadInputError
 from dashboard.demo.generator import generate_demo_dataset
 from dashboard.models import FundSearch
+from dashboard.models.source import run
 from dashboard.reports import fund_report_html, licensee_report_html, write_report
 from dashboard.reports.document import DEMO_BANNER
 from tests.conftest import KEY, TODAY
@@ -142,7 +143,7 @@ def test_unpublished_parts_say_so(module_client, dataset_module):
     old = next(f for f in dataset_module.funds if f["fund_status"] == "LI" and f["proj_id"] not in dataset_module.fees
                and f["proj_id"] not in dataset_module.allocation)
     search = FundSearch(client=module_client)
-    pid = search.resolve(old["proj_abbr_name"])
+    pid = run(search.resolve(old["proj_abbr_name"]))
     page = fund_report_html(module_client, [pid], funds={pid: search.fund_record(pid)})
     for ident in ("allocation", "fees", "holdings"):
         assert "Not published" in section(page, ident)

@@ -16,8 +16,9 @@ from datetime import date
 
 import panel as pn
 
-from dashboard.api.client import SecClient
+from dashboard.api.sync import SecClient
 from dashboard.config import ApiSettings
+from dashboard.demo.pools import DEMO_LABEL
 from dashboard.models.dashboard_state import DEMO_DEFAULT_QUERY, LIVE_DEFAULT_QUERY, DashboardState
 from dashboard.models.source import default_client
 
@@ -49,14 +50,23 @@ def demo_examples(today: date) -> dict[str, str]:
             "person_name": name_en[-1] if name_en else ""}
 
 
-def demo_label() -> str:
-    from dashboard.demo.generator import DEMO_LABEL
+def build_report(client: SecClient, request: dict) -> str:
+    """The HTML report for `DashboardState.report_request()` (a fund, a basket or a licence check);
+    the sidebar's download runs it off the event loop."""
+    from dashboard.reports import fund_report_html, licensee_report_html
 
-    return DEMO_LABEL
+    if request["kind"] == "licensee":
+        return licensee_report_html(client, request["unique_id"], request["case_ids"])
+    return fund_report_html(client, request["proj_ids"], funds=request["funds"])
 
 
 def create_app(settings: ApiSettings | None = None, client: SecClient | None = None) -> pn.viewable.Viewable:
-    """One session's dashboard page (a panel-material-ui Page).
+    """One session's dashboard page (a panel-material-ui Page): the page of `create_dashboard`."""
+    return create_dashboard(settings, client).page
+
+
+def create_dashboard(settings: ApiSettings | None = None, client: SecClient | None = None) -> DashboardApp:
+    """One session's dashboard: the shell whose `page` is served (tests and notebooks use the shell).
 
     Served, it reads the URL's query string (tab, fund, basket, q, theme, person, case_of, case),
     says what it ignored and keeps the address in step with the state, and loads the data after
@@ -73,8 +83,9 @@ def create_app(settings: ApiSettings | None = None, client: SecClient | None = N
     app = DashboardApp(
         state=state,
         source_label=settings.source_label,
-        banner=demo_label() if settings.demo else "",
+        banner=DEMO_LABEL if settings.demo else "",
         examples=demo_examples(client.today) if settings.demo else {},
+        report=build_report,
     )
     if served:
         # Start loading now, while the browser fetches the scripts, not after the page has
@@ -85,9 +96,7 @@ def create_app(settings: ApiSettings | None = None, client: SecClient | None = N
         sync_url(state)
         if state.ignored_url:
             pn.state.onload(functools.partial(notify_warning, ignored_notice(state.ignored_url)))
-    page = app.page
-    page._dashboard = app  # for tests and notebooks: the shell behind the page
-    return page
+    return app
 
 
 def url_search(state: DashboardState) -> str:

@@ -11,8 +11,10 @@ from __future__ import annotations
 import holoviews as hv
 import pandas as pd
 
+from dashboard.models.fund import SINGLE_CLASS, class_key, fund_returns
+from dashboard.models.fund import period_words  # noqa: F401  (reports call charts.period_words; the rule is the model's)
 from dashboard.present.text import asset_name_text
-from dashboard.records.labels import RISK_LEVEL, label
+from dashboard.records.labels import RISK_LEVEL
 
 RISK_LEVELS = list(RISK_LEVEL.values())  # "1" .. "8", "8+"
 
@@ -73,14 +75,6 @@ def grouped_bars(data: pd.DataFrame, group: str, series: str, value: str, *, gro
 
 def _quarter(period: str) -> str:
     return f"{period[:4]}-{period[4:]}" if isinstance(period, str) and len(period) == 6 else str(period)
-
-
-def period_words(data: pd.DataFrame) -> pd.Series:
-    """Look-back periods in words ("since inception", not the key "inception date")."""
-    raw = data["reference_period"]
-    named = raw.map(lambda p: label("reference_period", p, "en") or p)
-    words = data["reference_period_label_en"].fillna(named) if "reference_period_label_en" in data else named
-    return words.astype(str)
 
 
 def asset_label(name: object) -> str:
@@ -191,9 +185,9 @@ FEE_MEASURES = {"actual_value_num": "Actual charge", "rate_num": "Prospectus cei
 
 
 def _series_name(frame: pd.DataFrame) -> pd.Series:
-    cls = frame["class_abbr_name"].fillna("-").astype(str)
+    cls = class_key(frame)
     fund = frame["fund"].astype(str)
-    return fund.where(cls == "-", fund + " · " + cls)
+    return fund.where(cls == SINGLE_CLASS, fund + " · " + cls)
 
 
 def fee_bars(fees: pd.DataFrame | None, value: str = "actual_value_num", fee_type: str | None = None) -> hv.Element:
@@ -285,7 +279,7 @@ def risk_scatter(risk: pd.DataFrame | None, measure: str) -> hv.Element:
 def _class_rows(performance: pd.DataFrame, class_name: str | None) -> pd.DataFrame:
     if class_name is None:
         return performance
-    return performance[performance["class_abbr_name"].fillna("-") == class_name]
+    return performance[class_key(performance) == class_name]
 
 
 def _period_bars(data: pd.DataFrame, kinds: dict[str, str], ylabel: str, title: str, empty: str) -> hv.Element:
@@ -306,7 +300,7 @@ def performance_bars(performance: pd.DataFrame | None, class_name: str | None = 
     """Fund return against benchmark and peer average for each reference period (one class)."""
     if performance is None or performance.empty:
         return empty_chart("No past performance published for this fund")
-    suffix = f" ({class_name})" if class_name and class_name != "-" else ""
+    suffix = f" ({class_name})" if class_name and class_name != SINGLE_CLASS else ""
     return _period_bars(_class_rows(performance, class_name), PERFORMANCE_SERIES, "Return, %",
                         "Return against benchmark and peer average" + suffix, "No return figures for this class")
 
@@ -315,7 +309,7 @@ def volatility_bars(performance: pd.DataFrame | None, class_name: str | None = N
     """Fund volatility against benchmark volatility for each reference period (one class)."""
     if performance is None or performance.empty:
         return empty_chart("No volatility published for this fund")
-    suffix = f" ({class_name})" if class_name and class_name != "-" else ""
+    suffix = f" ({class_name})" if class_name and class_name != SINGLE_CLASS else ""
     return _period_bars(_class_rows(performance, class_name), VOLATILITY_SERIES, "Volatility, % a year",
                         "Volatility" + suffix, "No volatility figures for this class")
 
@@ -324,13 +318,10 @@ def basket_return_bars(performance: pd.DataFrame | None) -> hv.Element:
     """Fund return of each basket fund (its first unit class) for each reference period."""
     if performance is None or performance.empty:
         return empty_chart("No past performance for the funds in the basket")
-    data = performance[performance["performance_kind"] == "fund_return"].dropna(subset=["performance_val"])
+    data = fund_returns(performance)
     if data.empty:
         return empty_chart("No fund returns for the funds in the basket")
-    first_class = data.groupby("proj_id")["class_abbr_name"].transform(lambda s: s.fillna("-").iloc[0])
-    data = data[data["class_abbr_name"].fillna("-") == first_class]
-    data = data.sort_values("reference_period_order")
-    data = data.assign(period=period_words(data), fund=data["fund"].astype(str))
+    data = data.assign(fund=data["fund"].astype(str))
     periods = list(dict.fromkeys(data["period"]))
     funds = [f for f in dict.fromkeys(performance["fund"].astype(str)) if f in set(data["fund"])]
     data = data[["period", "fund", "performance_val"]].astype({"performance_val": float})

@@ -5,8 +5,9 @@ from __future__ import annotations
 import panel as pn
 
 from dashboard.models.dashboard_state import DashboardState
+from dashboard.models.fund import fund_label
 from dashboard.present import charts
-from dashboard.views.common import chart_pane, TabView, data_table, html_pane, section_title, stale_badge, update_table
+from dashboard.views.common import TabView, chart_pane, data_table, failed_part_html, html_pane, section_title, stale_badge
 from dashboard.present.text import display_frame, empty_html, asset_name_text
 
 TITLES = {"asset_seq": "#", "asset_name": "Asset", "asset_ratio": "% of NAV"}
@@ -14,8 +15,7 @@ BASKET_TITLES = {"fund": "Fund", "asset_name": "Asset", "asset_ratio": "% of NAV
 
 
 def fund_title(state: DashboardState) -> str:
-    record = state.factsheet.fund or state.fund_record(state.fund) or {}
-    return record.get("proj_abbr_name") or state.fund or ""
+    return fund_label(state.factsheet.fund or state.fund_record(state.fund), state.fund)
 
 
 def with_asset_names(frame):
@@ -28,10 +28,7 @@ def basket_note_html(basket, frame) -> str:
     shown = set() if frame is None or frame.empty else set(frame.dropna(subset=["asset_ratio"])["proj_id"].astype(str))
     failed = basket.failed_part("allocation")
     unpublished = [p for p in basket.proj_ids if p in basket.loaded and p not in failed and p not in shown]
-    notes = []
-    if failed:  # a failure is not "no data": say so, with the reason
-        notes.append(empty_html(f"Asset allocation could not be loaded for: {', '.join(basket.label(p) for p in failed)} "
-                                f"({basket.errors[failed[0]]['allocation']}).", error=True))
+    notes = [failed_part_html(basket, "allocation", "Asset allocation")]
     if unpublished:
         notes.append(empty_html(f"No asset allocation published for: {', '.join(basket.label(p) for p in unpublished)}; "
                                 "the chart leaves them out."))
@@ -39,19 +36,19 @@ def basket_note_html(basket, frame) -> str:
 
 
 class AllocationView(TabView):
-    """The selected fund's asset allocation and the basket's side by side."""
+    """The selected fund's asset allocation (`table`, with `note` when there is none) and the basket's
+    side by side."""
 
-    tab = "allocation"
 
     def __init__(self, **params):
         super().__init__(**params)
         state = self.state
         sheet, basket = state.factsheet, state.basket
-        self._note = html_pane("")
+        self.note = html_pane("")
         self._basket_note = html_pane("")
-        self._table = data_table(display_frame(sheet.allocation, list(TITLES)), titles=TITLES, percent=["asset_ratio"],
-                                 page_size=12, layout="fit_columns", name="allocation-table",
-                                 widths={"asset_seq": 48, "asset_ratio": 100})
+        self.table = data_table(display_frame(sheet.allocation, list(TITLES)), titles=TITLES, percent=["asset_ratio"],
+                                page_size=12, layout="fit_columns", name="allocation-table",
+                                widths={"asset_seq": 48, "asset_ratio": 100})
         self._donut = chart_pane("allocation-donut", sizing_mode="fixed")
         self._stacked = chart_pane("allocation-stacked")
         self._basket_table = data_table(display_frame(basket.allocation_frame(), list(BASKET_TITLES)), titles=BASKET_TITLES,
@@ -60,9 +57,9 @@ class AllocationView(TabView):
         state.param.watch(self.invalidate, ["fund_error", "basket_revision"])
         self._layout = pn.Column(
             pn.Row(section_title("Selected fund"), stale_badge(sheet)),
-            self._note,
+            self.note,
             # A flex box wraps the table under the chart on a phone instead of pushing it off-screen.
-            pn.FlexBox(self._donut, pn.Column(self._table, min_width=300, max_width=420, sizing_mode="stretch_width"),
+            pn.FlexBox(self._donut, pn.Column(self.table, min_width=300, max_width=420, sizing_mode="stretch_width"),
                        flex_wrap="wrap", sizing_mode="stretch_width", loading=sheet.param.loading),
             pn.Row(section_title("Across the basket"), stale_badge(basket)),
             self._basket_note,
@@ -74,26 +71,26 @@ class AllocationView(TabView):
     def __panel__(self):
         return self._layout
 
-    def _render(self) -> None:
+    def render(self) -> None:
         state = self.state
         allocation = state.factsheet.allocation
         if state.fund_error:  # never the previous fund's figures under the new fund's error
             allocation = allocation.iloc[0:0]
-        update_table(self._table, with_asset_names(display_frame(allocation, list(TITLES))))
+        self.table.set_frame(with_asset_names(display_frame(allocation, list(TITLES))))
         name = fund_title(state)
         if state.fund_error:
-            self._note.object = empty_html(f"The fund could not be loaded: {state.fund_error}", error=True)
+            self.note.object = empty_html(f"The fund could not be loaded: {state.fund_error}", error=True)
             self._donut.object = charts.empty_chart("The fund could not be loaded")
         else:
             if allocation is None or allocation.empty:
-                self._note.object = empty_html("The service publishes no asset allocation for this fund.") if state.fund else ""
+                self.note.object = empty_html("The service publishes no asset allocation for this fund.") if state.fund else ""
             else:
                 total = allocation["asset_ratio"].sum()
-                self._note.object = f'<span class="sd-muted">Shares of NAV as published; they add up to {total:,.2f} %.</span>'
+                self.note.object = f'<span class="sd-muted">Shares of NAV as published; they add up to {total:,.2f} %.</span>'
             self._donut.object = charts.allocation_donut(allocation, title=f"Asset allocation, {name}" if name else "Asset allocation")
         basket = state.basket
         frame = basket.allocation_frame()
-        update_table(self._basket_table, with_asset_names(display_frame(frame, list(BASKET_TITLES))))
+        self._basket_table.set_frame(with_asset_names(display_frame(frame, list(BASKET_TITLES))))
         if not basket.proj_ids:
             self._stacked.object = charts.empty_chart("The basket is empty: add funds from the Fund explorer")
             self._basket_note.object = ""

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import html
 import io
-import logging
 
 import panel as pn
 import panel_material_ui as pmui
@@ -14,10 +12,9 @@ import param
 from dashboard.errors import SecApiError
 from dashboard.models.basket import MAX_BASKET
 from dashboard.models.dashboard_state import DashboardState
+from dashboard.models.fund import fund_label
 from dashboard.views.common import html_pane, notify_error, progress_value
 from dashboard.present.text import esc
-
-log = logging.getLogger("dashboard.views")
 
 
 def fund_line(state: DashboardState, proj_id: str) -> str:
@@ -32,23 +29,30 @@ def fund_line(state: DashboardState, proj_id: str) -> str:
     elif proj_id not in basket.loaded:
         mark = ' <span class="sd-muted">loading…</span>'
     name = record.get("proj_name_en") or record.get("proj_name_th")
-    return (f'<b>{esc(record.get("proj_abbr_name") or proj_id)}</b>{mark}'
+    return (f'<b>{esc(fund_label(record, proj_id))}</b>{mark}'
             + (f'<br><span class="sd-muted" style="font-size:.85em">{esc(name)}</span>' if name else ""))
 
 
 class BasketPanel(pn.viewable.Viewer):
-    """Sidebar: the basket's funds with remove buttons, a progress bar while it loads, and actions."""
+    """Sidebar: the basket's funds with remove buttons, a progress bar while it loads, and actions.
+
+    `title`, `fund_list` (a row per fund) and `download` are the parts shown; `report_file()` is
+    what the download button runs.
+    """
 
     state = param.ClassSelector(class_=DashboardState, doc="The dashboard state whose basket is shown.")
+    report = param.Callable(default=None, doc="Builds the report: report(client, state.report_request()) -> HTML "
+                            "text, run off the event loop; None when reports are not available.")
 
     def __init__(self, **params):
         super().__init__(**params)
         state, basket = self.state, self.state.basket
-        self._title = pmui.Typography(self._title_text(), variant="subtitle1", margin=(8, 10, 0, 10))
+        self.title = pmui.Typography(pn.bind(self._title_text, basket.param.proj_ids), variant="subtitle1",
+                                     margin=(8, 10, 0, 10))
         self._progress = pmui.LinearProgress(value=pn.bind(progress_value, basket.param.progress),
                                              visible=basket.param.loading, sizing_mode="stretch_width",
                                              margin=(4, 10), name="basket-progress")
-        self._list = pn.Column(sizing_mode="stretch_width", name="basket-list")
+        self.fund_list = pn.Column(sizing_mode="stretch_width", name="basket-list")
         self._add = pmui.Button(label="Add the selected fund", icon="playlist_add", variant="outlined",
                                 sizing_mode="stretch_width", margin=(4, 10))
         self._add.on_click(self._add_selected)
@@ -58,21 +62,23 @@ class BasketPanel(pn.viewable.Viewer):
         self._clear = pmui.Button(label="Clear the basket", icon="delete_sweep", variant="text", color="error",
                                   sizing_mode="stretch_width", margin=(4, 10))
         self._clear.on_click(lambda *_: state.basket.clear())
-        self._download = pmui.FileDownload(callback=self._report, filename=state.report_filename(),
+        # The file is named after what the tab shows (a fund, the basket, a licence check).
+        filename = pn.bind(lambda *_: state.report_filename(), state.param.tab, state.param.fund, state.param.basket_ids,
+                           state.param.basket_revision, basket.param.proj_ids, state.licence.param.person_id,
+                           state.licence.param.enforcement)
+        self.download = pmui.FileDownload(callback=self.report_file, filename=filename,
                                            label="Download report", icon="download", variant="contained",
                                            sizing_mode="stretch_width", margin=(12, 10), name="report-download")
         basket.param.watch(self._refresh, ["proj_ids"])
         state.param.watch(self._refresh, ["basket_revision"])
-        state.param.watch(self._refresh_filename, ["tab", "fund", "basket_ids"])
-        state.licence.param.watch(self._refresh_filename, ["person_id", "enforcement"])
         self._refresh()
         self._layout = pn.Column(
-            self._title,
+            self.title,
             self._progress,
-            pn.Column(self._list, loading=basket.param.loading, sizing_mode="stretch_width"),
+            pn.Column(self.fund_list, loading=basket.param.loading, sizing_mode="stretch_width"),
             self._add, self._company, self._clear,
             pmui.Divider(margin=(8, 10)),
-            self._download,
+            self.download,
             pn.pane.Markdown("The report is a file of what the tab shows: the selected fund's factsheet, the "
                              "basket's comparison (Fees, Risk) or the licence check (Licensee).", margin=(0, 10),
                              styles={"font-size": "0.85em"}),
@@ -82,13 +88,12 @@ class BasketPanel(pn.viewable.Viewer):
     def __panel__(self):
         return self._layout
 
-    def _title_text(self) -> str:
+    def _title_text(self, *_) -> str:
         n = len(self.state.basket.proj_ids)
         return f"Comparison basket: {n} fund{'s' if n != 1 else ''} (at most {MAX_BASKET})"
 
     def _refresh(self, *_):
         state = self.state
-        self._title.object = self._title_text()
         rows = []
         for proj_id in state.basket.proj_ids:
             remove = pmui.IconButton(icon="close", size="small", description=f"Remove {proj_id} from the basket",
@@ -98,11 +103,8 @@ class BasketPanel(pn.viewable.Viewer):
                                margin=(0, 6)))
         if not rows:
             rows.append(html_pane('<span class="sd-muted">Empty: add funds from the Fund explorer.</span>', margin=(2, 12)))
-        self._list.objects = rows
-        self._refresh_filename()
+        self.fund_list.objects = rows
 
-    def _refresh_filename(self, *_):
-        self._download.filename = self.state.report_filename()
 
     def _add_selected(self, *_):
         try:
@@ -112,25 +114,21 @@ class BasketPanel(pn.viewable.Viewer):
 
     async def _fill_company(self, *_):
         try:
-            await self.state.afill_basket_from_company()
+            await self.state.fill_basket_from_company()
         except SecApiError as exc:
             notify_error(exc, "The basket could not be filled")
 
-    async def _report(self):
+    async def report_file(self):
         """The report for what is on screen, built off the event loop so the page stays responsive."""
         state = self.state
         request = state.report_request()
         if request["kind"] is None:
             pn.state.notifications.warning(f"Nothing to report yet: {request['reason']}.", duration=6000)
             return io.StringIO(_note_document("Nothing to report yet", request["reason"]))
-        client = state.factsheet.api
+        if self.report is None:
+            return io.StringIO(_note_document("Reports are not available", "this dashboard was built without them"))
         try:
-            from dashboard.reports import fund_report_html, licensee_report_html
-
-            if request["kind"] == "licensee":
-                text = await asyncio.to_thread(licensee_report_html, client, request["unique_id"], request["case_ids"])
-            else:
-                text = await asyncio.to_thread(fund_report_html, client, request["proj_ids"], funds=request["funds"])
+            text = await asyncio.to_thread(self.report, state.factsheet.api, request)
         except SecApiError as exc:
             notify_error(exc, "The report could not be made")
             return io.StringIO(_note_document("The report could not be made", str(exc)))
@@ -141,5 +139,5 @@ class BasketPanel(pn.viewable.Viewer):
 
 
 def _note_document(title: str, message: str) -> str:
-    return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title></head>"
-            f"<body><h1>{html.escape(title)}</h1><p>{html.escape(message)}</p></body></html>")
+    return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{esc(title)}</title></head>"
+            f"<body><h1>{esc(title)}</h1><p>{esc(message)}</p></body></html>")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import pandas as pd
@@ -25,12 +25,6 @@ from dashboard.present.text import DASH, empty_html, esc
 log = logging.getLogger("dashboard.views")
 
 NOTIFY_MS = 8000
-
-
-# ---- numbers with units ----------------------------------------------------------------------------
-
-
-# ---- names for codes, and words for people ------------------------------------------------------
 
 
 # ---- HTML fragments (every value escaped here) -------------------------------------------------------
@@ -62,13 +56,17 @@ DEMO_BANNER_STYLE = ("background:#fff3cd;color:#5c4300;border:1px solid #e0b84c;
                      "font-weight:700;letter-spacing:.02em;")
 
 
-def data_source_note(settings: Any) -> pn.pane.HTML:
-    """Where the data comes from, for notebooks and pages: the demo-data banner in demo mode,
-    else the service's address (`settings.source_label`, which never contains a key)."""
-    if getattr(settings, "demo", False):
-        from dashboard.demo.generator import DEMO_LABEL
+def demo_banner_html(label: str) -> str:
+    """The demo-data banner (the label comes from whoever built the demo client: the app, a notebook)."""
+    return f'<div style="{DEMO_BANNER_STYLE}" role="note" class="sd-demo-banner">{esc(label)}</div>'
 
-        body = f'<div style="{DEMO_BANNER_STYLE}" role="note" class="sd-demo-banner">{esc(DEMO_LABEL)}</div>'
+
+def data_source_note(settings: Any, banner: str = "") -> pn.pane.HTML:
+    """Where the data comes from, for notebooks and pages: the demo-data banner in demo mode
+    (`banner`, the demo data's label), else the service's address (`settings.source_label`,
+    which never contains a key)."""
+    if getattr(settings, "demo", False):
+        body = demo_banner_html(banner or getattr(settings, "source_label", "") or "demo data")
     else:
         body = f'<div class="sd-muted" role="note">Data: {esc(getattr(settings, "source_label", "") or "the SEC Open API")}</div>'
     return html_pane(body, name="data-source", margin=(0, 8, 6, 8))
@@ -90,9 +88,24 @@ def chart_pane(name: str, **params: Any) -> pn.pane.HoloViews:
     return pn.pane.HoloViews(charts.empty_chart(""), linked_axes=False, name=name, **params)
 
 
-def empty_state(message: str, error: bool = False, **params: Any) -> pn.pane.HTML:
-    """An empty-state box: why this view shows nothing (no data, or what failed)."""
-    return html_pane(empty_html(message, error), **params)
+def basket_state_html(state: DashboardState) -> str | None:
+    """Why a basket tab has nothing to show (the basket failed to load, or is empty); None when it has funds."""
+    if state.basket_error:
+        return empty_html(f"The basket could not be loaded: {state.basket_error}", error=True)
+    if not state.basket.proj_ids:
+        return empty_html("The basket is empty: add funds from the Fund explorer, or fill it with a company's funds.")
+    return None
+
+
+def failed_part_html(basket: Any, part: str, what: str) -> str:
+    """Which of the basket's funds could not load `part`, with the first reason; "" when none failed.
+    (A failure is not "no data": the tabs say so apart from what is not published.)"""
+    failed = basket.failed_part(part)
+    if not failed:
+        return ""
+    return empty_html(f"{what} could not be loaded for: {', '.join(basket.label(p) for p in failed)} "
+                      f"({basket.part_status(failed[0], part).reason}).", error=True)
+
 
 
 # ---- tables ------------------------------------------------------------------------------------------
@@ -108,12 +121,10 @@ def table_formatters(frame: pd.DataFrame, percent: Iterable[str] = (), baht: Ite
                      number: Iterable[str] = ()) -> dict[str, Any]:
     """Tabulator formatters: text columns `plaintext` (escaped), numbers with separators and a dash
     when missing; the unit (%, baht) is in the column title."""
-    percent, baht, number = set(percent), set(baht), set(number)
+    numbers = {*percent, *baht, *number}
     out: dict[str, Any] = {}
     for col in frame.columns:
-        if col in percent or col in number:
-            out[col] = _number_formatter(2)
-        elif col in baht:
+        if col in numbers:
             out[col] = _number_formatter(2)
         elif not pd.api.types.is_numeric_dtype(frame[col]):
             out[col] = "plaintext"
@@ -133,11 +144,47 @@ def unit_titles(titles: dict[str, str], columns: Iterable[str], percent: Iterabl
     return out
 
 
+class DataTable(pn.widgets.Tabulator):
+    """A read-only Tabulator whose text cells render as text, never HTML, and that knows which
+    columns are numbers with a unit, so a new frame (`set_frame`) keeps their formats and titles."""
+
+    percent = param.List(default=[], item_type=str, doc="Columns of percentages (formatted, titled with %).")
+    baht = param.List(default=[], item_type=str, doc="Columns of baht amounts (formatted, titled with baht).")
+    number = param.List(default=[], item_type=str, doc="Other number columns (formatted with separators).")
+    column_titles = param.Dict(default={}, doc="Column titles by column, before units and escaping.")
+
+    # Bookkeeping for the server only: never sent to the browser's table.
+    _rename = {**pn.widgets.Tabulator._rename, "percent": None, "baht": None, "number": None, "column_titles": None}
+
+    def shown_titles(self, frame: pd.DataFrame) -> dict[str, str]:
+        """The escaped header title of every column of `frame`, with its unit."""
+        titles = unit_titles(self.column_titles, [*self.percent, *self.baht], self.percent, self.baht)
+        return safe_titles(frame, titles)
+
+    def set_frame(self, frame: pd.DataFrame) -> None:
+        """Show `frame`, its text columns plaintext and its numbers formatted; nothing when unchanged."""
+        formatters = table_formatters(frame, self.percent, self.baht, self.number)
+        same_formatters = set(formatters) == set(self.formatters) and all(
+            isinstance(v, str) == isinstance(self.formatters.get(k), str) for k, v in formatters.items())
+        update: dict[str, Any] = {}
+        current = self.value
+        if not (isinstance(current, pd.DataFrame) and list(current.columns) == list(frame.columns)
+                and current.equals(frame)):
+            # Re-sending the same rows makes Panel echo them back as if the browser had edited them.
+            update["value"] = frame
+        if not same_formatters:
+            update["formatters"] = formatters
+        titles = self.shown_titles(frame)
+        if titles != self.titles:
+            update["titles"] = titles
+        if update:
+            self.param.update(**update)
+
+
 def data_table(frame: pd.DataFrame | None = None, *, titles: dict[str, str] | None = None, percent: Iterable[str] = (),
-               baht: Iterable[str] = (), number: Iterable[str] = (), **params: Any) -> pn.widgets.Tabulator:
-    """A read-only Tabulator whose text cells render as text, never HTML."""
+               baht: Iterable[str] = (), number: Iterable[str] = (), **params: Any) -> DataTable:
+    """A read-only table whose text cells render as text, never HTML."""
     frame = frame if frame is not None else pd.DataFrame()
-    percent, baht, number = tuple(percent), tuple(baht), tuple(number)
     params.setdefault("sizing_mode", "stretch_width")
     params.setdefault("pagination", "local")
     params.setdefault("page_size", 10)
@@ -145,11 +192,9 @@ def data_table(frame: pd.DataFrame | None = None, *, titles: dict[str, str] | No
     params.setdefault("show_index", False)
     params.setdefault("disabled", True)
     params.setdefault("selectable", False)
-    titles = unit_titles(titles or {}, [*percent, *baht], percent, baht)
-    table = pn.widgets.Tabulator(frame, titles=safe_titles(frame, titles),
-                                 formatters=table_formatters(frame, percent, baht, number), **params)
-    table._sd_units = (percent, baht, number)
-    table._sd_titles = titles
+    table = DataTable(frame, percent=list(percent), baht=list(baht), number=list(number), column_titles=dict(titles or {}),
+                      **params)
+    table.param.update(titles=table.shown_titles(frame), formatters=table_formatters(frame, percent, baht, number))
     return table
 
 
@@ -157,26 +202,6 @@ def safe_titles(frame: pd.DataFrame, titles: dict[str, str]) -> dict[str, str]:
     """A title for every column, HTML-escaped: Tabulator sets header titles as HTML, and a column
     named after service text (a reference period, say) would otherwise be markup."""
     return {str(col): html.escape(str(titles.get(col, col)), quote=True) for col in frame.columns}
-
-
-def update_table(table: pn.widgets.Tabulator, frame: pd.DataFrame) -> None:
-    """Swap a data_table's frame, keeping text columns plaintext and numbers formatted."""
-    percent, baht, number = getattr(table, "_sd_units", ((), (), ()))
-    formatters = table_formatters(frame, percent, baht, number)
-    same_formatters = set(formatters) == set(table.formatters) and all(
-        isinstance(v, str) == isinstance(table.formatters.get(k), str) for k, v in formatters.items())
-    current = table.value
-    if same_formatters and isinstance(current, pd.DataFrame) and list(current.columns) == list(frame.columns) \
-            and current.equals(frame):
-        # Re-sending the same rows makes Panel echo them back as if the browser had edited them.
-        return
-    titles = safe_titles(frame, getattr(table, "_sd_titles", {}))
-    update = {"value": frame}
-    if not same_formatters:
-        update["formatters"] = formatters
-    if titles != table.titles:
-        update["titles"] = titles
-    table.param.update(**update)
 
 
 # ---- notifications and status ---------------------------------------------------------------------------
@@ -210,6 +235,22 @@ def stale_badge(model: param.Parameterized) -> pn.pane.HTML:
     )
 
 
+def text_box(parameter: param.Parameter, on_enter: Callable[[], Any] | None = None, **params: Any) -> pmui.TextInput:
+    """A text input for a parameter (two-way). Enter runs `on_enter` with the text as typed: the
+    browser sends the key before it commits the text, so Enter first commits it to the parameter.
+    A button beside the box needs nothing of the kind (the box commits its text when it loses focus)."""
+    params.setdefault("description", "")  # the label says it all: no tooltip with the parameter's doc
+    box = pmui.TextInput.from_param(parameter, **params)
+    if on_enter is not None:
+        def enter(_event) -> None:
+            if box.value_input is not None and box.value_input != box.value:
+                box.value = box.value_input
+            pn.state.execute(on_enter)
+
+        box.param.watch(enter, "enter_pressed")
+    return box
+
+
 def section_title(text: str) -> pmui.Typography:
     return pmui.Typography(text, variant="h6", margin=(12, 8, 0, 8))
 
@@ -221,39 +262,30 @@ def progress_value(progress: float) -> float:
 class TabView(pn.viewable.Viewer):
     """A tab's view: `render()` redraws every part from the state; `invalidate` is what watchers call.
 
-    The app shell builds a view the first time its tab is shown and the Tabs render only the active
-    tab (dynamic), so redrawing a hidden view only builds HoloViews elements, never Bokeh models.
+    The app shell builds a view the first time its tab is shown and only the shown tab's view is
+    in the page, so redrawing a hidden view only builds HoloViews elements, never Bokeh models.
     """
 
     state = param.ClassSelector(class_=DashboardState, doc="The dashboard state this view shows.")
+    shown = param.Boolean(default=True, doc="Whether the view is in the page. A hidden view only notes that it is "
+                          "out of date and redraws when shown again: updating the tables of a view the browser has "
+                          "just removed (a tab switch while a basket loads) made Tabulator patch widgets it no longer had.")
 
-    tab: str = ""
-    # Whether the view is in the page. A hidden view only notes that it is out of date and redraws
-    # when shown: updating the tables of a view the browser has just removed (a tab switch while a
-    # basket loads) made Tabulator patch widgets it no longer had.
-    hidden: bool = False
-    _stale_view: bool = False
+    _out_of_date: bool = False
 
     def invalidate(self, *_) -> None:
-        if self.hidden:
-            self._stale_view = True
+        """Redraw now, or when shown again if hidden."""
+        if not self.shown:
+            self._out_of_date = True
             return
         self.render()
 
-    def hide(self) -> None:
-        self.hidden = True
-
-    def show(self) -> None:
-        """Called when the tab is shown: redraw if anything changed while it was hidden."""
-        self.hidden = False
-        if self._stale_view:
-            self._stale_view = False
+    @param.depends("shown", watch=True)
+    def _catch_up(self) -> None:
+        if self.shown and self._out_of_date:
+            self._out_of_date = False
             self.render()
 
     def render(self) -> None:
-        self._render()
-
-    def _render(self) -> None:
+        """Redraw every part of the view from the state."""
         raise NotImplementedError
-
-

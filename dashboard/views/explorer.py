@@ -9,8 +9,9 @@ import param
 
 from dashboard.errors import SecApiError
 from dashboard.models.dashboard_state import DashboardState
+from dashboard.models.fund import fund_label
 from dashboard.records.labels import TAX_INCENTIVE
-from dashboard.views.common import data_table, html_pane, notify_error, stale_badge, update_table
+from dashboard.views.common import data_table, html_pane, notify_error, stale_badge, text_box
 from dashboard.present.text import (
     STATUS_TONES,
     card,
@@ -61,15 +62,6 @@ def _rows(pairs) -> list[tuple[str, str]]:
     return [(label, value) for label, value in pairs if value is not None]
 
 
-def _term(project_type: dict) -> str:
-    parts = []
-    for key, unit in (("proj_term_yy", "years"), ("proj_term_mm", "months"), ("proj_term_dd", "days")):
-        value = project_type.get(key)
-        if value not in (None, 0, 0.0):
-            parts.append(f"{fmt_number(value, 0)} {unit}")
-    return ", ".join(parts)
-
-
 def overview_html(state: DashboardState) -> str:
     """The selected fund's overview: every value escaped here."""
     sheet = state.factsheet
@@ -87,7 +79,7 @@ def overview_html(state: DashboardState) -> str:
     urls = sheet.urls or {}
 
     status = fund.get("fund_status")
-    head = [f'<p class="sd-title">{esc(fund.get("proj_abbr_name") or sheet.proj_id)}</p>',
+    head = [f'<p class="sd-title">{esc(fund_label(fund, sheet.proj_id))}</p>',
             f'<p class="sd-sub">{esc(fund.get("proj_name_en"), "(no English name)")}</p>',
             f'<p class="sd-sub" lang="th">{esc(fund.get("proj_name_th"), "(no Thai name)")}</p>',
             '<p class="sd-sub">']
@@ -109,7 +101,7 @@ def overview_html(state: DashboardState) -> str:
                                                if fund.get("fund_status_label_th") else "")),
         ("Company", company_text(fund) if fund.get("comp_name_en") else esc(state.company_name(fund.get("unique_id")))),
         ("Retail type", esc(ptype.get("proj_retail_type_label_en") or ptype.get("proj_retail_type")) if ptype else esc(None, "not published")),
-        ("Term", (esc(ptype.get("proj_term_flag_label_en")) + (f" ({esc(_term(ptype))})" if _term(ptype) else "")) if ptype else None),
+        ("Term", (esc(ptype.get("proj_term_flag_label_en")) + (f" ({esc(sheet.term)})" if sheet.term else "")) if ptype else None),
         ("Policy", f'<span lang="th">{esc(fund.get("policy_desc") or ptype.get("policy_desc"))}</span>'
          if not is_missing(fund.get("policy_desc") or ptype.get("policy_desc")) else None),
         ("Management style", esc(fund.get("management_style_label_en") or fund.get("management_style"))
@@ -226,55 +218,59 @@ def _note(value: object) -> str:
 
 
 class FundExplorer(pn.viewable.Viewer):
-    """Search, results with status labels, the selected fund's overview and the basket buttons."""
+    """Search, results with status labels, the selected fund's overview and the basket buttons.
+
+    `results` (the search results), `message` (why there are none) and `overview` (the selected
+    fund) are what the view shows.
+    """
 
     state = param.ClassSelector(class_=DashboardState, doc="The dashboard state this view shows and changes.")
+    text = param.String(default="", doc="The search box: what the next search looks for; the last search run "
+                        "once one has run (the state's query, which a shared link carries, changes only then).")
 
     def __init__(self, **params):
         super().__init__(**params)
         state = self.state
-        self._query = pmui.TextInput(label="Fund name or abbreviation, or unit class", value=state.query,
-                                     placeholder="e.g. Demo, Equity, DCPEQ", sizing_mode="stretch_width")
-        self._query.param.watch(self._on_enter, "enter_pressed")
+        self.text = state.query
+        self._query = text_box(self.param.text, self._on_search, label="Fund name or abbreviation, or unit class",
+                               placeholder="e.g. Demo, Equity, DCPEQ", sizing_mode="stretch_width")
         self._go = pmui.Button(label="Search", icon="search", variant="contained", margin=(12, 8), width=120)
         self._go.on_click(self._on_search)
-        self._results = data_table(results_frame(state.search.results), titles=RESULT_TITLES, selectable=1, page_size=8,
-                                   hidden_columns=["proj_id"], name="fund-results", widths=RESULT_WIDTHS,
-                                   layout="fit_columns", css_classes=["sd-results"])
-        self._results.param.watch(self._on_select, "selection")
+        self.results = data_table(results_frame(state.search.results), titles=RESULT_TITLES, selectable=1, page_size=8,
+                                  hidden_columns=["proj_id"], name="fund-results", widths=RESULT_WIDTHS,
+                                  layout="fit_columns", css_classes=["sd-results"])
+        self.results.param.watch(self._on_select, "selection")
         self._classes = data_table(display_frame(state.search.classes, CLASS_COLUMNS), titles=CLASS_TITLES, selectable=1,
                                    page_size=5, hidden_columns=["proj_id"], visible=False)
         self._classes.param.watch(self._on_select_class, "selection")
         self._classes_title = pn.pane.Markdown("Unit classes whose abbreviation matches: pick one to open its fund",
                                                margin=(8, 8, 0, 8), visible=False)
-        self._message = html_pane("")
-        state.param.watch(self._show_query, ["query"])
+        self.message = html_pane("")
         state.search.param.watch(self._show_results, ["results", "classes", "message"])
         state.param.watch(self._show_results, ["search_error", "fund"])
         self._show_results()
 
-        self._basket_button = pmui.Button(label=self._basket_label(), variant="outlined", icon="playlist_add",
-                                          margin=(4, 8))
+        # The button says what it will do for the selected fund, and is off while none is selected.
+        self._basket_button = pmui.Button(label=pn.bind(self._basket_label, state.basket.param.proj_ids, state.param.fund),
+                                          disabled=pn.bind(lambda fund: not fund, state.param.fund),
+                                          variant="outlined", icon="playlist_add", margin=(4, 8))
         self._basket_button.on_click(self._toggle_basket)
         self._company_button = pmui.Button(label="All funds of this company", variant="text", icon="apartment",
                                            margin=(4, 8))
         self._company_button.on_click(self._company_funds)
-        state.basket.param.watch(self._update_button, "proj_ids")
-        state.param.watch(self._update_button, "fund")
-        self._update_button()
-        self._overview = html_pane(pn.bind(self._overview_html, state.factsheet.param.loaded_at, state.param.fund,
-                                           state.param.fund_error, state.basket.param.proj_ids),
-                                   name="fund-overview", css_classes=["sd-overview"])
+        self.overview = html_pane(pn.bind(self._overview_html, state.factsheet.param.loaded_at, state.param.fund,
+                                          state.param.fund_error, state.basket.param.proj_ids),
+                                  name="fund-overview", css_classes=["sd-overview"])
         self._layout = pn.Column(
             pn.Row(self._query, self._go, sizing_mode="stretch_width"),
             pn.Row(pn.pane.Markdown("Results: pick a fund to see its overview", margin=(0, 8)),
                    stale_badge(state.search), sizing_mode="stretch_width"),
-            self._message,
-            pn.Column(self._results, loading=state.search.param.loading, sizing_mode="stretch_width"),
+            self.message,
+            pn.Column(self.results, loading=state.search.param.loading, sizing_mode="stretch_width"),
             self._classes_title,
             self._classes,
             pn.Row(self._basket_button, self._company_button, stale_badge(state.factsheet), sizing_mode="stretch_width"),
-            pn.Column(self._overview, loading=state.factsheet.param.loading, sizing_mode="stretch_width", min_height=200),
+            pn.Column(self.overview, loading=state.factsheet.param.loading, sizing_mode="stretch_width", min_height=200),
             sizing_mode="stretch_width",
         )
 
@@ -286,55 +282,48 @@ class FundExplorer(pn.viewable.Viewer):
     def _overview_html(self, *_):
         return overview_html(self.state)
 
-    def _show_query(self, event):
-        if self._query.value != event.new:
-            self._query.value = event.new
+    @param.depends("state.query", watch=True)
+    def _show_query(self):
+        self.text = self.state.query
 
     def _show_results(self, *_):
         search = self.state.search
         frame = results_frame(search.results)
-        update_table(self._results, frame)
+        self.results.set_frame(frame)
         classes = display_frame(search.classes, CLASS_COLUMNS)
-        update_table(self._classes, classes)
+        self._classes.set_frame(classes)
         self._classes.visible = self._classes_title.visible = not classes.empty
         if self.state.search_error:
-            self._message.object = empty_html(f"The search failed: {self.state.search_error}", error=True)
+            self.message.object = empty_html(f"The search failed: {self.state.search_error}", error=True)
         elif search.message:
-            self._message.object = empty_html(search.message)
+            self.message.object = empty_html(search.message)
         else:
-            self._message.object = ""
-        self._message.visible = bool(self._message.object)
+            self.message.object = ""
+        self.message.visible = bool(self.message.object)
         ids = frame["proj_id"].tolist() if not frame.empty else []
         want = [ids.index(self.state.fund)] if self.state.fund in ids else []
-        if self._results.selection != want:
-            self._results.selection = want
+        if self.results.selection != want:
+            self.results.selection = want
 
-    def _basket_label(self) -> str:
+    def _basket_label(self, *_) -> str:
         return "Remove from basket" if self.state.in_basket() else "Add to basket"
-
-    def _update_button(self, *_):
-        self._basket_button.label = self._basket_label()
-        self._basket_button.disabled = not self.state.fund
 
     # ---- actions --------------------------------------------------------------------------------------
 
-    def _on_enter(self, event):
-        pn.state.execute(self._on_search)
-
     async def _on_search(self, *_):
-        text = (self._query.value_input if self._query.value_input is not None else self._query.value) or ""
+        text = self.text or ""
         if not text.strip():
-            self._message.param.update(object=empty_html("Type part of a fund name or abbreviation."), visible=True)
+            self.message.param.update(object=empty_html("Type part of a fund name or abbreviation."), visible=True)
             return
         try:
-            await self.state.asearch(text)
+            await self.state.search_funds(text)
         except SecApiError as exc:
             notify_error(exc, "Search failed")
 
     def _on_select(self, event):
         if not event.new:
             return
-        frame = self._results.value
+        frame = self.results.value
         index = event.new[0]
         if 0 <= index < len(frame):
             self.state.select_fund(str(frame.iloc[index]["proj_id"]))
@@ -358,6 +347,6 @@ class FundExplorer(pn.viewable.Viewer):
 
     async def _company_funds(self, *_):
         try:
-            await self.state.acompany_funds()
+            await self.state.company_funds()
         except SecApiError as exc:
             notify_error(exc, "Company funds could not be listed")

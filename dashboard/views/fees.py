@@ -8,7 +8,8 @@ import param
 
 from dashboard.models.basket import FEE_COLUMNS
 from dashboard.present import charts
-from dashboard.views.common import chart_pane, TabView, data_table, html_pane, section_title, stale_badge, update_table
+from dashboard.views.common import (TabView, basket_state_html, chart_pane, data_table, failed_part_html, html_pane,
+                                    section_title, stale_badge)
 from dashboard.present.text import display_frame, empty_html
 
 TABLE_COLUMNS = ["fund", "class_abbr_name", "fee_type_en", "fee_type_th", "rate", "rate_unit", "actual_value",
@@ -22,9 +23,9 @@ PREFERRED_TYPES = ("Management Fee", "Total Expense")
 
 
 class FeesView(TabView):
-    """Fee comparison across the basket by fee type and unit class."""
+    """Fee comparison across the basket by fee type and unit class: `actual_chart` and `ceiling_chart`,
+    `table` (every fee) and `note` (what is missing or failed)."""
 
-    tab = "fees"
     fee_type = param.Selector(default=ALL_TYPES, objects=[ALL_TYPES], doc="Fee type the charts show.")
 
     def __init__(self, **params):
@@ -33,25 +34,25 @@ class FeesView(TabView):
         self._sync_types()
         self.state.param.watch(self._sync_types, ["basket_revision"])
         self._type_select = pmui.Select.from_param(self.param.fee_type, label="Fee type in the charts", width=320)
-        self._note = html_pane("")
-        self._actual = chart_pane("fees-actual")
-        self._ceiling = chart_pane("fees-ceiling")
-        self._table = data_table(display_frame(basket.fee_frame(), TABLE_COLUMNS), titles=TITLES, page_size=12,
-                                 number=["rate_num", "actual_value_num"], header_filters=True, name="fees-table",
-                                 frozen_columns=["fund"])
+        self.note = html_pane("")
+        self.actual_chart = chart_pane("fees-actual")
+        self.ceiling_chart = chart_pane("fees-ceiling")
+        self.table = data_table(display_frame(basket.fee_frame(), TABLE_COLUMNS), titles=TITLES, page_size=12,
+                                number=["rate_num", "actual_value_num"], header_filters=True, name="fees-table",
+                                frozen_columns=["fund"])
         self.state.param.watch(self.invalidate, ["basket_revision", "basket_error"])
         self.param.watch(self.invalidate, ["fee_type"])
         self._layout = pn.Column(
             pn.Row(self._type_select, stale_badge(basket), sizing_mode="stretch_width"),
-            self._note,
+            self.note,
             pn.Column(
-                pn.Row(self._actual, self._ceiling, sizing_mode="stretch_width"),
+                pn.Row(self.actual_chart, self.ceiling_chart, sizing_mode="stretch_width"),
                 pn.pane.Markdown(
                     "*Actual charge* is what the fund takes now; the *prospectus ceiling* is the most "
                     "it may take. The two are never mixed: each chart shows one of them. The table keeps "
                     "the service's own text; use the filters under the column titles.", margin=(0, 10)),
                 section_title("Every fee of every fund in the basket"),
-                self._table,
+                self.table,
                 loading=basket.param.loading, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
         )
@@ -78,26 +79,20 @@ class FeesView(TabView):
         chosen = None if fee_type == ALL_TYPES else fee_type
         return charts.fee_bars(basket.fee_frame(chosen), value=value, fee_type=chosen)
 
-    def _render(self) -> None:
-        self._actual.object = self._chart("actual_value_num", self.fee_type)
-        self._ceiling.object = self._chart("rate_num", self.fee_type)
+    def render(self) -> None:
+        self.actual_chart.object = self._chart("actual_value_num", self.fee_type)
+        self.ceiling_chart.object = self._chart("rate_num", self.fee_type)
         basket, state = self.state.basket, self.state
         frame = basket.fee_frame()
-        update_table(self._table, display_frame(frame[[c for c in FEE_COLUMNS if c in frame]], TABLE_COLUMNS))
-        if state.basket_error:
-            self._note.object = empty_html(f"The basket could not be loaded: {state.basket_error}", error=True)
-        elif not basket.proj_ids:
-            self._note.object = empty_html("The basket is empty: add funds from the Fund explorer, or fill it with a company's funds.")
-        else:
+        self.table.set_frame(display_frame(frame[[c for c in FEE_COLUMNS if c in frame]], TABLE_COLUMNS))
+        note = basket_state_html(state)
+        if note is None:
             failed = basket.failed_part("fees")
             missing = [basket.label(p) for p in basket.unpublished("fees")]
-            notes = []
-            if failed:  # a failure is not "no data": say so, with the reason
-                reason = basket.errors[failed[0]]["fees"]
-                notes.append(empty_html(f"Fees could not be loaded for: {', '.join(basket.label(p) for p in failed)} "
-                                        f"({reason}).", error=True))
+            notes = [failed_part_html(basket, "fees", "Fees")]
             if frame.empty and basket.loaded and not failed:
                 notes.append(empty_html("The service publishes no fees for the funds in the basket."))
             elif missing:
                 notes.append(empty_html(f"No fees published for: {', '.join(missing)}."))
-            self._note.object = "".join(notes)
+            note = "".join(notes)
+        self.note.object = note

@@ -8,7 +8,7 @@ import panel_material_ui as pmui
 from dashboard.errors import BadInputError
 from dashboard.models.holdings import CHANGE_COLUMNS, empty_changes, quarter_label
 from dashboard.present import charts
-from dashboard.views.common import chart_pane, TabView, data_table, html_pane, section_title, stale_badge, update_table
+from dashboard.views.common import chart_pane, TabView, data_table, html_pane, section_title, stale_badge
 from dashboard.present.text import asset_type_text, display_frame, empty_html, esc, fmt_baht, fmt_percent
 
 TABLE_TITLES = {"issue_code": "Issue code", "isin_code": "ISIN", "issuer": "Issuer", "asset_type": "Type",
@@ -24,9 +24,9 @@ CHANGE_TITLES = {"security": "Holding", "issuer": "Issuer", "weight_from": "Weig
 
 
 class HoldingsView(TabView):
-    """The selected fund's holdings (E6) by quarter, built on HoldingsByQuarter."""
+    """The selected fund's holdings (E6) by quarter, built on HoldingsByQuarter: `summary` (the
+    quarter's total) and `table` (its lines) among the charts."""
 
-    tab = "holdings"
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -36,9 +36,9 @@ class HoldingsView(TabView):
         self._top_n = pmui.IntSlider.from_param(model.param.top_n, label="Top holdings shown", width=220, end=30)
         self._from = pmui.Select.from_param(model.param.compare_from, label="From quarter", width=240)
         self._to = pmui.Select.from_param(model.param.compare_to, label="To quarter", width=240)
-        self._summary = html_pane("", name="holdings-summary")
-        self._table = data_table(display_frame(_typed(model.table()), list(TABLE_TITLES)), titles=TABLE_TITLES,
-                                 percent=["percent_nav"], baht=["assetliab_value"], page_size=12, name="holdings-table")
+        self.summary = html_pane("", name="holdings-summary")
+        self.table = data_table(display_frame(_typed(model.table()), list(TABLE_TITLES)), titles=TABLE_TITLES,
+                                percent=["percent_nav"], baht=["assetliab_value"], page_size=12, name="holdings-table")
         self._top = chart_pane("holdings-top")
         self._heatmap = chart_pane("holdings-heatmap")
         self._changes_note = html_pane("")
@@ -51,8 +51,8 @@ class HoldingsView(TabView):
         self.state.param.watch(self.invalidate, ["fund_error"])
         self._layout = pn.Column(
             pn.Row(self._period, self._top_n, stale_badge(sheet), sizing_mode="stretch_width"),
-            self._summary,
-            pn.Column(self._top, section_title("All holdings of the quarter"), self._table,
+            self.summary,
+            pn.Column(self._top, section_title("All holdings of the quarter"), self.table,
                       section_title("Weights over the quarters"), self._heatmap,
                       section_title("What changed between two quarters"),
                       pn.Row(self._from, self._to), self._changes_note, self._changes_chart, self._changes_table,
@@ -64,23 +64,23 @@ class HoldingsView(TabView):
     def __panel__(self):
         return self._layout
 
-    def _render(self) -> None:
+    def render(self) -> None:
         state, model = self.state, self.state.holdings
         if state.fund_error:
             # Never the previous fund's holdings under the new fund's error.
-            self._summary.object = empty_html(f"The fund could not be loaded: {state.fund_error}", error=True)
-            update_table(self._table, display_frame(_typed(model.table().iloc[0:0]), list(TABLE_TITLES)))
+            self.summary.object = empty_html(f"The fund could not be loaded: {state.fund_error}", error=True)
+            self.table.set_frame(display_frame(_typed(model.table().iloc[0:0]), list(TABLE_TITLES)))
             self._top.object = self._heatmap.object = charts.empty_chart("The fund could not be loaded")
             self._heatmap_for = None
             self._changes_note.object = ""
             self._changes_chart.object = charts.empty_chart("The fund could not be loaded")
             return
         if not model.periods_with_data:
-            self._summary.object = empty_html(
-                "The service publishes no portfolio holdings for this fund in the last 12 quarters." if state.fund
-                else "Select a fund in the Fund explorer.")
+            self.summary.object = empty_html(
+               "The service publishes no portfolio holdings for this fund in the last 12 quarters." if state.fund
+               else "Select a fund in the Fund explorer.")
         elif not model.has_data():
-            self._summary.object = empty_html(f"No holdings published for {quarter_label(model.period)}.")
+            self.summary.object = empty_html(f"No holdings published for {quarter_label(model.period)}.")
         else:
             total, value = model.total_percent(), model.total_value()
             note = ""
@@ -88,12 +88,12 @@ class HoldingsView(TabView):
                 note = (' <span class="sd-pill sd-warn" title="Rounding, or a feeder fund\'s structure">'
                         "above 100 %: shown as reported</span>")
             as_of = model.as_of()
-            self._summary.object = (
-                f'<div class="sd-stat">{esc(quarter_label(model.period))}: {len(model.lines())} holdings, '
-                f"total <b>{esc(fmt_percent(total))}</b> of NAV{note}"
-                f" · market value {esc(fmt_baht(value, 0))}"
-                + (f" · as of {esc(as_of)}" if as_of else "") + "</div>")
-        update_table(self._table, display_frame(_typed(model.table()), list(TABLE_TITLES)))
+            self.summary.object = (
+               f'<div class="sd-stat">{esc(quarter_label(model.period))}: {len(model.lines())} holdings, '
+               f"total <b>{esc(fmt_percent(total))}</b> of NAV{note}"
+               f" · market value {esc(fmt_baht(value, 0))}"
+               + (f" · as of {esc(as_of)}" if as_of else "") + "</div>")
+        self.table.set_frame(display_frame(_typed(model.table()), list(TABLE_TITLES)))
         if model.has_data():
             self._top.object = charts.top_holdings_bars(model.top(), model.period)
         else:
@@ -128,4 +128,4 @@ class HoldingsView(TabView):
                                               for kind, n in counts.items()) + "</div>"
         self._changes_note.object = note
         self._changes_chart.object = charts.holdings_changes_bars(changes, start, end)
-        update_table(self._changes_table, display_frame(changes, CHANGE_COLUMNS))
+        self._changes_table.set_frame(display_frame(changes, CHANGE_COLUMNS))

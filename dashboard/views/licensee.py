@@ -16,7 +16,7 @@ from dashboard.records.labels import (
     ENFORCEMENT_DETAILS_MEANING,
     ENFORCEMENT_REMARK_MEANING,
 )
-from dashboard.views.common import data_table, html_pane, notify_error, section_title, stale_badge, update_table
+from dashboard.views.common import data_table, html_pane, notify_error, section_title, stale_badge, text_box
 from dashboard.present.text import display_frame, empty_html, esc, fmt_date, kv_table
 
 COMPANY_COLUMNS = ["unique_id", "name_en", "name_th", "last_upd_date"]
@@ -47,6 +47,22 @@ CASE_TITLES = {"case_id": "Case", "enforcement_type_label_en": "Kind of action",
 ALERT_CASE_COLUMNS = ["case_id", "name_en", "name_th", "disclosure_date", "website", "persuade_desc"]
 ALERT_CASE_TITLES = {"case_id": "Case", "name_en": "Name", "name_th": "Thai name", "disclosure_date": "Disclosed",
                      "website": "Website", "persuade_desc": "What they offered"}
+COMPANY_WIDTHS = {"unique_id": 130, "last_upd_date": 110}
+# Each model frame's table: its name in the page, the columns shown, their titles, and table options.
+TABLES = {
+    "companies": ("companies", COMPANY_COLUMNS, COMPANY_TITLES,
+                  {"header_filters": True, "layout": "fit_columns", "widths": COMPANY_WIDTHS}),
+    "former": ("former", COMPANY_COLUMNS, COMPANY_TITLES,
+               {"header_filters": True, "layout": "fit_columns", "widths": COMPANY_WIDTHS}),
+    "approvals": ("approvals", APPROVAL_COLUMNS, APPROVAL_TITLES, {}),
+    "duties": ("duties", DUTY_COLUMNS, DUTY_TITLES, {}),
+    "people": ("people", PEOPLE_COLUMNS, PEOPLE_TITLES, {"layout": "fit_columns"}),
+    "company_licences": ("company-licences", LICENCE_COLUMNS, LICENCE_TITLES, {}),
+    "personnel": ("personnel", PERSONNEL_COLUMNS, DUTY_TITLES, {}),
+    "business": ("business", BUSINESS_COLUMNS, BUSINESS_TITLES, {}),
+    "cases": ("cases", CASE_COLUMNS, CASE_TITLES, {"layout": "fit_columns"}),
+    "alert_cases": ("alert-cases", ALERT_CASE_COLUMNS, ALERT_CASE_TITLES, {"header_filters": True, "layout": "fit_columns"}),
+}
 UNKNOWN_TYPE = "Kind of action not stated: every meaning is shown"
 # Plain numbers: what a type means depends on the field (the specification's lists differ).
 ACTION_TYPES = {UNKNOWN_TYPE: 0, **{f"Type {n}": n for n in range(1, 6)}}
@@ -91,159 +107,124 @@ def alert_html(record: dict | None) -> str:
 
 
 class LicenseeView(pn.viewable.Viewer):
-    """The licence register for a compliance check of a company or a person."""
+    """The licence register for a compliance check of a company or a person.
+
+    The search boxes are the licence model's own parameters (`company_query`, `person_query`,
+    `company_id`, `cases_id`, `alert_case_id`). The person and case boxes are this view's
+    `person_id`, `enforcement_id` and `case_id`: the model's parameters of those names are the
+    person and case last looked up, which a shared link carries, so typing must not change them.
+    `tables` (by model frame), `notes` (by lookup) and the `enforcement_card` and `alert_card`
+    are what the view shows; the lookups are the buttons' coroutines.
+    """
 
     licence = param.ClassSelector(class_=LicenceCheck, doc="The licence-register model this view drives.")
     examples = param.Dict(default={}, doc="Example identifiers to prefill (demo mode): company, person, case_uid, case_id, alert.")
     action_type = param.Selector(default=0, objects=ACTION_TYPES, doc="Enforcement action type (1 to 5) used to read E19's fields.")
+    person_id = param.String(default="", doc="The person identifier to look up next (the person box).")
+    enforcement_id = param.String(default="", doc="The person or company identifier of the case to look up next.")
+    case_id = param.String(default="", doc="The case reference to look up next.")
 
     def __init__(self, **params):
         super().__init__(**params)
         lic, ex = self.licence, self.examples
-        self._errors: dict[str, str] = {}
-
-        self._company_query = pmui.TextInput(label="Company name", value=ex.get("company", ""), width=320)
-        self._company_query.param.watch(lambda e: pn.state.execute(self._search_companies), "enter_pressed")
-        self._company_go = pmui.Button(label="Search companies", icon="search", variant="contained", margin=(12, 8))
-        self._company_go.on_click(self._search_companies)
-        self._companies = data_table(display_frame(lic.companies, COMPANY_COLUMNS), titles=COMPANY_TITLES,
-                                     header_filters=True, page_size=8, name="licensee-companies", layout="fit_columns",
-                                     widths={"unique_id": 130, "last_upd_date": 110})
-        self._company_note = html_pane("")
-
-        self._former_go = pmui.Button(label="Load former licensees", icon="history", variant="outlined", margin=(12, 8))
-        self._former_go.on_click(self._load_former)
-        self._former = data_table(display_frame(lic.former, COMPANY_COLUMNS), titles=COMPANY_TITLES, header_filters=True,
-                                  page_size=8, name="licensee-former", layout="fit_columns",
-                                  widths={"unique_id": 130, "last_upd_date": 110})
-        self._former_note = html_pane("")
-
         # A shared link's person and case (in the licence model already) come before the examples.
-        self._person_id = pmui.TextInput(label="Person identifier", value=lic.person_id or ex.get("person", ""), width=320)
-        self._person_id.param.watch(lambda e: pn.state.execute(self._load_person), "enter_pressed")
-        self._person_go = pmui.Button(label="Look up person", icon="person_search", variant="contained", margin=(12, 8))
-        self._person_go.on_click(self._load_person)
-        self._approvals = data_table(display_frame(lic.approvals, APPROVAL_COLUMNS), titles=APPROVAL_TITLES, page_size=8,
-                                     name="licensee-approvals")
-        self._duties = data_table(display_frame(lic.with_company_names(lic.duties), DUTY_COLUMNS), titles=DUTY_TITLES, page_size=8,
-                                  name="licensee-duties")
-        self._person_note = html_pane("")
+        self.param.update(person_id=lic.person_id or ex.get("person", ""),
+                          enforcement_id=lic.enforcement_id or ex.get("case_uid", ""),
+                          case_id=lic.case_id or ex.get("case_id", ""))
+        lic.param.update(company_query=lic.company_query or ex.get("company", ""),
+                         person_query=lic.person_query or ex.get("person_name", ""),
+                         company_id=lic.company_id or ex.get("company_id", ""),
+                         cases_id=lic.cases_id or ex.get("case_uid", ""),
+                         alert_case_id=lic.alert_case_id or ex.get("alert", ""))
 
-        self._case_uid = pmui.TextInput(label="Person or company identifier", value=lic.enforcement_id or ex.get("case_uid", ""),
-                                        width=260)
-        self._case_id = pmui.TextInput(label="Case reference", value=lic.case_id or ex.get("case_id", ""), width=220)
-        self._case_go = pmui.Button(label="Look up case", icon="gavel", variant="contained", margin=(12, 8))
-        self._case_go.on_click(self._load_enforcement)
-        self._type_select = pmui.Select.from_param(self.param.action_type, label="Action type", width=300)
-        self._case = html_pane(pn.bind(self._case_html, lic.param.enforcement, self.param.action_type),
-                               name="licensee-enforcement")
-        self._case_note = html_pane("")
+        #: Each model frame's table, by the frame's name.
+        self.tables = {frame: data_table(display_frame(self._shown(frame), columns), titles=titles, page_size=8,
+                                         name=f"licensee-{slug}", **options)
+                       for frame, (slug, columns, titles, options) in TABLES.items()}
+        self.tables["people"].on_click(self._pick_person)
+        self.tables["cases"].on_click(self._pick_case)
+        self.tables["alert_cases"].on_click(self._pick_alert)
+        #: Each lookup's note: its failure, or what it found when it found nothing.
+        self.notes = {key: html_pane("") for key in
+                      ("company", "former", "company_id", "people", "person", "cases", "case", "alert_cases", "alert")}
+        self.enforcement_card = html_pane(pn.bind(self._case_html, lic.param.enforcement, self.param.action_type),
+                                          name="licensee-enforcement")
+        self.alert_card = html_pane(pn.bind(alert_html, lic.param.alert), name="licensee-alert")
 
-        self._alert_id = pmui.TextInput(label="Investor-alert case", value=ex.get("alert", ""), width=260)
-        self._alert_go = pmui.Button(label="Look up alert", icon="campaign", variant="contained", margin=(12, 8))
-        self._alert_go.on_click(self._load_alert)
-        self._alert = html_pane(pn.bind(alert_html, lic.param.alert), name="licensee-alert")
-        self._alert_note = html_pane("")
+        def button(label: str, icon: str, action, variant: str = "contained"):
+            go = pmui.Button(label=label, icon=icon, variant=variant, margin=(12, 8))
+            go.on_click(action)
+            return go
 
-        # Published only by the current service: find a person, a company's licences and staff,
-        # the list of enforcement cases and of investor-alert cases.
-        self._people_query = pmui.TextInput(label="Person's name or registration no.", value=ex.get("person_name", ""), width=320)
-        self._people_query.param.watch(lambda e: pn.state.execute(self._search_people), "enter_pressed")
-        self._people_go = pmui.Button(label="Find people", icon="person_search", variant="contained", margin=(12, 8))
-        self._people_go.on_click(self._search_people)
-        self._people = data_table(display_frame(lic.people, PEOPLE_COLUMNS), titles=PEOPLE_TITLES, page_size=8,
-                                  name="licensee-people", layout="fit_columns")
-        self._people.on_click(self._pick_person)
-        self._people_note = html_pane("")
-
-        self._company_id = pmui.TextInput(label="Company identifier", value=ex.get("company_id", ""), width=320)
-        self._company_id.param.watch(lambda e: pn.state.execute(self._load_company), "enter_pressed")
-        self._company_id_go = pmui.Button(label="Look up company", icon="business", variant="contained", margin=(12, 8))
-        self._company_id_go.on_click(self._load_company)
-        self._licences = data_table(display_frame(lic.company_licences, LICENCE_COLUMNS), titles=LICENCE_TITLES,
-                                    page_size=8, name="licensee-company-licences")
-        self._personnel = data_table(display_frame(lic.personnel, PERSONNEL_COLUMNS), titles=DUTY_TITLES, page_size=8,
-                                     name="licensee-personnel")
-        self._business = data_table(display_frame(lic.business, BUSINESS_COLUMNS), titles=BUSINESS_TITLES, page_size=8,
-                                    name="licensee-business")
-        self._company_id_note = html_pane("")
-
-        self._cases_id = pmui.TextInput(label="Person or company identifier", value=ex.get("case_uid", ""), width=320)
-        self._cases_go = pmui.Button(label="List cases", icon="gavel", variant="outlined", margin=(12, 8))
-        self._cases_go.on_click(self._load_cases)
-        self._cases = data_table(display_frame(lic.cases, CASE_COLUMNS), titles=CASE_TITLES, page_size=8,
-                                 name="licensee-cases", layout="fit_columns")
-        self._cases.on_click(self._pick_case)
-        self._cases_note = html_pane("")
-
-        self._alert_cases_go = pmui.Button(label="List investor-alert cases", icon="campaign", variant="outlined", margin=(12, 8))
-        self._alert_cases_go.on_click(self._load_alert_cases)
-        self._alert_cases = data_table(display_frame(lic.alert_cases, ALERT_CASE_COLUMNS), titles=ALERT_CASE_TITLES,
-                                       header_filters=True, page_size=8, name="licensee-alert-cases", layout="fit_columns")
-        self._alert_cases.on_click(self._pick_alert)
-        self._alert_cases_note = html_pane("")
-
-        lic.param.watch(self._refresh, ["companies", "former", "approvals", "duties", "people", "company_licences",
-                                        "personnel", "business", "cases", "alert_cases"])
+        lic.param.watch(self._refresh, list(self.tables))
         hint = ""
         if ex:
             hint = ("Demo identifiers: person " + ex.get("person", "") + ", case " + ex.get("case_uid", "") + " / "
                     + ex.get("case_id", "") + ", alert " + ex.get("alert", "") + ".")
+        tables, notes = self.tables, self.notes
         self._layout = pn.Column(
             pn.Row(pn.pane.Markdown("Check a company's or a person's standing in the licence register. " + hint,
                                     margin=(0, 10), sizing_mode="stretch_width"), stale_badge(lic), sizing_mode="stretch_width"),
             section_title("Licensed companies"),
-            pn.Row(self._company_query, self._company_go),
-            self._company_note,
-            self._companies,
+            pn.Row(text_box(lic.param.company_query, self.search_companies, label="Company name", width=320),
+                   button("Search companies", "search", self.search_companies)),
+            notes["company"],
+            tables["companies"],
             section_title("Former licensees"),
-            pn.Row(self._former_go, pn.pane.Markdown("Use the filters under the column titles to narrow the list.",
-                                                     margin=(18, 8))),
-            self._former_note,
-            self._former,
+            pn.Row(button("Load former licensees", "history", self.load_former, "outlined"),
+                   pn.pane.Markdown("Use the filters under the column titles to narrow the list.", margin=(18, 8))),
+            notes["former"],
+            tables["former"],
             section_title("A company's licences, staff and business"),
-            pn.Row(self._company_id, self._company_id_go),
-            self._company_id_note,
+            pn.Row(text_box(lic.param.company_id, self.load_company, label="Company identifier", width=320),
+                   button("Look up company", "business", self.load_company)),
+            notes["company_id"],
             pn.pane.Markdown("**Licences and registrations**", margin=(0, 10)),
-            self._licences,
+            tables["company_licences"],
             pn.pane.Markdown("**People on duty**", margin=(0, 10)),
-            self._personnel,
+            tables["personnel"],
             pn.pane.Markdown("**Business activities**", margin=(0, 10)),
-            self._business,
+            tables["business"],
             section_title("Find a person"),
-            pn.Row(self._people_query, self._people_go,
+            pn.Row(text_box(lic.param.person_query, self.search_people, label="Person's name or registration no.", width=320),
+                   button("Find people", "person_search", self.search_people),
                    pn.pane.Markdown("Click a person to see their approvals and duties.", margin=(18, 8))),
-            self._people_note,
-            self._people,
+            notes["people"],
+            tables["people"],
             section_title("A person's approvals and current duties"),
-            pn.Row(self._person_id, self._person_go),
-            self._person_note,
+            pn.Row(text_box(self.param.person_id, self.load_person, label="Person identifier", width=320),
+                   button("Look up person", "person_search", self.load_person)),
+            notes["person"],
             pn.pane.Markdown("**Approvals** (active, expired or no expiry)", margin=(0, 10)),
-            self._approvals,
+            tables["approvals"],
             pn.pane.Markdown("**Current duties**", margin=(0, 10)),
-            self._duties,
+            tables["duties"],
             section_title("Enforcement cases of a person or company"),
-            pn.Row(self._cases_id, self._cases_go,
+            pn.Row(text_box(lic.param.cases_id, None, label="Person or company identifier", width=320),
+                   button("List cases", "gavel", self.load_cases, "outlined"),
                    pn.pane.Markdown("Click a case to read it below.", margin=(18, 8))),
-            self._cases_note,
-            self._cases,
+            notes["cases"],
+            tables["cases"],
             section_title("An enforcement case"),
-            pn.Row(self._case_uid, self._case_id, self._case_go),
-            self._type_select,
-            self._case_note,
-            self._case,
+            pn.Row(text_box(self.param.enforcement_id, None, label="Person or company identifier", width=260),
+                   text_box(self.param.case_id, None, label="Case reference", width=220),
+                   button("Look up case", "gavel", self.load_enforcement)),
+            pmui.Select.from_param(self.param.action_type, label="Action type", width=300),
+            notes["case"],
+            self.enforcement_card,
             section_title("Investor alerts"),
-            pn.Row(self._alert_cases_go, pn.pane.Markdown("Click a case to read what it is about.", margin=(18, 8))),
-            self._alert_cases_note,
-            self._alert_cases,
+            pn.Row(button("List investor-alert cases", "campaign", self.load_alert_cases, "outlined"),
+                   pn.pane.Markdown("Click a case to read what it is about.", margin=(18, 8))),
+            notes["alert_cases"],
+            tables["alert_cases"],
             section_title("An investor-alert case"),
-            pn.Row(self._alert_id, self._alert_go),
-            self._alert_note,
-            self._alert,
+            pn.Row(text_box(lic.param.alert_case_id, None, label="Investor-alert case", width=260),
+                   button("Look up alert", "campaign", self.load_alert)),
+            notes["alert"],
+            self.alert_card,
             loading=lic.param.loading,
             sizing_mode="stretch_width",
         )
-        self._refresh()
 
     def __panel__(self):
         return self._layout
@@ -251,88 +232,79 @@ class LicenseeView(pn.viewable.Viewer):
     def _case_html(self, record, action_type):
         return enforcement_html(record, action_type or 0)
 
-    def _tables(self) -> dict[str, tuple]:
-        """Each model frame's table, with the columns shown and how the frame is read for display."""
-        lic = self.licence
-        return {
-            "companies": (self._companies, COMPANY_COLUMNS, None),
-            "former": (self._former, COMPANY_COLUMNS, None),
-            "approvals": (self._approvals, APPROVAL_COLUMNS, None),
-            "duties": (self._duties, DUTY_COLUMNS, lic.with_company_names),
-            "people": (self._people, PEOPLE_COLUMNS, None),
-            "company_licences": (self._licences, LICENCE_COLUMNS, None),
-            "personnel": (self._personnel, PERSONNEL_COLUMNS, None),
-            "business": (self._business, BUSINESS_COLUMNS, None),
-            "cases": (self._cases, CASE_COLUMNS, None),
-            "alert_cases": (self._alert_cases, ALERT_CASE_COLUMNS, None),
-        }
+    def _shown(self, name: str):
+        """A model frame as its table reads it (duties name their companies)."""
+        frame = getattr(self.licence, name)
+        return self.licence.with_company_names(frame) if name == "duties" else frame
 
     def _refresh(self, *events):
-        """Redraw only the tables whose frames changed (every table when called without events):
-        a burst of updates to tables the browser is still drawing is what Tabulator trips over."""
-        changed = {e.name for e in events} or None
-        lic = self.licence
-        for name, (table, columns, prepare) in self._tables().items():
-            if changed is not None and name not in changed and not (name == "duties" and changed & {"former", "companies"}):
-                continue
-            frame = getattr(lic, name)
-            update_table(table, display_frame(prepare(frame) if prepare else frame, columns))
+        """Redraw only the tables whose frames changed: a burst of updates to tables the browser
+        is still drawing is what Tabulator trips over."""
+        changed = {e.name for e in events}
+        if changed & {"former", "companies"}:
+            changed.add("duties")  # company names come from those lists
+        for name in changed & set(self.tables):
+            self.tables[name].set_frame(display_frame(self._shown(name), TABLES[name][1]))
 
-    async def _run(self, key: str, note: pn.pane.HTML, coro_fn, empty_check) -> None:
+    async def _run(self, key: str, lookup, nothing_found) -> None:
         """Run one lookup; show its failure or its empty result on its own section only."""
+        note = self.notes[key]
         try:
-            await coro_fn()
+            await lookup()
         except SecApiError as exc:
             note.object = empty_html(f"The lookup failed: {exc}", error=True)
             notify_error(exc, "Licence register")
             return
-        message = empty_check()
+        message = self.licence.message if nothing_found() else ""
         note.object = empty_html(message) if message else ""
 
-    async def _search_companies(self, *_):
-        name = self._company_query.value_input or self._company_query.value
-        await self._run("company", self._company_note, lambda: self.licence.asearch_companies(name),
-                        lambda: self.licence.message if self.licence.companies.empty else "")
-
-    async def _load_former(self, *_):
-        await self._run("former", self._former_note, self.licence.aload_former,
-                        lambda: self.licence.message if self.licence.former.empty else "")
-
-    async def _load_person(self, *_):
-        person = self._person_id.value_input or self._person_id.value
-        await self._run("person", self._person_note, lambda: self.licence.aload_person(person),
-                        lambda: self.licence.message if self.licence.approvals.empty and self.licence.duties.empty else "")
-
-    async def _load_enforcement(self, *_):
-        uid = self._case_uid.value_input or self._case_uid.value
-        case = self._case_id.value_input or self._case_id.value
-        await self._run("case", self._case_note, lambda: self.licence.aload_enforcement(uid, case),
-                        lambda: self.licence.message if not self.licence.enforcement else "")
-
-    async def _load_alert(self, *_):
-        case = self._alert_id.value_input or self._alert_id.value
-        await self._run("alert", self._alert_note, lambda: self.licence.aload_alert(case),
-                        lambda: self.licence.message if not self.licence.alert else "")
-
-    async def _search_people(self, *_):
-        name = self._people_query.value_input or self._people_query.value
-        await self._run("people", self._people_note, lambda: self.licence.asearch_people(name),
-                        lambda: self.licence.message if self.licence.people.empty else "")
-
-    async def _load_company(self, *_):
-        uid = self._company_id.value_input or self._company_id.value
+    async def search_companies(self, *_):
+        """Search licensed companies by the company box's name (E15)."""
         lic = self.licence
-        await self._run("company_id", self._company_id_note, lambda: lic.aload_company(uid),
-                        lambda: lic.message if lic.company_licences.empty and lic.personnel.empty and lic.business.empty else "")
+        await self._run("company", lic.search_companies, lambda: lic.companies.empty)
 
-    async def _load_cases(self, *_):
-        uid = self._cases_id.value_input or self._cases_id.value
-        await self._run("cases", self._cases_note, lambda: self.licence.aload_cases(uid),
-                        lambda: self.licence.message if self.licence.cases.empty else "")
+    async def load_former(self, *_):
+        """List former licensees (E16)."""
+        lic = self.licence
+        await self._run("former", lic.load_former, lambda: lic.former.empty)
 
-    async def _load_alert_cases(self, *_):
-        await self._run("alert_cases", self._alert_cases_note, self.licence.aload_alert_cases,
-                        lambda: self.licence.message if self.licence.alert_cases.empty else "")
+    async def load_person(self, *_):
+        """Look up the person box's approvals and duties (E17, E18)."""
+        lic = self.licence
+        await self._run("person", lambda: lic.load_person(self.person_id),
+                        lambda: lic.approvals.empty and lic.duties.empty)
+
+    async def load_enforcement(self, *_):
+        """Look up the case boxes' enforcement action (E19)."""
+        lic = self.licence
+        await self._run("case", lambda: lic.load_enforcement(self.enforcement_id, self.case_id),
+                        lambda: not lic.enforcement)
+
+    async def load_alert(self, *_):
+        """Look up the alert box's investor-alert case (E20)."""
+        lic = self.licence
+        await self._run("alert", lic.load_alert, lambda: not lic.alert)
+
+    async def search_people(self, *_):
+        """Find approved persons by the person-search box's name or registration number."""
+        lic = self.licence
+        await self._run("people", lic.search_people, lambda: lic.people.empty)
+
+    async def load_company(self, *_):
+        """Look up the company box's licences, personnel and business activities."""
+        lic = self.licence
+        await self._run("company_id", lic.load_company,
+                        lambda: lic.company_licences.empty and lic.personnel.empty and lic.business.empty)
+
+    async def load_cases(self, *_):
+        """List the enforcement cases of the cases box's person or company."""
+        lic = self.licence
+        await self._run("cases", lic.load_cases, lambda: lic.cases.empty)
+
+    async def load_alert_cases(self, *_):
+        """List every investor-alert case."""
+        lic = self.licence
+        await self._run("alert_cases", lic.load_alert_cases, lambda: lic.alert_cases.empty)
 
     def _row(self, frame, event) -> dict | None:
         if frame is None or event.row is None or not 0 <= event.row < len(frame):
@@ -342,46 +314,45 @@ class LicenseeView(pn.viewable.Viewer):
     def _pick_person(self, event):
         row = self._row(self.licence.people, event)
         if row and row.get("unique_id"):
-            self._person_id.value = str(row["unique_id"])
-            pn.state.execute(self._load_person)
+            self.person_id = str(row["unique_id"])
+            pn.state.execute(self.load_person)
 
     def _pick_case(self, event):
         row = self._row(self.licence.cases, event)
         if row and row.get("case_id"):
-            self._case_uid.value = self.licence.cases_id
-            self._case_id.value = str(row["case_id"])
-            pn.state.execute(self._load_enforcement)
+            self.param.update(enforcement_id=self.licence.cases_id, case_id=str(row["case_id"]))
+            pn.state.execute(self.load_enforcement)
 
     def _pick_alert(self, event):
         row = self._row(self.licence.alert_cases, event)
         if row and row.get("case_id"):
-            self._alert_id.value = str(row["case_id"])
-            pn.state.execute(self._load_alert)
+            self.licence.alert_case_id = str(row["case_id"])
+            pn.state.execute(self.load_alert)
 
-    async def aprefill(self) -> None:
+    async def prefill(self) -> None:
         """Run the lookups a shared link asks for (person, case), and the example lookups (demo mode),
         so the tab opens with content."""
-        lic = self.licence
-        if not self.examples:
+        lic, ex = self.licence, self.examples
+        if not ex:
             if lic.person_id:
-                await self._load_person()
+                await self.load_person()
             if lic.enforcement_id and lic.case_id:
-                await self._load_enforcement()
+                await self.load_enforcement()
             return
-        if self.examples.get("company"):
-            await self._search_companies()
-        await self._load_former()
-        if lic.person_id or self.examples.get("person"):
-            await self._load_person()
-        if (lic.enforcement_id and lic.case_id) or (self.examples.get("case_uid") and self.examples.get("case_id")):
-            await self._load_enforcement()
-        if self.examples.get("alert"):
-            await self._load_alert()
-        if self.examples.get("company_id"):
-            await self._load_company()
-        if self.examples.get("case_uid"):
-            await self._load_cases()
-        if self.examples.get("person_name"):
-            await self._search_people()
-        if self.examples.get("company_id"):  # the investor-alert list too, on the current service
-            await self._load_alert_cases()
+        if ex.get("company"):
+            await self.search_companies()
+        await self.load_former()
+        if lic.person_id or ex.get("person"):
+            await self.load_person()
+        if (lic.enforcement_id and lic.case_id) or (ex.get("case_uid") and ex.get("case_id")):
+            await self.load_enforcement()
+        if ex.get("alert"):
+            await self.load_alert()
+        if ex.get("company_id"):
+            await self.load_company()
+        if ex.get("case_uid"):
+            await self.load_cases()
+        if ex.get("person_name"):
+            await self.search_people()
+        if ex.get("company_id"):  # the investor-alert list too, on the current service
+            await self.load_alert_cases()

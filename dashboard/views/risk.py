@@ -5,7 +5,8 @@ from __future__ import annotations
 import panel as pn
 
 from dashboard.present import charts
-from dashboard.views.common import chart_pane, TabView, data_table, html_pane, section_title, stale_badge, update_table
+from dashboard.views.common import (TabView, basket_state_html, chart_pane, data_table, failed_part_html, html_pane,
+                                    section_title, stale_badge)
 from dashboard.present.text import display_frame, empty_html, status_text
 
 TABLE_COLUMNS = ["fund", "risk_spectrum", "risk_level", "total_annual_fee", "return_1y", "fund_status", "name_en", "name_th"]
@@ -19,28 +20,28 @@ def table_frame(risk):
 
 
 class RiskView(TabView):
-    """Where the basket's funds sit on the risk scale, with their fees and 1-year return."""
+    """Where the basket's funds sit on the risk scale, with their fees and 1-year return; `table` lists
+    them and `note` says what is missing or failed."""
 
-    tab = "risk"
 
     def __init__(self, **params):
         super().__init__(**params)
         basket = self.state.basket
-        self._note = html_pane("")
+        self.note = html_pane("")
         self._spectrum = chart_pane("risk-spectrum")
         self._fees = chart_pane("risk-fees")
         self._returns = chart_pane("risk-returns")
-        self._table = data_table(table_frame(basket.risk_frame()), titles=TITLES,
-                                 percent=["total_annual_fee", "return_1y"], page_size=15, name="risk-table")
+        self.table = data_table(table_frame(basket.risk_frame()), titles=TITLES,
+                                percent=["total_annual_fee", "return_1y"], page_size=15, name="risk-table")
         self.state.param.watch(self.invalidate, ["basket_revision", "basket_error"])
         self._layout = pn.Column(
             pn.Row(section_title("The basket on the risk spectrum"), stale_badge(basket)),
-            self._note,
+            self.note,
             pn.Column(self._spectrum, self._fees, self._returns,  # one under the other: side by side they overflow a phone
                       pn.pane.Markdown("Total annual fee: the fund's *Total Expense* as actually charged, else management "
                                        "+ trustee + registrar fees actually charged (first unit class); never a "
                                        "prospectus ceiling. Hover a point for the fund.", margin=(0, 10)),
-                      self._table, loading=basket.param.loading, sizing_mode="stretch_width"),
+                      self.table, loading=basket.param.loading, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
         )
         self.render()
@@ -48,7 +49,7 @@ class RiskView(TabView):
     def __panel__(self):
         return self._layout
 
-    def _render(self) -> None:
+    def render(self) -> None:
         basket, state = self.state.basket, self.state
         risk = basket.risk_frame()
         if not basket.proj_ids:
@@ -60,19 +61,14 @@ class RiskView(TabView):
             self._spectrum.object = charts.risk_spectrum_chart(risk)
             self._fees.object = charts.risk_scatter(risk, "total_annual_fee")
             self._returns.object = charts.risk_scatter(risk, "return_1y")
-        update_table(self._table, table_frame(risk))
-        if state.basket_error:
-            self._note.object = empty_html(f"The basket could not be loaded: {state.basket_error}", error=True)
-        elif not basket.proj_ids:
-            self._note.object = empty_html("The basket is empty: add funds from the Fund explorer, or fill it with a company's funds.")
-        else:
+        self.table.set_frame(table_frame(risk))
+        note = basket_state_html(state)
+        if note is None:
             failed = basket.failed_part("suitability")
             no_level = risk["risk_rank"].isna() & ~risk["proj_id"].isin(failed)
             unpublished = risk.loc[no_level, "fund"].astype(str).tolist() if basket.loaded else []
-            notes = []
-            if failed:  # a failure is not "no data": say so, with the reason
-                notes.append(empty_html(f"Risk levels could not be loaded for: {', '.join(basket.label(p) for p in failed)} "
-                                        f"({basket.errors[failed[0]]['suitability']}).", error=True))
+            notes = [failed_part_html(basket, "suitability", "Risk levels")]
             if unpublished:
                 notes.append(empty_html(f"No risk level published for: {', '.join(map(str, unpublished))}."))
-            self._note.object = "".join(notes)
+            note = "".join(notes)
+        self.note.object = note

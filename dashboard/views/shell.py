@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 
 import panel as pn
@@ -14,7 +15,7 @@ from dashboard.errors import SecApiError
 from dashboard.models.dashboard_state import TAB_TITLES, TABS, DashboardState
 from dashboard.views.allocation import AllocationView
 from dashboard.views.basket import BasketPanel
-from dashboard.views.common import DEMO_BANNER_STYLE, STYLESHEETS, TabView, html_pane, notify_error, notify_warning
+from dashboard.views.common import STYLESHEETS, TabView, demo_banner_html, html_pane, notify_error, notify_warning
 from dashboard.present.text import esc
 from dashboard.views.explorer import FundExplorer
 from dashboard.views.fees import FeesView
@@ -62,6 +63,8 @@ class DashboardApp(pn.viewable.Viewer):
     banner = param.String(default="", doc="Banner text shown above the tabs (the demo-data notice); none when empty.")
     examples = param.Dict(default={}, doc="Example licence-register identifiers to prefill (demo mode).")
     page_ready = param.Boolean(default=True, doc="Whether the browser has drawn the page (served apps start False).")
+    report = param.Callable(default=None, doc="Builds the sidebar's report: report(client, state.report_request()) "
+                            "-> HTML text; None when reports are not available.")
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -71,24 +74,25 @@ class DashboardApp(pn.viewable.Viewer):
         # redraws in the browser. (This is what Tabs(dynamic=True) is for, but re-showing a tab
         # with Bokeh plots that way makes BokehJS measure a plot view it has already removed.)
         self.views: dict[str, pn.viewable.Viewer] = {}
-        self._slots = {t: pn.Column(sizing_mode="stretch_width", name=f"tab-{t}") for t in TABS}
+        #: Each tab's content, named by its title: the shown tab's view, nothing for the others.
+        self.slots = {t: pn.Column(sizing_mode="stretch_width", name=TAB_TITLES[t]) for t in TABS}
         self._show_only(state.tab)
         # The tabs take the height of what they show: Panel's default (the height of the scrolling
         # area) put the footer in the middle of a long tab, and its minimum width (590 px) made a
         # phone's page scroll sideways.
-        self.tabs = pmui.Tabs(*[(TAB_TITLES[t], self._slots[t]) for t in TABS], active=TABS.index(state.tab),
+        self.tabs = pmui.Tabs(*self.slots.values(), active=TABS.index(state.tab),
                               sizing_mode="stretch_width", name="main-tabs", stylesheets=[TABS_CSS])
         self.tabs.param.watch(self._tab_from_widget, "active")
         state.param.watch(self._tab_from_state, "tab")
         state.param.watch(self._fund_changed, "fund")
         state.basket.param.watch(self._basket_changed, "proj_ids")
         self._licensee_filled = False
+        self._start_notes: list = []  # the first load's notifications, until the page is drawn
 
-        self.basket_panel = BasketPanel(state=state)
+        self.basket_panel = BasketPanel(state=state, report=self.report)
         main = []
         if self.banner:
-            main.append(html_pane(f'<div style="{DEMO_BANNER_STYLE}" role="note" class="sd-demo-banner">{esc(self.banner)}</div>',
-                                  name="demo-banner", margin=(0, 8, 6, 8)))
+            main.append(html_pane(demo_banner_html(self.banner), name="demo-banner", margin=(0, 8, 6, 8)))
         self.footer = html_pane(pn.bind(self._footer_html, state.factsheet.param.loaded_at, state.basket.param.loaded,
                                         state.factsheet.param.stale, state.basket.param.stale),
                                 name="footer", margin=(16, 8, 8, 8))
@@ -124,7 +128,8 @@ class DashboardApp(pn.viewable.Viewer):
 
     # ---- tabs ---------------------------------------------------------------------------------------
 
-    def _ensure_view(self, tab: str) -> pn.viewable.Viewer:
+    def view(self, tab: str) -> pn.viewable.Viewer:
+        """The tab's view, built the first time it is asked for."""
         view = self.views.get(tab)
         if view is None:
             state = self.state
@@ -136,14 +141,16 @@ class DashboardApp(pn.viewable.Viewer):
         return view
 
     def _show_only(self, tab: str) -> pn.viewable.Viewer:
-        view = self._ensure_view(tab)
-        for name, slot in self._slots.items():
+        view = self.view(tab)
+        for name, slot in self.slots.items():
             wanted = [view] if name == tab else []
             other = self.views.get(name)
             if name != tab and isinstance(other, TabView):
-                other.hide()
+                other.shown = False
             if slot.objects != wanted:
                 slot.objects = wanted
+        if isinstance(view, TabView):
+            view.shown = True  # catches up on changes made while it was hidden
         return view
 
     def _tab_from_widget(self, event):
@@ -155,9 +162,7 @@ class DashboardApp(pn.viewable.Viewer):
         index = TABS.index(event.new)
         if self.tabs.active != index:
             self.tabs.active = index
-        view = self._show_only(event.new)
-        if isinstance(view, TabView):
-            view.show()  # catch up on changes made while it was hidden
+        self._show_only(event.new)
         if event.new == "licensee" and self.page_ready:
             pn.state.execute(self._prefill_licensee)
 
@@ -165,7 +170,7 @@ class DashboardApp(pn.viewable.Viewer):
 
     async def _fund_changed(self, event):
         try:
-            await self.state.aload_fund()
+            await self.state.load_fund()
         except SecApiError as exc:
             notify_error(exc, "The fund could not be loaded")
 
@@ -175,7 +180,7 @@ class DashboardApp(pn.viewable.Viewer):
     async def _load_basket(self):
         basket = self.state.basket
         try:
-            await self.state.aload_basket()
+            await self.state.load_basket()
         except SecApiError as exc:
             notify_error(exc, "The basket could not be loaded")
             return
@@ -189,27 +194,34 @@ class DashboardApp(pn.viewable.Viewer):
         if self._licensee_filled or not (self.examples or licence.person_id or licence.case_id):
             return
         self._licensee_filled = True
-        await self._ensure_view("licensee").aprefill()
+        await self.view("licensee").prefill()
 
     async def start(self):
         """The first load: the URL's fund and basket, or the default search (run once per session)."""
-        errors = await self.state.astart()
-        seen = set()
-        for exc in errors:
-            if str(exc) not in seen:
-                seen.add(str(exc))
-                notify_error(exc)
+        errors = await self.state.start()
+        notes = [functools.partial(notify_error, exc) for exc in {str(e): e for e in errors}.values()]
         failed = self.state.basket.failed()
         if failed and not errors:
-            notify_warning(f"No data could be loaded for {', '.join(self.state.basket.label(p) for p in failed)}")
-        if self.state.tab == "licensee" and self.page_ready:
-            await self._prefill_licensee()
+            notes.append(functools.partial(
+                notify_warning, f"No data could be loaded for {', '.join(self.state.basket.label(p) for p in failed)}"))
+        # A notification sent before the browser has drawn the page is lost: those wait for it.
+        self._start_notes = notes
+        if self.page_ready:
+            self._notify_start()
+            if self.state.tab == "licensee":
+                await self._prefill_licensee()
+
+    def _notify_start(self):
+        notes, self._start_notes = self._start_notes, []
+        for note in notes:
+            note()
 
     async def on_page_ready(self):
         """The browser has drawn the page: lookups may now fill the tables it drew. (Filling a table
         the browser is still building, as the Licensee tab's examples did when a reload opened on
         it, makes Tabulator patch a table it has not made yet.)"""
         self.page_ready = True
+        self._notify_start()
         if self.state.tab == "licensee":
             await self._prefill_licensee()
 

@@ -12,9 +12,9 @@ import panel as pn
 import panel_material_ui as pmui
 import pytest
 
-from dashboard.api.client import SecClient
+from dashboard.demo.connect import open_client
 from dashboard.errors import ServiceError
-from dashboard.app import create_app, demo_examples, url_search
+from dashboard.app import create_dashboard, demo_examples, url_search
 from dashboard.config import ApiSettings
 from dashboard.models.dashboard_state import TAB_TITLES, TABS
 from dashboard.views.common import TabView
@@ -28,18 +28,17 @@ HOSTILE = "<img src=x onerror=alert(1)>"
 
 @pytest.fixture(scope="module")
 def demo_app():
-    client = SecClient(ApiSettings.from_env(demo=True, environ={}), today=lambda: TODAY)
-    page = create_app(client=client)
-    app = page._dashboard
+    client = open_client(ApiSettings.from_env(demo=True, environ={}), today=lambda: TODAY)
+    app = create_dashboard(client=client)
     run(app.start())
-    yield page, app
+    yield app.page, app
     client.close()
 
 
 def test_one_page_with_seven_tabs_and_the_demo_banner(demo_app):
     page, app = demo_app
     assert isinstance(page, pmui.Page) and page.theme_toggle
-    assert [name for name in app.tabs._names] == [TAB_TITLES[t] for t in TABS]
+    assert [slot.name for slot in app.tabs] == [TAB_TITLES[t] for t in TABS]
     banner = page.main[0]
     assert "DEMO DATA — fictional funds and companies" in banner.object
     assert page.sidebar[0] is app.basket_panel.__panel__()
@@ -49,9 +48,9 @@ def test_first_load_fills_search_fund_and_basket(demo_app):
     _, app = demo_app
     state = app.state
     explorer = app.views["explorer"]
-    assert len(explorer._results.value) == len(state.search.results) > 0
-    assert explorer._results.selection == [explorer._results.value["proj_id"].tolist().index(state.fund)]
-    html = explorer._overview.object
+    assert len(explorer.results.value) == len(state.search.results) > 0
+    assert explorer.results.selection == [explorer.results.value["proj_id"].tolist().index(state.fund)]
+    html = explorer.overview.object
     record = state.factsheet.fund
     assert record["proj_abbr_name"] in html and "Registration no." in html and "Investment minimums" in html
     assert len(state.basket.proj_ids) == 4 and state.basket_revision > 0
@@ -66,10 +65,10 @@ def test_every_tab_builds_and_draws_its_charts(demo_app):
         app.state.tab = tab
         view = app.views[tab]
         assert app.tabs.active == TABS.index(tab)
-        assert app._slots[tab].objects[0] is view.__panel__()
-        assert all(not slot.objects for name, slot in app._slots.items() if name != tab)  # only the shown tab
+        assert app.slots[tab].objects[0] is view.__panel__()
+        assert all(not slot.objects for name, slot in app.slots.items() if name != tab)  # only the shown tab
         if isinstance(view, TabView):
-            charts = [p for p in view._layout.select(pn.pane.HoloViews)]
+            charts = [p for p in view.__panel__().select(pn.pane.HoloViews)]
             assert charts, tab
             for pane in charts:
                 assert isinstance(pane.object, hv.core.Dimensioned)
@@ -82,8 +81,8 @@ def test_holdings_view_shows_the_total_as_reported(demo_app):
     app.state.tab = "holdings"
     view = app.views["holdings"]
     total = app.state.holdings.total_percent()
-    assert f"{total:,.2f} %" in view._summary.object
-    assert len(view._table.value) == len(app.state.holdings.lines())
+    assert f"{total:,.2f} %" in view.summary.object
+    assert len(view.table.value) == len(app.state.holdings.lines())
     app.state.tab = "explorer"
 
 
@@ -91,10 +90,10 @@ def test_fee_charts_never_mix_ceiling_and_actual(demo_app):
     _, app = demo_app
     app.state.tab = "fees"
     view = app.views["fees"]
-    actual, ceiling = view._actual.object, view._ceiling.object
+    actual, ceiling = view.actual_chart.object, view.ceiling_chart.object
     assert [d.name for d in actual.vdims][0] == "actual_value_num"
     assert [d.name for d in ceiling.vdims][0] == "rate_num"
-    table = view._table.value
+    table = view.table.value
     assert {"rate", "actual_value", "fee_other_desc"} <= set(table.columns)
     app.state.tab = "explorer"
 
@@ -124,16 +123,16 @@ def test_service_text_is_escaped_in_the_overview():
 
 def test_a_failing_service_gives_error_states_and_the_app_works_afterwards(make_client, simulator):
     client = make_client(use_cache=False, max_attempts=1)
-    page = create_app(ApiSettings.from_env(base_url=simulator.base_url, api_key=KEY, environ={}), client=client)
-    app = page._dashboard
+    app = create_dashboard(ApiSettings.from_env(base_url=simulator.base_url, api_key=KEY, environ={}), client=client)
+    page = app.page
     assert page.main[0] is app.tabs  # no demo banner with a real service
     simulator.app.inject("503", times=1000)
     run(app.start())
     assert app.state.search_error and "503" in app.state.search_error
-    assert "could not" in app.views["explorer"]._message.object or "failed" in app.views["explorer"]._message.object
+    assert "could not" in app.views["explorer"].message.object or "failed" in app.views["explorer"].message.object
     simulator.app.clear_faults()
-    assert run(app.state.asearch("Demo"))
-    assert app.state.search_error == "" and not app.views["explorer"]._message.visible
+    assert run(app.state.search_funds("Demo"))
+    assert app.state.search_error == "" and not app.views["explorer"].message.visible
     assert f"Data: {simulator.base_url}" in app.footer.object
 
 
@@ -145,19 +144,19 @@ def test_report_download_uses_the_reports_module(demo_app, monkeypatch):
     fake.licensee_report_html = lambda client, uid, cases=(): calls.append(("licensee", uid, cases)) or "<html>lic</html>"
     monkeypatch.setitem(sys.modules, "dashboard.reports", fake)
     panel = app.basket_panel
-    out = run(panel._report())
+    out = run(panel.report_file())
     assert isinstance(out, io.StringIO) and out.getvalue() == "<html>fund</html>"
     assert calls[-1][0] == "fund" and calls[-1][1] == [app.state.fund]
     app.state.tab = "fees"
-    run(panel._report())
-    assert calls[-1][1] == app.state.basket.proj_ids and panel._download.filename.startswith("comparison-")
+    run(panel.report_file())
+    assert calls[-1][1] == app.state.basket.proj_ids and panel.download.filename.startswith("comparison-")
     app.state.tab = "explorer"
 
     def broken(client, ids, funds=None):
         raise ServiceError("the service failed (503); try again later")
 
     fake.fund_report_html = broken
-    out = run(panel._report())
+    out = run(panel.report_file())
     assert "could not be made" in out.getvalue() and "503" in out.getvalue()
 
 
@@ -171,25 +170,25 @@ def test_licensee_view_lookups(demo_app):
     _, app = demo_app
     app.state.tab = "licensee"
     view = app.views["licensee"]
-    run(view.aprefill())
+    run(view.prefill())
     lic = app.state.licence
     assert not lic.companies.empty and not lic.former.empty and not lic.approvals.empty
     assert set(lic.approvals["approval_state"].dropna()) <= {"active", "expired", "no expiry"}
-    assert "Section or law" in view._case.object and "meaning by action type" in view._case.object
+    assert "Section or law" in view.enforcement_card.object and "meaning by action type" in view.enforcement_card.object
     view.action_type = 3
-    assert "administrative action (the date on the penalty letter)" in view._case.object
-    assert "administrative fine in the form" in view._case.object  # details follow their own list
-    assert "Act (English)" in view._alert.object
+    assert "administrative action (the date on the penalty letter)" in view.enforcement_card.object
+    assert "administrative fine in the form" in view.enforcement_card.object  # details follow their own list
+    assert "Act (English)" in view.alert_card.object
     # the current service's lookups (the demo plays it): people, a company, case and alert lists
     assert not lic.people.empty and not lic.company_licences.empty and not lic.personnel.empty
     assert not lic.business.empty and not lic.cases.empty and not lic.alert_cases.empty
-    assert any("(" in str(c) for c in view._duties.value["company"])  # names, not bare identifiers
-    view._person_id.value = "P9999999999"
-    run(view._load_person())
-    assert "no approvals or duties" in view._person_note.object
-    view._person_id.value = ""
-    run(view._load_person())
-    assert "sd-error" in view._person_note.object  # refused before any request
+    assert any("(" in str(c) for c in view.tables["duties"].value["company"])  # names, not bare identifiers
+    view.person_id = "P9999999999"
+    run(view.load_person())
+    assert "no approvals or duties" in view.notes["person"].object
+    view.person_id = ""
+    run(view.load_person())
+    assert "sd-error" in view.notes["person"].object  # refused before any request
     app.state.tab = "explorer"
 
 
@@ -197,12 +196,12 @@ def test_basket_panel_lists_and_removes(demo_app):
     _, app = demo_app
     panel = app.basket_panel
     before = list(app.state.basket.proj_ids)
-    assert len(panel._list.objects) == len(before)
+    assert len(panel.fund_list.objects) == len(before)
     app.state.basket.remove(before[0])
-    assert len(panel._list.objects) == len(before) - 1 and panel._title.object.startswith(f"Comparison basket: {len(before) - 1}")
+    assert len(panel.fund_list.objects) == len(before) - 1 and panel.title.object.startswith(f"Comparison basket: {len(before) - 1}")
     app.state.basket.add(before[0], app.state.fund_record(before[0]))
-    run(app.state.aload_basket())
-    assert panel._list.objects and "loading" not in panel._list.objects[-1][0].object
+    run(app.state.load_basket())
+    assert panel.fund_list.objects and "loading" not in panel.fund_list.objects[-1][0].object
 
 
 def test_stale_data_is_marked(demo_app):
@@ -256,45 +255,45 @@ def test_a_fund_that_fails_to_load_shows_no_figures_of_the_fund_before(make_clie
     from dashboard.errors import SecApiError
 
     client = make_client(use_cache=False, max_attempts=1)
-    page = create_app(ApiSettings.from_env(base_url=simulator.base_url, api_key=KEY, environ={}), client=client)
-    app, state = page._dashboard, page._dashboard.state
+    app = create_dashboard(ApiSettings.from_env(base_url=simulator.base_url, api_key=KEY, environ={}), client=client)
+    state = app.state
     first, other = [f for f in dataset.funds if f["proj_id"] in dataset.holdings and dataset.allocation.get(f["proj_id"])
                     and dataset.performance.get(f["proj_id"])][:2]
     state.fund = first["proj_id"]
-    run(state.aload_fund())
+    run(state.load_fund())
     for tab in ("allocation", "holdings", "performance"):
-        app._ensure_view(tab).render()
-    assert not app.views["allocation"]._table.value.empty and not app.views["holdings"]._table.value.empty
+        app.view(tab).render()
+    assert not app.views["allocation"].table.value.empty and not app.views["holdings"].table.value.empty
     other = other["proj_id"]
     simulator.app.inject("503", times=1000)
     state.fund = other
     with pytest.raises(SecApiError):
-        run(state.aload_fund())
+        run(state.load_fund())
     simulator.app.clear_faults()
     assert state.fund_error
     for view in (app.views["allocation"], app.views["holdings"], app.views["performance"]):
         view.render()
-    assert app.views["allocation"]._table.value.empty
-    assert app.views["holdings"]._table.value.empty
-    assert app.views["performance"]._table.value.empty
+    assert app.views["allocation"].table.value.empty
+    assert app.views["holdings"].table.value.empty
+    assert app.views["performance"].table.value.empty
 
 
 def test_a_failed_fee_or_risk_call_is_shown_as_a_failure_not_as_no_data(make_client, simulator, dataset):
     client = make_client(max_attempts=1)
-    page = create_app(ApiSettings.from_env(base_url=simulator.base_url, api_key=KEY, environ={}), client=client)
-    app, state = page._dashboard, page._dashboard.state
+    app = create_dashboard(ApiSettings.from_env(base_url=simulator.base_url, api_key=KEY, environ={}), client=client)
+    state = app.state
     failing, cached = [f for f in dataset.funds if dataset.fees.get(f["proj_id"]) and dataset.suitability.get(f["proj_id"])][:2]
     state.set_basket([cached["proj_id"]])
-    run(state.aload_basket())  # now in the client's cache
+    run(state.load_basket())  # now in the client's cache
     simulator.app.inject("503", times=1000)  # every request fails: only the cached fund has data
     try:
         state.set_basket([failing["proj_id"], cached["proj_id"]])  # the shell starts loading at once
-        run(state.aload_basket())
+        run(state.load_basket())
     finally:
         simulator.app.clear_faults()
-    fees, risk = app._ensure_view("fees"), app._ensure_view("risk")
+    fees, risk = app.view("fees"), app.view("risk")
     fees.render()
     risk.render()
-    assert "could not be loaded" in fees._note.object and "503" in fees._note.object
-    assert "could not be loaded" in risk._note.object
-    assert "No fees published" not in fees._note.object
+    assert "could not be loaded" in fees.note.object and "503" in fees.note.object
+    assert "could not be loaded" in risk.note.object
+    assert "No fees published" not in fees.note.object

@@ -1,0 +1,106 @@
+"""Words and numbers without Panel: text stays text, numbers carry units, codes become words."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dashboard.present.text import (
+    asset_name_text,
+    asset_type_text,
+    currency_word,
+    display_frame,
+    empty_html,
+    esc,
+    fmt_amount,
+    fmt_baht,
+    fmt_date,
+    fmt_percent,
+    kv_table,
+    link,
+    safe_url,
+    status_text,
+    us_investors_text,
+)
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+def test_esc_escapes_and_keeps_line_breaks():
+    assert esc(HOSTILE) == "&lt;img src=x onerror=alert(1)&gt;"
+    assert esc('a "b" & c') == "a &quot;b&quot; &amp; c"
+    assert esc("line 1\nline 2") == "line 1<br>line 2"
+    assert esc(None) == "–" and esc(float("nan")) == "–" and esc("  ", "none") == "none"
+
+
+def test_links_only_for_http():
+    assert safe_url("https://example.com/a.pdf") == "https://example.com/a.pdf"
+    assert safe_url("javascript:alert(1)") is None and safe_url("data:text/html,x") is None and safe_url("-") is None
+    assert 'href="https://example.com/?a=1&amp;b=&quot;"' not in link('https://example.com/?a=1&b="', "open")
+    html = link("https://example.com/?a=1&b=2", "open")
+    assert 'href="https://example.com/?a=1&amp;b=2"' in html and 'rel="noopener noreferrer"' in html
+    assert "<a" not in link("javascript:alert(1)", "open")
+
+
+@pytest.mark.parametrize("value, expected", [(1.234, "1.23 %"), (-0.5, "-0.50 %"), (None, "–"), ("x", "–"), (math.inf, "–")])
+def test_fmt_percent(value, expected):
+    assert fmt_percent(value) == expected
+
+
+def test_amounts_with_units():
+    assert fmt_baht(1234567.891) == "1,234,567.89 baht"
+    assert fmt_amount("1000", "บาท") == "1,000.00 baht"
+    assert fmt_amount(50, "units", digits=0) == "50 units"
+    assert fmt_amount(None, "บาท") == "–"
+    assert fmt_percent(2, signed=True) == "+2.00 %"
+    assert fmt_date(pd.Timestamp("2026-01-02 10:00")) == "2026-01-02" and fmt_date(None) == "–"
+
+
+def test_kv_table_labels_are_escaped_and_values_trusted_as_built():
+    html = kv_table([("A <b>", esc(HOSTILE))])
+    assert "A &lt;b&gt;" in html and "&lt;img" in html and "<img" not in html
+    assert "<img" not in empty_html(HOSTILE) and 'role="alert"' in empty_html("x", error=True)
+
+
+def test_display_frame_for_tables():
+    frame = pd.DataFrame({
+        "text": pd.array(["a", None], dtype="string"),
+        "when": pd.to_datetime(["2026-01-02", None]),
+        "seq": pd.array([1, None], dtype="Int64"),
+        "flag": [True, False],
+        "value": [1.5, np.nan],
+    })
+    out = display_frame(frame)
+    assert out["text"].tolist() == ["a", ""]
+    assert out["when"].tolist() == ["2026-01-02", ""]
+    assert out["seq"].tolist() == ["1", ""]
+    assert out["flag"].tolist() == ["yes", "no"]
+    assert out["value"].iloc[0] == 1.5 and np.isnan(out["value"].iloc[1])
+
+
+@pytest.mark.parametrize("code, text", [("RG", "registered (RG)"), ("Registered", "registered (RG)"),
+                                        ("LI", "liquidated (LI)"), ("ZZ", "ZZ"), (None, "")])
+def test_a_status_is_a_word_with_its_code_beside_it(code, text):
+    assert status_text(code) == text
+
+
+def test_an_asset_type_shows_english_thai_and_code():
+    assert asset_type_text("301", "เงินฝากธนาคาร") == "bank deposits · เงินฝากธนาคาร (301)"
+    assert asset_type_text("301") == "bank deposits · เงินฝากธนาคาร (301)"  # legacy: the code only
+    assert asset_type_text("888", "สัญญาแลกเปลี่ยน (Swap)") == "Swap · สัญญาแลกเปลี่ยน (888)"
+    assert asset_type_text("888", "สัญญาแลกเปลี่ยน") == "สัญญาแลกเปลี่ยน (888)"
+
+
+def test_asset_names_give_the_english_the_text_carries():
+    assert asset_name_text("สัญญาซื้อขายล่วงหน้า (Forward)") == "Forward · สัญญาซื้อขายล่วงหน้า"
+    assert asset_name_text("เงินฝากธนาคาร") == "bank deposits · เงินฝากธนาคาร"  # a common class named from the table
+    assert asset_name_text("บมจ.ปตท.") == "บมจ.ปตท."  # no English known: the Thai text alone
+    assert asset_name_text("หุ้น (ไทย)") == "หุ้น (ไทย)"  # Thai in the parentheses is not an English name
+
+
+def test_the_same_words_for_us_investors_and_baht():
+    assert (us_investors_text("Y"), us_investors_text("n"), us_investors_text(None)) == ("may invest", "may not invest", None)
+    assert [currency_word(u) for u in ("บาท", "THB", "USD", None)] == ["baht", "baht", "USD", ""]

@@ -12,8 +12,8 @@ import holoviews as hv
 import pandas as pd
 
 from dashboard.models.fund import SINGLE_CLASS, class_key, fund_returns
-from dashboard.models.fund import period_words  # noqa: F401  (reports call charts.period_words; the rule is the model's)
-from dashboard.present.text import asset_name_text
+from dashboard.present.text import asset_name_text, fmt_date
+from dashboard.records import APPROVAL_NO_EXPIRY
 from dashboard.records.labels import RISK_LEVEL
 
 RISK_LEVELS = list(RISK_LEVEL.values())  # "1" .. "8", "8+"
@@ -327,3 +327,44 @@ def basket_return_bars(performance: pd.DataFrame | None) -> hv.Element:
     data = data[["period", "fund", "performance_val"]].astype({"performance_val": float})
     return grouped_bars(data, "period", "fund", "performance_val", groups=periods, names=funds, group_label="Period",
                         value_label="Fund return, %", title="Fund return across the basket (first unit class)")
+
+
+# ---- licences ---------------------------------------------------------------------------------
+
+LICENCE_KIND_COLORS = {"approval": "#3b6ea5", "approval (no expiry)": "#9ecae1", "duty": "#59a14f"}
+
+
+def licence_timeline(approvals: pd.DataFrame, duties: pd.DataFrame, today) -> hv.Element:
+    """Approvals (effective to expiry) and current duties (start to today) as bars on a time axis."""
+    rows = []
+    now = pd.Timestamp(today)
+    for r in approvals.sort_values("effective_date").to_dict("records"):
+        if pd.isna(r.get("effective_date")):
+            continue
+        open_ended = r.get("approval_state") == APPROVAL_NO_EXPIRY or pd.isna(r.get("expire_date"))
+        end = now if open_ended else r["expire_date"]
+        rows.append({"what": f"approval {r.get('lic_code') or '?'}", "kind": "approval (no expiry)" if open_ended else "approval",
+                     "start": r["effective_date"], "end": max(end, r["effective_date"]),
+                     "state": str(r.get("approval_state") or "-"), "from": fmt_date(r["effective_date"]),
+                     "to": "no expiry" if open_ended else fmt_date(r["expire_date"])})
+    for r in duties.sort_values("action_start_date").to_dict("records"):
+        if pd.isna(r.get("action_start_date")):
+            continue
+        end = now if pd.isna(r.get("action_end_date")) else r["action_end_date"]
+        rows.append({"what": f"duty {r.get('lic_action_code') or '?'} at {r.get('company_unique_id') or '?'}", "kind": "duty",
+                     "start": r["action_start_date"], "end": max(end, r["action_start_date"]),
+                     "state": "serving" if pd.isna(r.get("action_end_date")) else "ended",
+                     "from": fmt_date(r["action_start_date"]),
+                     "to": "still serving" if pd.isna(r.get("action_end_date")) else fmt_date(r["action_end_date"])})
+    if not rows:
+        return empty_chart("No dated approvals or duties to draw")
+    data = pd.DataFrame(rows)
+    data["y0"] = data["y1"] = range(len(data))
+    data = data.astype({"what": str, "kind": str, "state": str, "from": str, "to": str})
+    ticks = [(i, w) for i, w in enumerate(data["what"])]
+    segments = hv.Segments(data, kdims=[hv.Dimension("start", label="From"), hv.Dimension("y0", label="Item"), "end", "y1"],
+                           vdims=["what", "kind", "state", "from", "to"]).opts(
+        color=hv.dim("kind").categorize(LICENCE_KIND_COLORS, default="#999999"), line_width=14, tools=["hover"],
+        yticks=ticks, ylim=(-0.7, len(data) - 0.3), xlabel="Date", ylabel="", title="Approvals and current duties over time",
+        width=WIDTH + 160, height=max(200, 34 * len(data) + 90), toolbar=None)
+    return segments * hv.VLine(now).opts(color="#d62728", line_dash="dashed", line_width=1)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import date, datetime
 from typing import Any
 
 import pandas as pd
@@ -22,11 +23,20 @@ DASH = "–"
 
 
 def is_missing(value: Any) -> bool:
-    if value is None or value is pd.NA or value is pd.NaT:
+    """None, NaN/NA/NaT of any kind, or blank text: shown as the missing-value mark."""
+    if value is None:
         return True
-    if isinstance(value, float) and math.isnan(value):
-        return True
-    return isinstance(value, str) and not value.strip()
+    if isinstance(value, str):
+        return not value.strip()
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # lists, dicts: values, not missing
+        return False
+
+
+def text(value: Any, missing: str = DASH) -> str:
+    """Any value as text; a missing one as the mark."""
+    return missing if is_missing(value) else str(value)
 
 
 def esc(value: Any, missing: str = DASH) -> str:
@@ -81,17 +91,23 @@ def _number(value: Any) -> float | None:
     return None if math.isnan(number) or math.isinf(number) else number
 
 
-def fmt_number(value: Any, digits: int = 2) -> str:
+def fmt_number(value: Any, digits: int = 2, *, suffix: str = "") -> str:
+    """A number with thousands separators; the mark when missing or not a number."""
     number = _number(value)
-    return DASH if number is None else f"{number:,.{digits}f}"
+    return DASH if number is None else f"{number:,.{digits}f}{suffix}"
 
 
 def fmt_percent(value: Any, digits: int = 2, signed: bool = False) -> str:
-    """"1.23 %"; "+1.23 %" when signed; a dash when missing."""
+    """"1.23 %"; "+1.23 %" when signed; the mark when missing or not a number."""
+    if signed:
+        return fmt_signed(value, digits, suffix=" %")
+    return fmt_number(value, digits, suffix=" %")
+
+
+def fmt_signed(value: Any, digits: int = 2, suffix: str = "") -> str:
+    """A change with its sign: "+0.125", "-1.50 %"."""
     number = _number(value)
-    if number is None:
-        return DASH
-    return f"{number:+,.{digits}f} %" if signed else f"{number:,.{digits}f} %"
+    return DASH if number is None else f"{number:+,.{digits}f}{suffix}"
 
 
 BAHT_UNITS = {"บาท", "thb", "baht", "฿"}
@@ -175,11 +191,55 @@ def currency_word(unit: object) -> str:
 
 
 def fmt_date(value: Any) -> str:
+    """A date as YYYY-MM-DD; text that is not a date stays whole."""
     if is_missing(value):
         return DASH
-    if isinstance(value, pd.Timestamp):
-        return value.date().isoformat()
-    return str(value)[:10]
+    if isinstance(value, (pd.Timestamp, datetime)):
+        return value.strftime("%Y-%m-%d")
+    if isinstance(value, date):
+        return value.isoformat()
+    value = str(value)
+    return value[:10] if len(value) >= 10 and value[4:5] == "-" and value[7:8] == "-" else value
+
+
+def fmt_datetime(value: Any) -> str:
+    """A last-modified stamp as YYYY-MM-DD HH:MM (the service gives no time zone)."""
+    if is_missing(value):
+        return DASH
+    if isinstance(value, (pd.Timestamp, datetime)):
+        return value.strftime("%Y-%m-%d %H:%M")
+    value = str(value).replace("T", " ")
+    return value[:16] if len(value) >= 16 else value
+
+
+def fmt_period(period: str | None) -> str:
+    """A holdings period YYYYMM as YYYY-MM."""
+    return f"{period[:4]}-{period[4:]}" if period and len(period) == 6 else (period or DASH)
+
+
+def distinct_dates(values: Iterable[Any]) -> list[str]:
+    """Distinct non-missing dates (or free texts), sorted."""
+    return sorted({fmt_date(v) for v in values if not is_missing(v)})
+
+
+def latest_update(*sources: Any) -> str | None:
+    """The newest `last_upd_date` anywhere in these records (dicts, lists, nested), as ISO text."""
+    stamps: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, Mapping):
+            for key, value in node.items():
+                if key == "last_upd_date" and isinstance(value, str) and value.strip():
+                    stamps.append(value.strip())
+                elif isinstance(value, (Mapping, list, tuple)):
+                    walk(value)
+        elif isinstance(node, (list, tuple)):
+            for item in node:
+                walk(item)
+
+    for source in sources:
+        walk(source)
+    return max(stamps) if stamps else None
 
 
 def kv_table(rows: Iterable[tuple[str, str]]) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from dashboard.reports.formats import fmt_date, fmt_number, fmt_percent, is_missing, text
+from dashboard.present.text import fmt_date, fmt_number, fmt_percent, is_missing, text
 
 
 @dataclass(frozen=True)

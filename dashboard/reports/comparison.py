@@ -16,7 +16,7 @@ from dashboard.reports.blocks import Caution, Column, Note, pct_col, table
 from dashboard.reports.document import ReportDocument
 from dashboard.reports.embed import safe_chart
 from dashboard.reports.factsheet import fee_charts_and_table
-from dashboard.reports.formats import distinct_dates, fmt_datetime, is_missing, latest_update
+from dashboard.present.text import distinct_dates, fmt_datetime, is_missing, latest_update
 
 
 def _summary(doc: ReportDocument, basket: FundBasket, perf_as_of: dict[str, str]) -> None:

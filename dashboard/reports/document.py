@@ -9,6 +9,7 @@ Content-Security-Policy in the document forbids every fetch, as a second line of
 from __future__ import annotations
 
 import html
+import urllib.parse
 import os
 import tempfile
 from dataclasses import dataclass, field
@@ -23,9 +24,33 @@ from markupsafe import Markup
 from dashboard.config import ApiSettings
 from dashboard.reports.blocks import Caution, Note
 from dashboard.reports.embed import embed
-from dashboard.reports.formats import MISSING, format_generated, is_missing, safe_source_label
+from dashboard.present.text import DASH as MISSING, is_missing
 
 DEMO_BANNER = "DEMO DATA — fictional funds and companies"
+
+
+def safe_source_label(settings: ApiSettings) -> str:
+    """Where the data came from, without any user name, password, query or fragment of the URL."""
+    label = settings.source_label
+    if settings.demo:
+        return label
+    try:
+        parts = urllib.parse.urlsplit(label)
+    except ValueError:
+        return "the configured service"
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", "")) or "the configured service"
+
+
+def format_generated(generated_at: datetime | None) -> tuple[str, str]:
+    """(text shown, ISO value) of the generation time, with the local UTC offset."""
+    moment = generated_at or datetime.now().astimezone()
+    if moment.tzinfo is None:
+        moment = moment.astimezone()
+    return moment.strftime("%Y-%m-%d %H:%M:%S %z").replace("+0000", "UTC"), moment.isoformat(timespec="seconds")
+
 
 
 def _escaped(value: Any) -> Any:

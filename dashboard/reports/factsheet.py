@@ -22,8 +22,7 @@ from dashboard.records.successor import NOT_PUBLISHED_NOTE, not_published
 from dashboard.reports.blocks import Caution, Column, Heading, Link, Note, Table, key_values, num_col, pct_col, table, text_block
 from dashboard.reports.document import ReportDocument, Section
 from dashboard.reports.embed import safe_chart
-from dashboard.reports.formats import (distinct_dates, fmt_date, fmt_datetime, fmt_number, fmt_percent, fmt_period,
-                                       fmt_signed, is_missing, latest_update)
+from dashboard.present.text import distinct_dates, fmt_date, fmt_datetime, fmt_number, fmt_percent, fmt_period, fmt_signed, is_missing, latest_update
 
 VOLATILITY_KINDS = ("fund_volatility", "benchmark_volatility")
 CHANGES_SHOWN = 40

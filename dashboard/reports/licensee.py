@@ -7,8 +7,6 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-import holoviews as hv
-import pandas as pd
 
 from dashboard.api.sync import SecClient
 from dashboard.api.endpoints import validate_path_param
@@ -27,10 +25,7 @@ from dashboard.records.labels import label
 from dashboard.reports.blocks import Card, Caution, Column, Heading, Note, Table, date_col, key_values, table
 from dashboard.reports.document import ReportDocument
 from dashboard.reports.embed import safe_chart
-from dashboard.reports.formats import fmt_date, fmt_datetime, is_missing, latest_update, text
-
-_KIND_COLORS = {"approval": "#3b6ea5", "approval (no expiry)": "#9ecae1", "duty": "#59a14f"}
-
+from dashboard.present.text import fmt_date, fmt_datetime, is_missing, latest_update, text
 
 def name_with_code(record, code_key: str, name_key: str) -> str | None:
     """An approval or duty by name with its code beside it ("Investment planner (IP)"); the code alone when no
@@ -46,42 +41,6 @@ def name_with_code(record, code_key: str, name_key: str) -> str | None:
 def _both(pair: tuple[str, str]) -> str:
     thai, english = pair
     return f"{english} ({thai})"
-
-
-def licence_timeline(approvals: pd.DataFrame, duties: pd.DataFrame, today) -> hv.Element:
-    """Approvals (effective to expiry) and current duties (start to today) as bars on a time axis."""
-    rows = []
-    now = pd.Timestamp(today)
-    for r in approvals.sort_values("effective_date").to_dict("records"):
-        if pd.isna(r.get("effective_date")):
-            continue
-        open_ended = r.get("approval_state") == APPROVAL_NO_EXPIRY or pd.isna(r.get("expire_date"))
-        end = now if open_ended else r["expire_date"]
-        rows.append({"what": f"approval {r.get('lic_code') or '?'}", "kind": "approval (no expiry)" if open_ended else "approval",
-                     "start": r["effective_date"], "end": max(end, r["effective_date"]),
-                     "state": str(r.get("approval_state") or "-"), "from": fmt_date(r["effective_date"]),
-                     "to": "no expiry" if open_ended else fmt_date(r["expire_date"])})
-    for r in duties.sort_values("action_start_date").to_dict("records"):
-        if pd.isna(r.get("action_start_date")):
-            continue
-        end = now if pd.isna(r.get("action_end_date")) else r["action_end_date"]
-        rows.append({"what": f"duty {r.get('lic_action_code') or '?'} at {r.get('company_unique_id') or '?'}", "kind": "duty",
-                     "start": r["action_start_date"], "end": max(end, r["action_start_date"]),
-                     "state": "serving" if pd.isna(r.get("action_end_date")) else "ended",
-                     "from": fmt_date(r["action_start_date"]),
-                     "to": "still serving" if pd.isna(r.get("action_end_date")) else fmt_date(r["action_end_date"])})
-    if not rows:
-        return charts.empty_chart("No dated approvals or duties to draw")
-    data = pd.DataFrame(rows)
-    data["y0"] = data["y1"] = range(len(data))
-    data = data.astype({"what": str, "kind": str, "state": str, "from": str, "to": str})
-    ticks = [(i, w) for i, w in enumerate(data["what"])]
-    segments = hv.Segments(data, kdims=[hv.Dimension("start", label="From"), hv.Dimension("y0", label="Item"), "end", "y1"],
-                           vdims=["what", "kind", "state", "from", "to"]).opts(
-        color=hv.dim("kind").categorize(_KIND_COLORS, default="#999999"), line_width=14, tools=["hover"],
-        yticks=ticks, ylim=(-0.7, len(data) - 0.3), xlabel="Date", ylabel="", title="Approvals and current duties over time",
-        width=charts.WIDTH + 160, height=max(200, 34 * len(data) + 90), toolbar=None)
-    return segments * hv.VLine(now).opts(color="#d62728", line_dash="dashed", line_width=1)
 
 
 def _case_card(case_id: str, record: dict) -> Card:
@@ -179,7 +138,7 @@ def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str]
     if is_person or not is_company:
         sec = doc.section("approvals", "Approvals")
         if is_person:
-            doc.chart(sec, safe_chart(licence_timeline, approvals, duties, client.today), "Approvals and duties timeline")
+            doc.chart(sec, safe_chart(charts.licence_timeline, approvals, duties, client.today), "Approvals and duties timeline")
         if approvals.empty:
             sec.add(Note("No approvals are recorded for this identifier."))
         else:

@@ -13,3 +13,22 @@ def test_risk_spectrum_stacks_funds_of_one_level():
                          "risk_rank": [6.0, 6.0, 6.0, 2.0], "risk_spectrum": ["RS6"] * 3 + ["RS2"]})
     plot = hv.render(risk_spectrum_chart(risk))
     assert isinstance(plot.height, int) and plot.height >= 370
+
+
+def test_licence_timeline_draws_open_approvals_to_today_and_says_when_nothing_is_dated():
+    from dashboard.present.charts import licence_timeline
+    from dashboard.records import APPROVAL_NO_EXPIRY
+
+    today = pd.Timestamp("2026-11-23")
+    approvals = pd.DataFrame({"effective_date": pd.to_datetime(["2020-01-01", "2022-05-01"]),
+                              "expire_date": pd.to_datetime(["2023-01-01", None]),
+                              "approval_state": ["expired", APPROVAL_NO_EXPIRY], "lic_code": ["IP", "IC"]})
+    duties = pd.DataFrame({"action_start_date": pd.to_datetime(["2021-03-01"]), "action_end_date": pd.to_datetime([None]),
+                           "lic_action_code": ["MD"], "company_unique_id": ["C0000000101"]})
+    chart = licence_timeline(approvals, duties, today)
+    segments = chart.get(0).dframe()
+    assert list(segments["kind"]) == ["approval", "approval (no expiry)", "duty"]
+    assert list(segments["to"]) == ["2023-01-01", "no expiry", "still serving"]
+    assert (segments["end"].iloc[1], segments["end"].iloc[2]) == (today, today)
+    empty = licence_timeline(approvals.iloc[0:0], duties.iloc[0:0], today)
+    assert isinstance(empty, hv.Text)

@@ -422,6 +422,12 @@ class AsyncSecClient:
         ceiling = min(self.backoff_max, self.backoff_base * (2 ** (state.attempt_number - 1)))
         return random.uniform(ceiling / 2, ceiling)  # "equal jitter": never zero, never in lockstep
 
+    async def send_page(self, endpoint_id: str, path: str, query: dict[str, str]) -> Any:
+        """One GET of one page on the current service's layout, as every call is sent (rate limit, retries,
+        keys, bounded reading, key removal), not cached: the parsed body. For callers that keep their own
+        place in a long listing (the market sync stores each page before asking for the next)."""
+        return await self._send(endpoint(endpoint_id), "GET", path, None, query=query, layout=LAYOUT_SUCCESSOR)
+
     async def _send(self, ep: Endpoint, method: str, path: str, body: dict | None, *, query: dict | None = None,
                     layout: str = LAYOUT_LEGACY, probe: bool = False) -> Any:
         """One request with retries; on a rejected key, the secondary key is tried once."""

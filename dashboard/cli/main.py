@@ -15,6 +15,7 @@ from typing import Any
 
 from dashboard import __version__
 from dashboard.cli.factsheet import print_factsheet
+from dashboard.cli.market import add_market_commands
 from dashboard.cli.output import EXIT_OK, emit, print_readable
 from dashboard.cli.terminal import TerminalFormatter, err, json_text, out, terminal_text
 from dashboard.config import ApiSettings
@@ -407,6 +408,7 @@ def build_parser() -> argparse.ArgumentParser:
     rl.add_argument("unique_id")
     rl.add_argument("--case", action="append", default=[], dest="cases", metavar="CASE_ID", help="enforcement case to include (repeatable)")
     rl.add_argument("-o", "--output", required=True, help="the HTML file to write")
+    add_market_commands(sub, common=common, as_json=as_json)
     return parser
 
 

@@ -1,0 +1,166 @@
+"""Benchmark: the whole-market sync against the simulator, and the store's questions.
+
+Prints:
+  1. a whole-market sync on the successor layout at the given latency and the default rate limit:
+     calls, wall time and its ratio to the floor the rate limit sets (calls / allowed rate),
+     throttling answers received (the simulator is wrapped in a quota of the default rate limit
+     here, answering 429 past it), store size on disk;
+  2. the per-fund crawl's calls for comparison (the legacy layout's walk, counted without latency);
+  3. a second sync right after: calls (target: almost none);
+  4. screener, holders and overlap-of-5-funds query times, median and p95.
+Targets (issue 8): sync within 1.2x the rate-limit floor with no throttling, a whole-market sync on
+the successor layout in under 2,500 calls, screener p95 under 50 ms, overlap of 5 funds under 100 ms.
+
+The default demo data set is small (about 100 funds); `--scale market` asks the demo generator for
+the market-size data set (about 2,100 funds) when the generator offers it.
+
+    python benchmarks/bench_market.py [--latency-ms 80] [--quarters 12] [--runs 50] [--scale market]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import inspect
+import statistics
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+
+from dashboard.api.periods import valid_periods  # noqa: E402
+from dashboard.config import DEFAULT_RATE_LIMIT, ApiSettings  # noqa: E402
+from dashboard.demo.connect import open_client  # noqa: E402
+from dashboard.demo.generator import generate_demo_dataset  # noqa: E402
+from dashboard.demo.simulator import create_app  # noqa: E402
+from dashboard.market import queries  # noqa: E402
+from dashboard.market.store import MarketStore  # noqa: E402
+from dashboard.market.sync import sync_blocking  # noqa: E402
+
+
+class Quota:
+    """ASGI wrapper: at most `calls` requests per `period` seconds (sliding window), else 429."""
+
+    def __init__(self, app, calls: int, period: float):
+        self.app, self.calls, self.period = app, calls, period
+        self.times: collections.deque[float] = collections.deque()
+        self.throttled = 0
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            now = time.monotonic()
+            while self.times and now - self.times[0] >= self.period:
+                self.times.popleft()
+            if len(self.times) >= self.calls:
+                self.throttled += 1
+                await send({"type": "http.response.start", "status": 429,
+                            "headers": [(b"content-type", b"application/json"), (b"retry-after", b"1")]})
+                await send({"type": "http.response.body", "body": b'{"statusCode": 429, "message": "Rate limit is exceeded."}'})
+                return
+            self.times.append(now)
+        await self.app(scope, receive, send)
+
+
+def dataset_for(scale: str, today: date):
+    params = inspect.signature(generate_demo_dataset).parameters
+    if scale != "default":
+        if "scale" not in params:
+            print("  note: the demo generator has no `scale` option yet; using the default data set", flush=True)
+        else:
+            return generate_demo_dataset(today=today, scale=scale)
+    return generate_demo_dataset(today=today)
+
+
+def client_for(app, layout: str, today: date, **options):
+    settings = ApiSettings.from_env(base_url="http://simulator.test", use_cache=False, layout=layout, environ={})
+    return open_client(settings, transport=httpx.ASGITransport(app=app), cache=None, require_keys=False,
+                       today=lambda: today, **options)
+
+
+def quantiles(values: list[float]) -> str:
+    ms = sorted(v * 1000 for v in values)
+    p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
+    return f"median {statistics.median(ms):7.2f} ms   p95 {p95:7.2f} ms   (n={len(ms)})"
+
+
+def line(label: str, text: str, target: str = "") -> None:
+    print(f"  {label:<44} {text}" + (f"   [{target}]" if target else ""), flush=True)
+
+
+def timed(fn, runs: int) -> list[float]:
+    out = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - started)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency-ms", type=float, default=80.0)
+    parser.add_argument("--quarters", type=int, default=12)
+    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--scale", default="default")
+    args = parser.parse_args()
+    today = date.today()
+    ds = dataset_for(args.scale, today)
+    print(f"market benchmark: {len(ds.funds)} funds, latency {args.latency_ms:g} ms, "
+          f"rate limit {DEFAULT_RATE_LIMIT[0]} calls / {DEFAULT_RATE_LIMIT[1]:g} s", flush=True)
+
+    # 1. the whole-market sync, successor layout, paced by the default rate limit
+    app = create_app(ds, require_key=False, today=today, layout="successor", latency_ms=args.latency_ms)
+    quota = Quota(app, *DEFAULT_RATE_LIMIT)
+    workdir = Path(tempfile.mkdtemp(prefix="bench-market-"))
+    store = MarketStore(workdir / "market.duckdb")
+    client = client_for(quota, "successor", today)
+    started = time.perf_counter()
+    result = sync_blocking(store, client, quarters=args.quarters)
+    wall = time.perf_counter() - started
+    calls, per_s = result.calls, DEFAULT_RATE_LIMIT[0] / DEFAULT_RATE_LIMIT[1]
+    floor = calls / per_s
+    line("successor sync: calls", f"{calls:,}", "< 2,500")
+    line("successor sync: wall time", f"{wall:8.1f} s   floor {floor:.1f} s   ratio {wall / floor:.2f}x", "<= 1.2x")
+    line("throttling answers received", f"{quota.throttled} (client retries {result.throttled})", "0")
+    store.close()
+    size = sum(p.stat().st_size for p in workdir.iterdir() if p.is_file())
+    line("store size on disk", f"{size / 2**20:8.1f} MB")
+
+    # 2. the per-fund crawl for comparison (legacy layout), counted without latency or pacing
+    legacy_app = create_app(ds, require_key=False, today=today, layout="legacy")
+    legacy_store = MarketStore(workdir / "legacy.duckdb")
+    legacy = sync_blocking(legacy_store, client_for(legacy_app, "legacy", today, rate_limit_calls=10**9),
+                           quarters=args.quarters)
+    line("per-fund crawl (legacy layout): calls", f"{legacy.calls:,}   ({legacy.calls / max(calls, 1):.1f}x the successor's)")
+    legacy_store.close()
+
+    # 3. a second run right after
+    store = MarketStore(workdir / "market.duckdb")
+    again = sync_blocking(store, client, quarters=args.quarters)
+    line("second sync right after: calls", f"{again.calls}", "almost none")
+
+    # 4. the questions
+    period = valid_periods(today)[0]
+    top = store.query("SELECT issue_code FROM holdings WHERE period = ? AND NOT is_nav_total AND issue_code IS NOT NULL "
+                      "GROUP BY 1 ORDER BY count(DISTINCT proj_id) DESC LIMIT 1", [period])
+    code = top[0]["issue_code"] if top else "PTT"
+    five = [r["proj_id"] for r in store.query(
+        "SELECT proj_id FROM holdings WHERE period = ? GROUP BY 1 ORDER BY count(*) DESC LIMIT 5", [period])]
+    line("screener (status, risk, fee, sort)", quantiles(timed(lambda: queries.screen(
+        store, status="RG", risk=["RS5", "RS6"], max_fee=2.0, sort="-return_1y", limit=50), args.runs)), "p95 < 50 ms")
+    line("screener (no filter, all funds)", quantiles(timed(lambda: queries.screen(store), args.runs)), "p95 < 50 ms")
+    line(f"holders of {code}", quantiles(timed(lambda: queries.holders(store, code), args.runs)))
+    if len(five) == 5:
+        line("overlap of 5 funds", quantiles(timed(lambda: queries.overlap(store, five), args.runs)), "< 100 ms")
+    store.close()
+    client.close()
+
+
+if __name__ == "__main__":
+    main()

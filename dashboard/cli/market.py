@@ -1,0 +1,335 @@
+"""`sec-dashboard market ...`: fill the whole-market store and ask it (sync, status, export, screen, holders, overlap).
+
+`add_market_commands(subparsers, common=..., as_json=...)` adds the commands to the main parser;
+`main(argv)` runs them on their own (tests), with the exit codes of the rest of the command line:
+0 done, 2 bad input, 3 a rejected key, 4 the service (or the store) failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from collections.abc import Sequence
+from functools import wraps
+
+from dashboard.cli.terminal import err, json_text, out, record_table
+from dashboard.config import ApiSettings
+from dashboard.errors import BadInputError, SecApiError
+
+EXIT_OK = 0
+
+SCREEN_COLUMNS = ["proj_id", "proj_abbr_name", "proj_name_en", "company_name_en", "fund_status", "risk_spectrum",
+                  "total_fee_actual", "return_1y"]
+HOLDER_COLUMNS = ["proj_id", "proj_abbr_name", "period", "percent_nav", "assetliab_value"]
+HEADERS = {"total_fee_actual": "fee % (charged)", "return_1y": "1y return %", "percent_nav": "% of NAV",
+           "assetliab_value": "value (baht)", "company_name_en": "company", "proj_abbr_name": "fund"}
+
+
+# ---- what the commands share --------------------------------------------------------------------
+
+
+def _settings(args: argparse.Namespace) -> ApiSettings:
+    return ApiSettings.from_env(
+        base_url=getattr(args, "base_url", None),
+        demo=True if getattr(args, "demo", False) else None,
+        cache_dir=getattr(args, "cache_dir", None),
+        use_cache=not getattr(args, "no_cache", False),
+        layout=getattr(args, "layout", None),
+    )
+
+
+def _store(args: argparse.Namespace, *, read_only: bool = False):
+    from dashboard.market.store import MarketStore
+
+    return MarketStore(getattr(args, "store", None), settings=_settings(args), read_only=read_only)
+
+
+def _readable_store(args: argparse.Namespace):
+    """The store for a question: read-only when it exists (others may read it too), else a clear refusal."""
+    from dashboard.market.store import store_path
+
+    path = store_path(_settings(args), getattr(args, "store", None))
+    if not path.exists():
+        raise BadInputError(f"no market store at {path} yet: run `sec-dashboard market sync` first")
+    return _store(args, read_only=True)
+
+
+def _emit_rows(args: argparse.Namespace, rows: list[dict], columns: list[str], empty: str) -> int:
+    if args.json:
+        sys.stdout.write(json_text(rows) + "\n")
+        return EXIT_OK
+    if not rows:
+        err(f"no data: {empty}")
+        return EXIT_OK
+    for line in record_table(rows, columns, headers=HEADERS):
+        out(line)
+    out(f"({len(rows)} rows)")
+    return EXIT_OK
+
+
+def _store_errors(command):
+    """A store that fails under a command (disk full, a damaged page) is one error line, never a traceback."""
+    @wraps(command)
+    def run(args: argparse.Namespace) -> int:
+        import duckdb
+
+        try:
+            return command(args)
+        except duckdb.Error as exc:
+            raise SecApiError(f"the market store failed ({type(exc).__name__}: {str(exc)[:200]}); "
+                              "`market sync` rebuilds a damaged store") from None
+    return run
+
+
+# ---- progress -------------------------------------------------------------------------------------
+
+
+class Progress:
+    """Sync progress on stderr: one bar redrawn in place on a terminal, plain lines (a few) otherwise."""
+
+    def __init__(self, stream=None, *, every_s: float = 10.0):
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.every_s = every_s
+        self._last = 0.0
+        self._width = 0
+
+    def __call__(self, p) -> None:
+        left = f", about {_duration(p.eta_s)} left" if p.eta_s is not None else ""
+        text = f"{p.dataset}: {p.rows:,} rows{' (stored)' if p.done else ''}; {p.calls:,} calls, {_duration(p.elapsed_s)}{left}"
+        if self.tty:
+            line = f"\r{text}"
+            self.stream.write(line.ljust(self._width))
+            self._width = len(line)
+            self.stream.flush()
+            return
+        now = time.monotonic()
+        if p.done or now - self._last >= self.every_s:
+            self._last = now
+            self.stream.write(text + "\n")
+            self.stream.flush()
+
+    def finish(self) -> None:
+        if self.tty and self._width:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+# ---- the commands -----------------------------------------------------------------------------------
+
+
+@_store_errors
+def cmd_market_sync(args: argparse.Namespace) -> int:
+    from dashboard.demo.connect import open_client
+    from dashboard.market.sync import parse_only, sync_blocking
+
+    only = parse_only(args.only)  # refused before anything is opened or sent
+    settings = _settings(args)
+    progress = Progress()
+    with _store(args) as store, open_client(settings) as client:
+        try:
+            result = sync_blocking(store, client, only=only, max_calls=args.max_calls,
+                                   progress=None if args.json else progress)
+        finally:
+            progress.finish()
+    if args.json:
+        sys.stdout.write(json_text(result.as_dict()) + "\n")
+        return EXIT_OK
+    fetched = [k for k, v in result.datasets.items() if v == "fetched"]
+    fresh = [k for k, v in result.datasets.items() if v == "fresh"]
+    out(f"market sync: {result.calls:,} calls in {_duration(result.seconds)}; "
+        f"{len(fetched)} datasets fetched, {len(fresh)} still fresh"
+        + (f"; {result.throttled} retries" if result.throttled else ""))
+    if not result.complete:
+        out(f"stopped at --max-calls {args.max_calls}: everything fetched so far is kept; run it again to go on")
+    return EXIT_OK
+
+
+@_store_errors
+def cmd_market_status(args: argparse.Namespace) -> int:
+    from dashboard.market.queries import status
+
+    with _readable_store(args) as store:
+        data = status(store)
+    if args.json:
+        sys.stdout.write(json_text(data) + "\n")
+        return EXIT_OK
+    out(f"{data['funds']:,} funds, {data['classes']:,} unit classes; last sync sent {data['calls']:,} calls")
+    rows = [{"dataset": name, **entry, "complete": "yes" if entry["complete"] else "no"}
+            for name, entry in data["datasets"].items()]
+    for line in record_table(rows, ["dataset", "rows", "fetched_at", "complete"]):
+        out(line)
+    return EXIT_OK
+
+
+@_store_errors
+def cmd_market_export(args: argparse.Namespace) -> int:
+    with _readable_store(args) as store:
+        written = store.export(args.directory)
+    if args.json:
+        sys.stdout.write(json_text([str(p) for p in written]) + "\n")
+        return EXIT_OK
+    for path in written:
+        out(str(path))
+    return EXIT_OK
+
+
+@_store_errors
+def cmd_market_screen(args: argparse.Namespace) -> int:
+    from dashboard.market.queries import screen
+
+    with _readable_store(args) as store:
+        rows = screen(store, company=args.company, status=args.status, risk=args.risk or (), policy=args.policy,
+                      tax=args.tax, retail_type=args.retail_type, max_fee=args.max_fee,
+                      min_return_1y=args.min_return_1y, sort=args.sort, limit=args.limit)
+    return _emit_rows(args, rows, SCREEN_COLUMNS, "no fund in the store passes these filters")
+
+
+@_store_errors
+def cmd_market_holders(args: argparse.Namespace) -> int:
+    from dashboard.market.queries import holders
+
+    with _readable_store(args) as store:
+        rows = holders(store, args.query, args.period)
+    return _emit_rows(args, rows, HOLDER_COLUMNS, f"no fund in the store holds {args.query!r} in that quarter")
+
+
+@_store_errors
+def cmd_market_overlap(args: argparse.Namespace) -> int:
+    from dashboard.market.queries import overlap
+
+    with _readable_store(args) as store:
+        data = overlap(store, args.funds, args.period)
+    if args.json:
+        sys.stdout.write(json_text(data) + "\n")
+        return EXIT_OK
+    out(f"quarter {data['period'] or '(no holdings stored)'}")
+    for pair, pct in data["overlap_pct"].items():
+        a, b = pair.split("|")
+        out(f"{a} and {b}: {pct:.2f}% overlap")
+    rows = [{"issue_code": c["issue_code"], "isin_code": c["isin_code"], "issuer": c["issuer"],
+             **{p: c["weights"].get(p) for p in data["funds"]}} for c in data["common"]]
+    if rows:
+        for line in record_table(rows, ["issue_code", "isin_code", "issuer", *data["funds"]]):
+            out(line)
+    else:
+        out("no security held in common")
+    return EXIT_OK
+
+
+# ---- the parser -----------------------------------------------------------------------------------------
+
+
+def _common_parents() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """The options every command takes (as the main parser's), for a parser built without it."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--base-url", default=argparse.SUPPRESS)
+    common.add_argument("--demo", action="store_true", default=argparse.SUPPRESS)
+    common.add_argument("--cache-dir", default=argparse.SUPPRESS)
+    common.add_argument("--no-cache", action="store_true", default=argparse.SUPPRESS)
+    common.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS)
+    common.add_argument("--layout", choices=("auto", "legacy", "successor"), default=argparse.SUPPRESS)
+    as_json = argparse.ArgumentParser(add_help=False)
+    as_json.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    return common, as_json
+
+
+def add_market_commands(subparsers, *, common: argparse.ArgumentParser | None = None,
+                        as_json: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """Add `market` and its actions to the main parser's subcommands; returns the `market` parser."""
+    if common is None or as_json is None:
+        made_common, made_json = _common_parents()
+        common, as_json = common or made_common, as_json or made_json
+    market = subparsers.add_parser("market", help="the whole market in a local store: sync, screen, holders, overlap")
+    actions = market.add_subparsers(dest="market_command", required=True, metavar="ACTION")
+
+    def add(name: str, func, help_: str) -> argparse.ArgumentParser:
+        p = actions.add_parser(name, help=help_, parents=[common, as_json])
+        p.add_argument("--store", default=None, help=argparse.SUPPRESS)  # a store file elsewhere (tests, shared snapshots)
+        p.set_defaults(func=func)
+        return p
+
+    sync = add("sync", cmd_market_sync, "fill or refresh the market store from the service")
+    sync.add_argument("--only", metavar="DATASET,...", help="only these datasets (companies, funds, classes, fees, "
+                      "risk, performance, allocation, minimums, dealing, links, holdings)")
+    sync.add_argument("--max-calls", type=_non_negative, metavar="N", help="stop after N calls (the next run goes on)")
+    add("status", cmd_market_status, "what the store holds and how old it is")
+    export = add("export", cmd_market_export, "write one Parquet file per table")
+    export.add_argument("directory", metavar="DIR")
+    screen = add("screen", cmd_market_screen, "funds that pass the filters")
+    screen.add_argument("--company", metavar="UNIQUE_ID", help="the management company's id, e.g. C0000000021")
+    screen.add_argument("--status", help="RG, SE, EX, CA, LI (or Registered, IPO, ...)")
+    screen.add_argument("--risk", action="append", metavar="RS..", help="risk level RS1..RS8, RS81 (repeatable)")
+    screen.add_argument("--policy", metavar="TEXT", help="part of the policy type, e.g. ตราสารทุน")
+    screen.add_argument("--tax", choices=("SSF", "ThaiESG"), type=_tax_name, help="tax-incentive funds only")
+    screen.add_argument("--retail-type", metavar="CODE", help="investor type code (A B F G H N R V X)")
+    screen.add_argument("--max-fee", type=float, metavar="X", help="total annual fee as charged, at most X percent")
+    screen.add_argument("--min-return-1y", type=float, metavar="X", help="1-year return at least X percent")
+    screen.add_argument("--sort", metavar="FIELD", help="sort by a row field; --sort=-FIELD for descending")
+    screen.add_argument("--limit", type=_non_negative, metavar="N")
+    holders = add("holders", cmd_market_holders, "every fund holding a security (issue code or ISIN)")
+    holders.add_argument("query", metavar="QUERY")
+    holders.add_argument("--period", metavar="YYYYMM", help="quarter (default: the latest stored)")
+    overlap = add("overlap", cmd_market_overlap, "holdings funds share, and each pair's overlap")
+    overlap.add_argument("funds", nargs="+", metavar="FUND", help="proj_id or exact abbreviation (two or more)")
+    overlap.add_argument("--period", metavar="YYYYMM", help="quarter (default: the latest stored)")
+    return market
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def _tax_name(text: str) -> str:
+    return {"ssf": "SSF", "thaiesg": "ThaiESG", "thai-esg": "ThaiESG"}.get(text.strip().casefold(), text)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """A parser of the market commands alone (`sec-dashboard` stands in front of them)."""
+    parser = argparse.ArgumentParser(prog="sec-dashboard")
+    add_market_commands(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one market command as the main command line does, with its exit codes."""
+    args = build_parser().parse_args(argv)
+    if not hasattr(args, "json"):
+        args.json = False
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    try:
+        return args.func(args)
+    except SecApiError as exc:
+        err(f"sec-dashboard: error: {exc}")
+        return exc.exit_code
+    except ValueError as exc:
+        err(f"sec-dashboard: error: {exc}")
+        return BadInputError.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except OSError as exc:
+        err(f"sec-dashboard: error: {getattr(exc, 'strerror', None) or exc}")
+        return BadInputError.exit_code
+
+
+__all__ = ["add_market_commands", "build_parser", "main", "cmd_market_sync", "cmd_market_status", "cmd_market_export",
+           "cmd_market_screen", "cmd_market_holders", "cmd_market_overlap", "Progress"]

@@ -1,0 +1,235 @@
+"""The questions the market store answers: a screener, who holds a security, how much funds overlap, its status.
+
+Figures per fund follow the models' rules (the first unit class listed; fees as charged, never
+prospectus ceilings), computed when fees or performance are swapped in (`fund_figures`). Holdings
+rows that are the NAV total (assetliab_id 903) are never counted.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from dashboard.errors import BadInputError
+from dashboard.market.store import MarketStore
+from dashboard.market.sync import DATASET_NAMES
+from dashboard.records.successor import fund_status_code
+
+SCREEN_FIELDS = ("proj_id", "proj_abbr_name", "proj_name_en", "proj_name_th", "company_name_en", "unique_id",
+                 "fund_status", "risk_spectrum", "policy_desc", "proj_retail_type", "tax_incentives",
+                 "total_fee_actual", "total_fee_ceiling", "return_1y")
+TAX_NAMES = {"ssf": "SSF", "thaiesg": "ThaiESG", "thai esg": "ThaiESG", "rmf": "RMF"}
+HOLDER_FIELDS = ("proj_id", "proj_abbr_name", "period", "percent_nav", "assetliab_value", "issue_code", "isin_code",
+                 "issuer")
+_PLACEHOLDERS = {"", "-", "--", "n/a", "none", "null"}
+_RISK = re.compile(r"^(?:RS)?\s*([1-8])(\+|1)?$", re.I)
+
+_SCREEN_SQL = """
+SELECT f.proj_id, f.proj_abbr_name, f.proj_name_en, f.proj_name_th,
+       coalesce(nullif(trim(c.comp_name_en), ''), nullif(trim(json_extract_string(f.record, '$.comp_name_en')), ''))
+           AS company_name_en,
+       f.unique_id, f.fund_status, r.risk_spectrum, f.policy_desc, f.proj_retail_type, f.tax_incentives,
+       g.total_fee_actual, g.total_fee_ceiling, g.return_1y
+FROM funds f
+LEFT JOIN companies c ON c.unique_id = f.unique_id
+LEFT JOIN risk r ON r.proj_id = f.proj_id
+LEFT JOIN fund_figures g ON g.proj_id = f.proj_id
+"""
+
+
+def risk_code(text: str) -> str:
+    """RS1..RS8, RS81 from "RS5", "5", "rs8+"."""
+    match = _RISK.match(str(text).strip())
+    if not match:
+        raise BadInputError(f"{text!r} is not a risk level: use RS1 to RS8 or RS81")
+    return f"RS{match.group(1)}" + ("1" if match.group(2) and match.group(1) == "8" else "")
+
+
+def screen(store: MarketStore, *, company: str | None = None, status: str | None = None,
+           risk: Iterable[str] = (), policy: str | None = None, tax: str | None = None,
+           retail_type: str | None = None, max_fee: float | None = None, min_return_1y: float | None = None,
+           sort: str | None = None, limit: int | None = None) -> list[dict]:
+    """Funds that pass every filter given, one row per fund (SCREEN_FIELDS)."""
+    where, params = [], []
+    if company:
+        where.append("upper(f.unique_id) = upper(?)")
+        params.append(company.strip())
+    if status:
+        code = fund_status_code(status.strip())
+        where.append("upper(f.fund_status) = upper(?)")
+        params.append(str(code))
+    risks = [risk_code(r) for r in risk or () if str(r).strip()]
+    if risks:
+        where.append(f"r.risk_spectrum IN ({', '.join('?' * len(risks))})")
+        params.extend(risks)
+    if policy:
+        where.append("contains(lower(coalesce(f.policy_desc, '')), lower(?))")
+        params.append(policy.strip())
+    if tax:
+        name = TAX_NAMES.get(tax.strip().casefold())
+        if name is None:
+            raise BadInputError(f"{tax!r} is not a tax incentive: use SSF or ThaiESG")
+        where.append("list_contains(string_split(coalesce(f.tax_incentives, ''), ','), ?)")
+        params.append(name)
+    if retail_type:
+        where.append("upper(f.proj_retail_type) = upper(?)")
+        params.append(retail_type.strip())
+    if max_fee is not None:
+        where.append("g.total_fee_actual <= ?")
+        params.append(float(max_fee))
+    if min_return_1y is not None:
+        where.append("g.return_1y >= ?")
+        params.append(float(min_return_1y))
+    order = _order(sort)
+    sql = _SCREEN_SQL + (" WHERE " + " AND ".join(where) if where else "") + f" ORDER BY {order}"
+    if limit is not None:
+        if int(limit) < 0:
+            raise BadInputError("--limit must be 0 or more")
+        sql += f" LIMIT {int(limit)}"
+    rows = store.query(sql, params)
+    for row in rows:
+        row["tax_incentives"] = [t for t in (row["tax_incentives"] or "").split(",") if t]
+    return rows
+
+
+def _order(sort: str | None) -> str:
+    if not sort:
+        return "f.proj_id"
+    text = sort.strip()
+    descending = text.startswith("-")
+    name = text.lstrip("-+").strip()
+    if name not in SCREEN_FIELDS:
+        raise BadInputError(f"cannot sort by {name!r}; fields: {', '.join(SCREEN_FIELDS)} (prefix - for descending)")
+    return f"{name} {'DESC' if descending else 'ASC'} NULLS LAST, proj_id"
+
+
+def latest_period(store: MarketStore) -> str | None:
+    rows = store.query("SELECT max(period) AS p FROM holdings")
+    return rows[0]["p"] if rows else None
+
+
+def _period(store: MarketStore, period: str | None) -> str | None:
+    if period is None:
+        return latest_period(store)
+    text = str(period).strip()
+    if not re.fullmatch(r"[0-9]{6}", text):
+        raise BadInputError(f"period {text!r} is not of the form YYYYMM")
+    return text
+
+
+def holders(store: MarketStore, query: str, period: str | None = None) -> list[dict]:
+    """Every fund holding a security (issue code or ISIN, exact, any case) in one quarter (the latest stored)."""
+    text = (query or "").strip()
+    if not text or text.casefold() in _PLACEHOLDERS:
+        raise BadInputError("give an issue code or ISIN, such as PTT or TH0646010015")
+    quarter = _period(store, period)
+    if quarter is None:
+        return []
+    sql = ("SELECT h.proj_id, f.proj_abbr_name, h.period, sum(h.percent_nav) AS percent_nav, "
+           "sum(h.assetliab_value) AS assetliab_value, any_value(h.issue_code) AS issue_code, "
+           "any_value(h.isin_code) AS isin_code, any_value(h.issuer) AS issuer "
+           "FROM holdings h LEFT JOIN funds f ON f.proj_id = h.proj_id "
+           "WHERE h.period = ? AND NOT coalesce(h.is_nav_total, FALSE) "
+           "AND (upper(trim(h.issue_code)) = upper(?) OR upper(trim(h.isin_code)) = upper(?)) "
+           "GROUP BY h.proj_id, f.proj_abbr_name, h.period ORDER BY percent_nav DESC NULLS LAST, h.proj_id")
+    return store.query(sql, [quarter, text, text])
+
+
+def _security_key(issue_code: Any, isin_code: Any) -> str | None:
+    for value in (isin_code, issue_code):
+        if isinstance(value, str) and value.strip().casefold() not in _PLACEHOLDERS:
+            return value.strip().upper()
+    return None
+
+
+def overlap(store: MarketStore, funds: Sequence[str], period: str | None = None) -> dict:
+    """Securities held in common and each pair's overlap: the sum over common holdings of the smaller weight.
+
+    A security is its ISIN, else its issue code; lines without either (cash, derivatives) and NAV
+    totals are not holdings that can be shared. A fund's weight is the sum of its lines of the security.
+    """
+    proj_ids: list[str] = []
+    for query in funds:
+        proj_id = store.resolve(str(query))
+        if proj_id is None:
+            raise BadInputError(f"no fund {query!r} in the market store (proj_id or exact abbreviation); "
+                                "run `market sync` if the store is empty")
+        if proj_id not in proj_ids:
+            proj_ids.append(proj_id)
+    if len(proj_ids) < 2:
+        raise BadInputError("overlap needs at least two different funds")
+    quarter = _period(store, period)
+    weights: dict[str, dict[str, float]] = {}
+    names: dict[str, dict] = {}
+    if quarter is not None:
+        marks = ", ".join("?" * len(proj_ids))
+        rows = store.query(
+            f"SELECT proj_id, issue_code, isin_code, issuer, percent_nav FROM holdings WHERE period = ? "
+            f"AND proj_id IN ({marks}) AND NOT coalesce(is_nav_total, FALSE) ORDER BY proj_id", [quarter, *proj_ids])
+        for row in rows:
+            key = _security_key(row["issue_code"], row["isin_code"])
+            if key is None or row["percent_nav"] is None:
+                continue
+            per_fund = weights.setdefault(key, {})
+            per_fund[row["proj_id"]] = per_fund.get(row["proj_id"], 0.0) + float(row["percent_nav"])
+            names.setdefault(key, {"issue_code": _clean(row["issue_code"]), "isin_code": _clean(row["isin_code"]),
+                                   "issuer": _clean(row["issuer"])})
+    common = []
+    for key, per_fund in weights.items():
+        if len(per_fund) >= 2:
+            ordered = {p: round(per_fund[p], 6) for p in proj_ids if p in per_fund}
+            common.append({**names[key], "weights": ordered})
+    common.sort(key=lambda c: (-sum(c["weights"].values()), c["isin_code"] or c["issue_code"] or ""))
+    pairs: dict[str, float] = {}
+    for i, a in enumerate(proj_ids):
+        for b in proj_ids[i + 1:]:
+            total = sum(min(w[a], w[b]) for w in weights.values() if a in w and b in w)
+            pairs[f"{a}|{b}"] = round(total, 6)
+    return {"funds": proj_ids, "period": quarter, "common": common, "overlap_pct": pairs}
+
+
+def _clean(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip().casefold() not in _PLACEHOLDERS else None
+
+
+def _iso(stamp: float | None) -> str | None:
+    if stamp is None:
+        return None
+    return dt.datetime.fromtimestamp(stamp, dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def status(store: MarketStore) -> dict:
+    """{"funds", "classes", "datasets": {NAME: {"rows", "fetched_at", "complete"}}, "calls"}."""
+    meta = store.meta()
+    datasets: dict[str, dict] = {}
+    for name in DATASET_NAMES:
+        if name == "holdings":
+            parts = [m for key, m in meta.items() if key.startswith("holdings:")]
+            datasets[name] = {
+                "rows": store.count("holdings"),
+                "fetched_at": _iso(min((m["fetched_at"] for m in parts if m["fetched_at"] is not None), default=None)),
+                "complete": bool(parts) and all(m["complete"] for m in parts),
+            }
+            continue
+        m = meta.get(name)
+        datasets[name] = {
+            "rows": store.count(name),
+            "fetched_at": _iso(m["fetched_at"]) if m else None,
+            "complete": bool(m and m["complete"]),
+        }
+    calls = store.info("last_sync_calls")
+    return {"funds": store.count("funds"), "classes": store.count("classes"), "datasets": datasets,
+            "calls": int(calls) if calls is not None else 0}
+
+
+def fund_record(proj_id: str, store: MarketStore | None = None, client: Any = None) -> dict | None:
+    """The fund record of `proj_id` without a search: from the store when it holds the fund (with its
+    company's names), else the record the client last saw in any search or company answer (sends nothing)."""
+    if store is not None:
+        record = store.fund(proj_id)
+        if record is not None:
+            return record
+    known = getattr(client, "known_fund", None)
+    return known(proj_id) if known is not None else None

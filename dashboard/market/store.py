@@ -1,0 +1,468 @@
+"""The whole market in one DuckDB file: a table per dataset, swapped in whole, exported to Parquet.
+
+Every table holds the records the records layer makes (`dashboard.records`), one row per record:
+the columns a question needs (proj_id, class, codes, numbers) plus `record`, the whole normalised
+record as JSON, so nothing the service sent is lost and the field names are the product's own.
+
+A dataset is written to the staging table while it is fetched (page by page, with its cursor in
+`meta`, so an interrupted sync goes on from the last page stored) and swapped in, in one
+transaction, when it completes: a reader sees the previous snapshot or the new one, never half.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import threading
+import time
+import warnings
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+from dashboard.config import ApiSettings
+from dashboard.errors import BadInputError, SecApiError
+
+log = logging.getLogger("dashboard.market")
+
+STORE_FILE = "market.duckdb"
+DEMO_STORE_FILE = "market-demo.duckdb"  # the demo market never mixes with a real one
+SCHEMA_VERSION = 1
+
+# table -> its columns (name, DuckDB type), before `record` (the whole normalised record as JSON).
+TABLES: dict[str, tuple[tuple[str, str], ...]] = {
+    "companies": (("unique_id", "VARCHAR"), ("comp_name_en", "VARCHAR"), ("comp_name_th", "VARCHAR")),
+    "funds": (("proj_id", "VARCHAR"), ("proj_abbr_name", "VARCHAR"), ("proj_name_en", "VARCHAR"),
+              ("proj_name_th", "VARCHAR"), ("fund_status", "VARCHAR"), ("unique_id", "VARCHAR"),
+              ("policy_desc", "VARCHAR"), ("proj_retail_type", "VARCHAR"), ("management_style", "VARCHAR"),
+              ("tax_incentives", "VARCHAR"), ("class_count", "INTEGER")),
+    "classes": (("proj_id", "VARCHAR"), ("class_abbr_name", "VARCHAR"), ("class_name", "VARCHAR"),
+                ("tax_incentive", "VARCHAR")),
+    "fees": (("proj_id", "VARCHAR"), ("seq", "INTEGER"), ("class_abbr_name", "VARCHAR"), ("fee_type_desc", "VARCHAR"),
+             ("fee_type_en", "VARCHAR"), ("rate", "VARCHAR"), ("actual_value", "VARCHAR"), ("rate_num", "DOUBLE"),
+             ("actual_value_num", "DOUBLE")),
+    "risk": (("proj_id", "VARCHAR"), ("risk_spectrum", "VARCHAR"), ("risk_rank", "INTEGER")),
+    "performance": (("proj_id", "VARCHAR"), ("seq", "INTEGER"), ("class_abbr_name", "VARCHAR"),
+                    ("performance_kind", "VARCHAR"), ("reference_period", "VARCHAR"),
+                    ("reference_period_order", "INTEGER"), ("performance_val", "DOUBLE"), ("as_of_date", "VARCHAR")),
+    "allocation": (("proj_id", "VARCHAR"), ("asset_seq", "INTEGER"), ("asset_name", "VARCHAR"), ("asset_ratio", "DOUBLE")),
+    "minimums": (("proj_id", "VARCHAR"), ("class_abbr_name", "VARCHAR"), ("minimum_sub_ipo", "DOUBLE"),
+                 ("minimum_sub", "DOUBLE"), ("minimum_redempt", "DOUBLE")),
+    "dealing": (("proj_id", "VARCHAR"), ("redemp_period", "VARCHAR"), ("settlement_period", "VARCHAR")),
+    "links": (("proj_id", "VARCHAR"), ("url_factsheet", "VARCHAR"), ("as_of_date", "VARCHAR")),
+    "holdings": (("proj_id", "VARCHAR"), ("period", "VARCHAR"), ("assetliab_id", "VARCHAR"), ("issue_code", "VARCHAR"),
+                 ("isin_code", "VARCHAR"), ("issuer", "VARCHAR"), ("assetliab_value", "DOUBLE"),
+                 ("percent_nav", "DOUBLE"), ("is_nav_total", "BOOLEAN")),
+    # Derived per fund from fees and performance when either is swapped in (one figure per fund).
+    "fund_figures": (("proj_id", "VARCHAR"), ("total_fee_actual", "DOUBLE"), ("total_fee_ceiling", "DOUBLE"),
+                     ("return_1y", "DOUBLE")),
+}
+DERIVED_TABLES = ("fund_figures",)
+
+_META = """CREATE TABLE IF NOT EXISTS meta (
+    dataset VARCHAR PRIMARY KEY, rows BIGINT, fetched_at DOUBLE, complete BOOLEAN, cursor VARCHAR,
+    pages INTEGER, calls INTEGER, started_at DOUBLE, layout VARCHAR)"""
+_STAGE = "CREATE TABLE IF NOT EXISTS stage (dataset VARCHAR, unit VARCHAR, seq INTEGER, payload VARCHAR)"
+_INFO = "CREATE TABLE IF NOT EXISTS info (name VARCHAR PRIMARY KEY, value VARCHAR)"
+
+
+class StoreBusyError(SecApiError):
+    """Another process holds the store file open for writing (a sync running)."""
+
+    exit_code = 4
+
+
+def store_path(settings: ApiSettings | None = None, path: str | Path | None = None) -> Path:
+    """The store file: `path` (a file, or a directory holding STORE_FILE), else the cache directory's
+    (DEMO_STORE_FILE for demo settings)."""
+    if path is not None:
+        p = Path(path).expanduser()
+        return p / STORE_FILE if p.is_dir() else p
+    settings = settings or ApiSettings.from_env()
+    if settings.cache_dir is None:
+        raise BadInputError("no cache directory to keep the market store in: set SEC_DASHBOARD_CACHE_DIR or --cache-dir")
+    return Path(settings.cache_dir) / (DEMO_STORE_FILE if settings.demo else STORE_FILE)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (set, tuple)):
+        return list(value)
+    return str(value)
+
+
+def _scalar(value: Any, kind: str) -> Any:
+    """A record's value as the column's type; None where it does not read as one."""
+    if value is None:
+        return None
+    if kind == "DOUBLE":
+        if isinstance(value, bool):
+            return None
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return None
+        return number if math.isfinite(number) else None
+    if kind == "INTEGER":
+        if isinstance(value, bool):
+            return None
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return None
+        return int(number) if math.isfinite(number) and number.is_integer() else None
+    if kind == "BOOLEAN":
+        return bool(value)
+    if isinstance(value, (list, tuple, set)):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def _is_lock_error(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "lock" in text or "conflicting" in text or "being used" in text
+
+
+class MarketStore:
+    """The market store. Thread-safe: writes are serialised; `reader()` gives a cursor for another thread.
+
+    `read_only=True` opens the file for reading only (several processes may do that at once while no
+    sync writes it).
+    """
+
+    def __init__(self, path: str | Path | None = None, *, settings: ApiSettings | None = None, read_only: bool = False):
+        self.path = store_path(settings, path)
+        self.read_only = read_only
+        self._lock = threading.RLock()
+        self.moved_aside: Path | None = None
+        self.con = self._open()
+
+    # ---- opening -------------------------------------------------------------------------------
+
+    def _open(self) -> duckdb.DuckDBPyConnection:
+        if not self.read_only:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        elif not self.path.exists():
+            raise BadInputError(f"no market store at {self.path}: run `sec-dashboard market sync` first")
+        try:
+            con = duckdb.connect(str(self.path), read_only=self.read_only)
+            if not self.read_only:
+                self._create(con)
+            con.execute("SELECT count(*) FROM meta").fetchone()
+            return con
+        except duckdb.Error as exc:
+            if _is_lock_error(exc):
+                raise StoreBusyError(f"the market store {self.path} is in use by another process (a sync?); "
+                                     "try again when it has finished") from None
+            if self.read_only:
+                raise SecApiError(f"the market store {self.path} cannot be read ({type(exc).__name__}); "
+                                  "run `sec-dashboard market sync` to rebuild it") from None
+            return self._rebuild(exc)
+
+    def _rebuild(self, exc: BaseException) -> duckdb.DuckDBPyConnection:
+        """Move a damaged store file (and its write-ahead log) aside with a warning and start a new one.
+
+        Only the store's own file name is ever moved; nothing is deleted.
+        """
+        if self.path.name not in (STORE_FILE, DEMO_STORE_FILE) and not self.path.name.endswith(".duckdb"):
+            raise SecApiError(f"{self.path} is not a market store ({type(exc).__name__}); it was left alone") from None
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        n = 1
+        while aside.exists():
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{n}")
+            n += 1
+        self.path.replace(aside)
+        wal = self.path.with_name(self.path.name + ".wal")
+        if wal.exists():
+            wal.replace(aside.with_name(aside.name + ".wal"))
+        self.moved_aside = aside
+        message = (f"the market store {self.path} could not be read ({type(exc).__name__}: {str(exc)[:120]}); "
+                   f"it was moved to {aside.name} and a new, empty store was started: run `market sync` to fill it")
+        log.warning(message)
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+        con = duckdb.connect(str(self.path))
+        self._create(con)
+        return con
+
+    @staticmethod
+    def _create(con: duckdb.DuckDBPyConnection) -> None:
+        con.execute(_META)
+        con.execute(_STAGE)
+        con.execute(_INFO)
+        for table, columns in TABLES.items():
+            cols = ", ".join(f"{name} {kind}" for name, kind in columns)
+            con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({cols}, record VARCHAR)")
+        con.execute("INSERT OR REPLACE INTO info VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+
+    def close(self) -> None:
+        with self._lock:
+            self.con.close()
+
+    def __enter__(self) -> "MarketStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def reader(self) -> duckdb.DuckDBPyConnection:
+        """A cursor of its own (for another thread): it sees committed snapshots only."""
+        return self.con.cursor()
+
+    # ---- reading -------------------------------------------------------------------------------
+
+    def query(self, sql: str, params: Sequence[Any] | None = None) -> list[dict]:
+        cur = self.con.cursor()
+        try:
+            result = cur.execute(sql, params or [])
+            names = [d[0] for d in result.description]
+            return [dict(zip(names, row)) for row in result.fetchall()]
+        finally:
+            cur.close()
+
+    def frame(self, sql: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
+        cur = self.con.cursor()
+        try:
+            return cur.execute(sql, params or []).df()
+        finally:
+            cur.close()
+
+    def count(self, table: str) -> int:
+        _check_table(table)
+        return self.query(f"SELECT count(*) AS n FROM {table}")[0]["n"]
+
+    def records(self, table: str, where: str = "", params: Sequence[Any] | None = None) -> list[dict]:
+        """The stored records of a table (the normalised records, with their keys), in stored order."""
+        _check_table(table)
+        rows = self.query(f"SELECT record FROM {table} {where}", params)
+        return [json.loads(r["record"]) for r in rows]
+
+    def fund(self, proj_id: str) -> dict | None:
+        """The fund record of `proj_id` with its company's names (`company_name_en`, `company_name_th`), or None."""
+        rows = self.query(
+            "SELECT f.record, c.comp_name_en, c.comp_name_th FROM funds f "
+            "LEFT JOIN companies c ON c.unique_id = f.unique_id WHERE f.proj_id = ? LIMIT 1", [proj_id])
+        if not rows:
+            return None
+        record = json.loads(rows[0]["record"])
+        record["company_name_en"] = _strip(rows[0]["comp_name_en"]) or _strip(record.get("comp_name_en"))
+        record["company_name_th"] = _strip(rows[0]["comp_name_th"]) or _strip(record.get("comp_name_th"))
+        return record
+
+    def resolve(self, query: str) -> str | None:
+        """The proj_id a proj_id or an exact abbreviation (any case) names in the store, or None."""
+        text = query.strip()
+        rows = self.query("SELECT proj_id FROM funds WHERE proj_id = ? OR upper(proj_id) = upper(?) "
+                          "OR upper(proj_abbr_name) = upper(?) ORDER BY proj_id = ? DESC, proj_id LIMIT 1",
+                          [text, text, text, text])
+        return rows[0]["proj_id"] if rows else None
+
+    def meta(self, dataset: str | None = None) -> dict[str, dict]:
+        rows = self.query("SELECT * FROM meta" + (" WHERE dataset = ?" if dataset else "") + " ORDER BY dataset",
+                          [dataset] if dataset else None)
+        return {r["dataset"]: r for r in rows}
+
+    def info(self, name: str) -> str | None:
+        rows = self.query("SELECT value FROM info WHERE name = ?", [name])
+        return rows[0]["value"] if rows else None
+
+    # ---- staging (resumable fetching) ---------------------------------------------------------
+
+    def begin(self, dataset: str, layout: str) -> dict:
+        """Start (or go on with) fetching `dataset`: its meta row. A run of another layout starts over."""
+        with self._lock:
+            current = self.meta(dataset).get(dataset)
+            if current is not None and current["started_at"] is not None and current["layout"] == layout:
+                return current
+            self.con.execute("BEGIN")
+            try:
+                self.con.execute("DELETE FROM stage WHERE dataset = ?", [dataset])
+                self.con.execute(
+                    "INSERT INTO meta (dataset, rows, fetched_at, complete, cursor, pages, calls, started_at, layout) "
+                    "VALUES (?, 0, NULL, FALSE, NULL, 0, 0, ?, ?) ON CONFLICT (dataset) DO UPDATE SET "
+                    "cursor = NULL, pages = 0, calls = 0, started_at = excluded.started_at, layout = excluded.layout",
+                    [dataset, time.time(), layout])
+                self.con.execute("COMMIT")
+            except BaseException:
+                self.con.execute("ROLLBACK")
+                raise
+            return self.meta(dataset)[dataset]
+
+    def stage_page(self, dataset: str, unit: str, payload: Any, *, cursor: str | None, calls: int) -> None:
+        """Keep one fetched page (or one fund's answer) and where to go on from, in one transaction."""
+        text = json.dumps(payload, ensure_ascii=False, default=_json_default)
+        with self._lock:
+            self.con.execute("BEGIN")
+            try:
+                seq = self.con.execute("SELECT count(*) FROM stage WHERE dataset = ?", [dataset]).fetchone()[0]
+                self.con.execute("INSERT INTO stage VALUES (?, ?, ?, ?)", [dataset, unit, seq, text])
+                self.con.execute("UPDATE meta SET cursor = ?, pages = pages + 1, calls = calls + ? WHERE dataset = ?",
+                                 [cursor, calls, dataset])
+                self.con.execute("COMMIT")
+            except BaseException:
+                self.con.execute("ROLLBACK")
+                raise
+
+    def staged(self, dataset: str) -> list[tuple[str, Any]]:
+        """(unit, payload) of every page kept for `dataset`, in the order fetched."""
+        rows = self.query("SELECT unit, payload FROM stage WHERE dataset = ? ORDER BY seq", [dataset])
+        return [(r["unit"], json.loads(r["payload"])) for r in rows]
+
+    def staged_units(self, dataset: str) -> set[str]:
+        return {r["unit"] for r in self.query("SELECT DISTINCT unit FROM stage WHERE dataset = ?", [dataset])}
+
+    def restart(self, dataset: str) -> None:
+        """Forget the pages kept for `dataset` (its cursor expired): the next fetch starts from the first page."""
+        with self._lock:
+            self.con.execute("BEGIN")
+            self.con.execute("DELETE FROM stage WHERE dataset = ?", [dataset])
+            self.con.execute("UPDATE meta SET cursor = NULL, pages = 0 WHERE dataset = ?", [dataset])
+            self.con.execute("COMMIT")
+
+    # ---- swapping a dataset in ----------------------------------------------------------------
+
+    def swap(self, dataset: str, tables: dict[str, list[dict]], *, where: dict[str, Any] | None = None,
+             fetched_at: float | None = None, extra_meta: Iterable[str] = ()) -> None:
+        """Replace the rows of `tables` with these records and mark `dataset` complete, in one transaction.
+
+        `where` limits the replacement to rows with these column values (one quarter of holdings);
+        `extra_meta` names other datasets this swap also completes (profiles fill funds and classes).
+        """
+        frames = {table: self._frame(table, records) for table, records in tables.items()}
+        now = fetched_at or time.time()
+        with self._lock:
+            self.con.execute("BEGIN")
+            try:
+                for table, frame in frames.items():
+                    if where:
+                        clause = " AND ".join(f"{col} = ?" for col in where)
+                        self.con.execute(f"DELETE FROM {table} WHERE {clause}", list(where.values()))
+                    else:
+                        self.con.execute(f"DELETE FROM {table}")
+                    if len(frame):
+                        self.con.register("_incoming", frame)
+                        self.con.execute(f"INSERT INTO {table} SELECT * FROM _incoming")
+                        self.con.unregister("_incoming")
+                first = len(next(iter(frames.values()))) if frames else 0
+                for name in (dataset, *extra_meta):
+                    rows = len(frames[name]) if name in frames else first
+                    self.con.execute(
+                        "INSERT INTO meta (dataset, rows, fetched_at, complete, cursor, pages, calls, started_at, layout) "
+                        "VALUES (?, ?, ?, TRUE, NULL, 0, 0, NULL, NULL) ON CONFLICT (dataset) DO UPDATE SET "
+                        "rows = excluded.rows, fetched_at = excluded.fetched_at, complete = TRUE, cursor = NULL, "
+                        "started_at = NULL", [name, rows, now])
+                self.con.execute("DELETE FROM stage WHERE dataset = ?", [dataset])
+                if {"fees", "performance"} & set(frames):
+                    self._refresh_figures()
+                self.con.execute("COMMIT")
+            except BaseException:
+                self.con.execute("ROLLBACK")
+                raise
+
+    def set_info(self, name: str, value: object) -> None:
+        with self._lock:
+            self.con.execute("INSERT OR REPLACE INTO info VALUES (?, ?)", [name, str(value)])
+
+    def _frame(self, table: str, records: list[dict]) -> pd.DataFrame:
+        _check_table(table)
+        columns = TABLES[table]
+        data: dict[str, list] = {name: [] for name, _ in columns}
+        data["record"] = []
+        for record in records:
+            for name, kind in columns:
+                data[name].append(_scalar(record.get(name), kind))
+            data["record"].append(json.dumps(record, ensure_ascii=False, default=_json_default))
+        dtypes = {"VARCHAR": "object", "DOUBLE": "float64", "INTEGER": "Int64", "BOOLEAN": "boolean"}
+        frame = pd.DataFrame({name: pd.Series(data[name], dtype=dtypes[kind] if kind != "DOUBLE" else "float64")
+                              for name, kind in columns})
+        frame["record"] = pd.Series(data["record"], dtype="object")
+        return frame
+
+    def _refresh_figures(self) -> None:
+        """One fee and return figure per fund, the models' rules: the first unit class (by name, so both
+        layouts agree), the Total Expense line else management + trustee + registrar, as charged and as
+        ceiling apart; the 1-year fund return of the first class that has one."""
+        fees = self.con.execute("SELECT proj_id, seq, class_abbr_name, fee_type_desc, fee_type_en, rate_num, "
+                                "actual_value_num FROM fees ORDER BY proj_id, coalesce(class_abbr_name, ''), seq").fetchall()
+        perf = self.con.execute("SELECT proj_id, seq, performance_kind, reference_period_order, performance_val "
+                                "FROM performance ORDER BY proj_id, coalesce(class_abbr_name, ''), seq").fetchall()
+        figures: dict[str, dict] = {}
+        by_fund: dict[str, list] = {}
+        for row in fees:
+            by_fund.setdefault(row[0], []).append(row)
+        for proj_id, rows in by_fund.items():
+            first = rows[0][2]
+            rows = [r for r in rows if r[2] == first]
+            figures.setdefault(proj_id, {})["total_fee_actual"] = total_fee(rows, 6)
+            figures[proj_id]["total_fee_ceiling"] = total_fee(rows, 5)
+        for row in perf:
+            proj_id, _seq, kind, order, value = row
+            if kind == "fund_return" and order == ONE_YEAR_ORDER and value is not None:
+                figures.setdefault(proj_id, {}).setdefault("return_1y", value)
+        self.con.execute("DELETE FROM fund_figures")
+        if figures:
+            frame = self._frame("fund_figures", [{"proj_id": p, **f} for p, f in sorted(figures.items())])
+            self.con.register("_figures", frame)
+            self.con.execute("INSERT INTO fund_figures SELECT * FROM _figures")
+            self.con.unregister("_figures")
+
+    # ---- export ----------------------------------------------------------------------------------
+
+    def export(self, directory: str | Path) -> list[Path]:
+        """One Parquet file per table (and `meta`) in `directory`; the paths written."""
+        out = Path(directory).expanduser()
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        cur = self.con.cursor()
+        try:
+            cur.execute("BEGIN")  # one snapshot for every file
+            for table in (*TABLES, "meta"):
+                target = out / f"{table}.parquet"
+                cur.execute(f"COPY (SELECT * FROM {table}) TO '{_sql_path(target)}' (FORMAT parquet)")
+                written.append(target)
+            cur.execute("COMMIT")
+        finally:
+            cur.close()
+        return written
+
+
+# Fee lines that make the total annual fee (the models' rule, models/fund.py).
+RECURRING_FEE_WORDS = ("management", "trustee", "registrar")
+TOTAL_EXPENSE_WORDS = ("total expense",)
+ONE_YEAR_ORDER = None  # set below from the records layer's period order
+
+
+def total_fee(rows: list[tuple], column: int) -> float | None:
+    """The Total Expense line of one class's fee rows, else management + trustee + registrar; None when none."""
+    def name(r):
+        return str(r[4] or r[3] or "").lower()
+    total = [r[column] for r in rows if any(w in name(r) for w in TOTAL_EXPENSE_WORDS) and r[column] is not None]
+    if total:
+        return float(total[0])
+    recurring = [r[column] for r in rows if any(w in name(r) for w in RECURRING_FEE_WORDS) and r[column] is not None]
+    return float(sum(recurring)) if recurring else None
+
+
+def _set_one_year() -> None:
+    global ONE_YEAR_ORDER
+    from dashboard.records.labels import REFERENCE_PERIOD_ORDER
+    ONE_YEAR_ORDER = REFERENCE_PERIOD_ORDER["1 year"]
+
+
+_set_one_year()
+
+
+def _strip(value: Any) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def _check_table(table: str) -> None:
+    if table not in TABLES:
+        raise BadInputError(f"no market table {table!r}; tables: {', '.join(TABLES)}")
+
+
+def _sql_path(path: Path) -> str:
+    return str(path).replace("'", "''")

@@ -1,0 +1,455 @@
+"""Filling and refreshing the market store from the service, resumably and incrementally.
+
+On the successor layout every dataset is one whole-market call (no proj_id; `latest=true` on the
+factsheet parts; holdings one quarter per call), paged by its cursor: each page is kept in the
+store with the cursor of the next one before the next is asked, so an interrupted sync goes on from
+the last page stored. On the legacy layout the companies are walked (E16 and E15 for the register's
+companies, E2 for each one's funds), then each fund's endpoints; each fund's answer is kept as it
+comes. A dataset is swapped in whole when it completes (`MarketStore.swap`).
+
+A dataset fetched within its refresh interval is not asked again; a past quarter's holdings never
+change, so once stored they are never asked again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from dashboard.api.client import AsyncSecClient
+from dashboard.api.endpoints import endpoint
+from dashboard.api.layouts import PAGE_SIZE, V2
+from dashboard.api.periods import valid_periods
+from dashboard.api.wire import unwrap_envelope
+from dashboard.config import LAYOUT_LEGACY, LAYOUT_SUCCESSOR
+from dashboard.errors import BadInputError
+from dashboard.market.store import MarketStore
+from dashboard.records.kinds import normalise_payload, normalise_record
+from dashboard.records.successor import class_records, fund_records, to_legacy
+
+log = logging.getLogger("dashboard.market")
+
+HOUR, DAY = 3600.0, 86400.0
+WEEK, MONTH = 7 * DAY, 30 * DAY
+NEVER = float("inf")
+
+# Words that find every fund management company in the licence register's company search (E15).
+COMPANY_SEARCH_WORDS = ("จัดการกองทุน", "Asset Management")
+# Funds asked at once on the legacy layout (the rate limiter paces them; a few hide the latency).
+LEGACY_CONCURRENCY = 4
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """One dataset of the store: the tables it fills, how each layout asks it, how long it stays fresh."""
+
+    name: str
+    tables: tuple[str, ...]
+    endpoint: str  # the logical endpoint: its records' kind, and the per-fund call on the legacy layout
+    path: str | None  # the successor's whole-market path
+    latest: bool
+    refresh_s: float
+
+
+DATASETS: dict[str, Dataset] = {d.name: d for d in (
+    Dataset("companies", ("companies",), "S7", V2 + "/general-info/amcs", False, DAY),
+    Dataset("funds", ("funds",), "E1", V2 + "/general-info/profiles", False, DAY),
+    Dataset("classes", ("classes",), "E4", None, False, DAY),
+    Dataset("fees", ("fees",), "E12", V2 + "/factsheet/fees", True, MONTH),
+    Dataset("risk", ("risk",), "E8", V2 + "/factsheet/risk-spectrum", True, MONTH),
+    Dataset("performance", ("performance",), "E10", V2 + "/factsheet/performance", True, WEEK),
+    Dataset("allocation", ("allocation",), "E13", V2 + "/factsheet/asset-allocation", True, MONTH),
+    Dataset("minimums", ("minimums",), "E5", V2 + "/factsheet/subscription-redemption-minimums", True, MONTH),
+    Dataset("dealing", ("dealing",), "E11", V2 + "/factsheet/subscription-redemption-periods", True, MONTH),
+    Dataset("links", ("links",), "E14", V2 + "/factsheet/urls", False, WEEK),
+    Dataset("holdings", ("holdings",), "E6", V2 + "/outstanding/portfolio", False, WEEK),
+)}
+DATASET_NAMES = tuple(DATASETS)
+
+
+@dataclass
+class SyncProgress:
+    """Where a sync stands: sent to the progress callback after every page or fund."""
+
+    dataset: str
+    rows: int  # rows kept so far in this dataset's run
+    calls: int  # requests sent by this sync so far
+    elapsed_s: float
+    eta_s: float | None  # time left, when it can be told
+    done: bool = False  # this dataset was swapped in
+
+
+@dataclass
+class SyncResult:
+    calls: int = 0
+    throttled: int = 0
+    seconds: float = 0.0
+    datasets: dict[str, str] = field(default_factory=dict)  # dataset key -> fetched | fresh | stopped
+    complete: bool = True  # False when --max-calls stopped it before the end
+
+    def as_dict(self) -> dict:
+        return {"calls": self.calls, "throttled": self.throttled, "seconds": round(self.seconds, 3),
+                "complete": self.complete, "datasets": dict(self.datasets)}
+
+
+class _Budget(Exception):
+    """The call budget (--max-calls) is spent: stop cleanly, everything stored so far stays."""
+
+
+def parse_only(text: str | None) -> tuple[str, ...]:
+    """Dataset names from `--only a,b`; every name checked."""
+    if not text:
+        return DATASET_NAMES
+    names = tuple(dict.fromkeys(n.strip().lower() for n in text.split(",") if n.strip()))
+    unknown = [n for n in names if n not in DATASETS]
+    if unknown or not names:
+        raise BadInputError(f"no dataset {', '.join(unknown) or '(none given)'}; datasets: {', '.join(DATASET_NAMES)}")
+    return names
+
+
+class MarketSync:
+    """One sync run over an async client and a store."""
+
+    def __init__(self, store: MarketStore, client: AsyncSecClient, *, max_calls: int | None = None,
+                 progress: Callable[[SyncProgress], None] | None = None, clock: Callable[[], float] = time.time,
+                 concurrency: int = LEGACY_CONCURRENCY, quarters: int | None = None):
+        if max_calls is not None and max_calls < 0:
+            raise BadInputError("--max-calls must be 0 or more")
+        self.store = store
+        self.client = client
+        self.max_calls = max_calls
+        self.progress = progress
+        self.clock = clock
+        self.concurrency = max(1, int(concurrency))
+        self.quarters = quarters  # holdings of the newest N quarters only (None: all that are published)
+        self._sent0 = client.stats.requests_sent
+        self._retries0 = client.stats.retries
+        self._started = time.monotonic()
+        self._claimed = 0  # pages claimed from the budget (sent, or about to be)
+        self.result = SyncResult()
+
+    # ---- accounting ----------------------------------------------------------------------------
+
+    @property
+    def calls(self) -> int:
+        return self.client.stats.requests_sent - self._sent0
+
+    def _check_budget(self) -> None:
+        if self.max_calls is not None and max(self.calls, self._claimed) >= self.max_calls:
+            raise _Budget()
+
+    def _reserve(self) -> None:
+        """Claim one call of the budget before sending it (calls run side by side)."""
+        self._check_budget()
+        self._claimed += 1
+
+    def _report(self, dataset: str, rows: int, *, done: bool = False, remaining: int | None = None) -> None:
+        if self.progress is None:
+            return
+        elapsed = time.monotonic() - self._started
+        eta = None
+        if remaining is not None and self.calls:
+            eta = max(0.0, remaining * elapsed / self.calls)
+        self.progress(SyncProgress(dataset, rows, self.calls, elapsed, eta, done))
+
+    # ---- the run -------------------------------------------------------------------------------
+
+    async def run(self, only: tuple[str, ...] = DATASET_NAMES) -> SyncResult:
+        layout = await self.client.layout()
+        names = list(only)
+        if layout == LAYOUT_SUCCESSOR and "classes" in names and "funds" not in names:
+            names.insert(names.index("classes"), "funds")  # one call sequence fills both
+        try:
+            if layout == LAYOUT_SUCCESSOR:
+                await self._successor_all([DATASETS[n] for n in DATASET_NAMES if n in names])
+            else:
+                for name in DATASET_NAMES:
+                    if name in names:
+                        await self._legacy_dataset(DATASETS[name])
+        except _Budget:
+            self.result.complete = False
+            log.info("market sync stopped after %d calls (--max-calls); run it again to go on", self.calls)
+        finally:
+            self.result.calls = self.calls
+            self.result.throttled = self.client.stats.retries - self._retries0
+            self.result.seconds = time.monotonic() - self._started
+            self.store.set_info("last_sync_calls", self.result.calls)
+            self.store.set_info("last_sync_at", self.clock())
+            self.store.set_info("layout", layout)
+        return self.result
+
+    def _fresh(self, key: str, refresh_s: float) -> bool:
+        meta = self.store.meta(key).get(key)
+        if meta is None or not meta["complete"] or meta["started_at"] is not None or meta["fetched_at"] is None:
+            return False
+        return self.clock() - meta["fetched_at"] < refresh_s
+
+    def _periods(self) -> list[str]:
+        periods = valid_periods(self.client.today)
+        return periods[: self.quarters] if self.quarters is not None else periods
+
+    # ---- successor: whole-market calls, paged and kept page by page ------------------------------
+
+    async def _successor_all(self, datasets: list[Dataset]) -> None:
+        """Every dataset's call sequence, a few at once: each is sequential (a cursor leads to the next
+        page), so several side by side keep the rate limiter, not the latency, the bound."""
+        units: list[tuple] = []
+        for ds in datasets:
+            if ds.name == "classes":
+                continue  # filled with the funds, from the same profile rows
+            if ds.name == "holdings":
+                periods = self._periods()
+                for period in periods:
+                    refresh = ds.refresh_s if period == periods[0] else NEVER
+                    units.append((ds, f"holdings:{period}", {"start_period": period, "end_period": period}, refresh,
+                                  {"period": period}))
+            else:
+                units.append((ds, ds.name, {"latest": "true"} if ds.latest else {}, ds.refresh_s, None))
+        gate = asyncio.Semaphore(self.concurrency)
+
+        async def one(unit: tuple) -> None:
+            async with gate:
+                await self._successor_unit(*unit)
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                for unit in units:
+                    group.create_task(one(unit))
+        except BaseExceptionGroup as failed:
+            # The first failure that is not the call budget is the one to report.
+            errors = _leaves(failed)
+            raise next((e for e in errors if not isinstance(e, _Budget)), errors[0]) from None
+
+    async def _successor_unit(self, ds: Dataset, key: str, query: dict[str, str], refresh_s: float,
+                              where: dict | None = None) -> None:
+        if self._fresh(key, refresh_s):
+            self.result.datasets[key] = "fresh"
+            return
+        self.result.datasets[key] = "stopped"
+        meta = self.store.begin(key, LAYOUT_SUCCESSOR)
+        cursor, pages = meta["cursor"], meta["pages"] or 0
+        rows = sum(len(p) for _u, p in self.store.staged(key)) if pages else 0
+        restarted = False
+        while pages == 0 or cursor:
+            self._reserve()
+            page_query = {**query, "page_size": str(PAGE_SIZE)}
+            if cursor:
+                page_query["next_cursor"] = cursor
+            try:
+                payload = await self._page(ds.endpoint, ds.path, page_query)
+            except BadInputError:
+                if not cursor or restarted:
+                    raise
+                # The kept cursor is no longer accepted (they expire): this dataset starts again, once.
+                log.info("%s: the kept page cursor was refused; fetching this dataset again from its first page", key)
+                self.store.restart(key)
+                cursor, pages, rows, restarted = None, 0, 0, True
+                continue
+            items, cursor = unwrap_envelope(payload, f"{key} page {pages + 1}")
+            self.store.stage_page(key, str(pages), items, cursor=cursor, calls=1)
+            pages += 1
+            rows += len(items)
+            self._report(key, rows)
+        staged = [item for _unit, page in self.store.staged(key) for item in page]
+        tables = self._successor_tables(ds, staged)
+        extra = ("classes",) if ds.name == "funds" else ()
+        self.store.swap(key, tables, where=where, fetched_at=self.clock(), extra_meta=extra)
+        self.result.datasets[key] = "fetched"
+        if extra:
+            self.result.datasets["classes"] = "fetched"
+        self._report(key, rows, done=True)
+
+    async def _page(self, endpoint_id: str, path: str, query: dict[str, str]) -> Any:
+        return await self.client.send_page(endpoint_id, path, query)
+
+    def _successor_tables(self, ds: Dataset, items: list) -> dict[str, list[dict]]:
+        today = self.client.today
+        if ds.name == "companies":
+            return {"companies": [_company(normalise_record("amc", item, today=today))
+                                  for item in items if isinstance(item, dict)]}
+        if ds.name == "funds":
+            funds = [normalise_record("fund", r, today=today) for r in fund_records(items)]
+            classes = [normalise_record("unit_class", r, today=today) for r in class_records(items)]
+            return {"funds": funds, "classes": classes}
+        ep = endpoint(ds.endpoint)
+        groups: dict[tuple[str, str], list] = {}
+        for item in items:
+            if not isinstance(item, dict):
+                continue
+            proj_id = str(item.get("proj_id") or "").strip()
+            if not proj_id:
+                continue
+            period = str(item.get("period") or "").strip() if ds.name == "holdings" else ""
+            groups.setdefault((proj_id, period), []).append(item)
+        records: list[dict] = []
+        for (proj_id, period), group in sorted(groups.items()):
+            data = to_legacy(ep.id, group, {"proj_id": proj_id})
+            normalised = normalise_payload(ep.record_kind, data, list_expected=ep.returns_list, today=today)
+            records.extend(_keyed(normalised, proj_id, period or None))
+        return {ds.tables[0]: records}
+
+    # ---- legacy: companies, then each fund -------------------------------------------------------
+
+    async def _legacy_dataset(self, ds: Dataset) -> None:
+        if ds.name == "companies":
+            return  # walked with the funds (E16/E15, then E2 per company)
+        if ds.name == "funds":
+            await self._legacy_companies(ds)
+            return
+        if ds.name == "holdings":
+            periods = self._periods()
+            for period in periods:
+                refresh = ds.refresh_s if period == periods[0] else NEVER
+                await self._legacy_per_fund(ds, f"holdings:{period}", refresh, {"period": period})
+            return
+        await self._legacy_per_fund(ds, ds.name, ds.refresh_s, {})
+
+    async def _legacy_companies(self, ds: Dataset) -> None:
+        key = "funds"
+        if self._fresh(key, ds.refresh_s) and self._fresh("companies", DATASETS["companies"].refresh_s):
+            self.result.datasets[key] = self.result.datasets["companies"] = "fresh"
+            return
+        self.result.datasets[key] = "stopped"
+        self.store.begin(key, LAYOUT_LEGACY)
+        done = self.store.staged_units(key)
+        if "register" not in done:
+            self._check_budget()
+            found: dict[str, dict] = {}
+            for record in await self._fetch("E16") or []:
+                found.setdefault(record.get("unique_id"), record)
+            for word in COMPANY_SEARCH_WORDS:
+                for record in await self._fetch("E15", name=word) or []:
+                    found.setdefault(record.get("unique_id"), record)
+            register = [r for uid, r in sorted(found.items()) if uid]
+            self.store.stage_page(key, "register", register, cursor=None, calls=0)
+        register = next(p for u, p in self.store.staged(key) if u == "register")
+        todo = [r for r in register if f"company:{r['unique_id']}" not in done]
+        await self._legacy_units(key, todo, lambda r: f"company:{r['unique_id']}",
+                                 lambda r: self._fetch("E2", unique_id=r["unique_id"]), len(register))
+        companies, funds = [], []
+        for unit, payload in self.store.staged(key):
+            if not unit.startswith("company:") or not payload:
+                continue
+            uid = unit.split(":", 1)[1]
+            company = next((r for r in register if r.get("unique_id") == uid), {})
+            companies.append({"unique_id": uid, "comp_name_en": company.get("name_en"),
+                              "comp_name_th": company.get("name_th"), "last_upd_date": company.get("last_upd_date")})
+            funds.extend(payload)
+        funds.sort(key=lambda r: str(r.get("proj_id")))
+        companies.sort(key=lambda r: r["unique_id"])
+        self.store.swap(key, {"funds": funds, "companies": companies}, fetched_at=self.clock(), extra_meta=("companies",))
+        self.result.datasets[key] = self.result.datasets["companies"] = "fetched"
+        self._report(key, len(funds), done=True)
+
+    async def _legacy_per_fund(self, ds: Dataset, key: str, refresh_s: float, params: dict) -> None:
+        if self._fresh(key, refresh_s):
+            self.result.datasets[key] = "fresh"
+            return
+        self.result.datasets[key] = "stopped"
+        proj_ids = [r["proj_id"] for r in self.store.query("SELECT proj_id FROM funds ORDER BY proj_id")]
+        self.store.begin(key, LAYOUT_LEGACY)
+        done = self.store.staged_units(key)
+        todo = [p for p in proj_ids if p not in done]
+        await self._legacy_units(key, todo, lambda p: p, lambda p: self._fetch(ds.endpoint, proj_id=p, **params),
+                                 len(proj_ids))
+        period = params.get("period")
+        records: list[dict] = []
+        for proj_id, payload in self.store.staged(key):
+            records.extend(_keyed(payload, proj_id, period))
+        self.store.swap(key, {ds.tables[0]: records}, where={"period": period} if period else None,
+                        fetched_at=self.clock())
+        self.result.datasets[key] = "fetched"
+        self._report(key, len(records), done=True)
+
+    async def _legacy_units(self, key: str, units: list, unit_key: Callable, call: Callable, total: int) -> None:
+        """Ask each unit (a company, a fund), a few at a time, keeping each answer as it comes."""
+        kept = total - len(units)
+        start = 0
+        while start < len(units):
+            self._check_budget()
+            room = self.concurrency if self.max_calls is None else max(1, min(self.concurrency, self.max_calls - self.calls))
+            batch = units[start:start + room]
+            start += len(batch)
+            before = self.calls
+            answers = await asyncio.gather(*(call(u) for u in batch), return_exceptions=True)
+            spent = self.calls - before
+            for unit, answer in zip(batch, answers):
+                if isinstance(answer, BaseException):
+                    raise answer
+                self.store.stage_page(key, unit_key(unit), answer, cursor=None, calls=spent)
+                spent = 0
+            kept += len(batch)
+            self._report(key, kept, remaining=total - kept)
+
+    async def _fetch(self, endpoint_id: str, **params: str) -> Any:
+        """One logical call's normalised records; "no data" is an empty answer, not a failure."""
+        try:
+            return await self.client.fetch(endpoint_id, **params)
+        except BadInputError as exc:
+            if endpoint_id == "E6":
+                log.debug("%s %s: %s", endpoint_id, params, exc)
+                return []
+            raise
+
+
+def _leaves(group: BaseException) -> list[BaseException]:
+    if isinstance(group, BaseExceptionGroup):
+        return [leaf for e in group.exceptions for leaf in _leaves(e)]
+    return [group]
+
+
+def _company(record: dict) -> dict:
+    for name in ("comp_name_en", "comp_name_th"):
+        if isinstance(record.get(name), str):
+            record[name] = record[name].strip()
+    return record
+
+
+def _keyed(normalised: Any, proj_id: str, period: str | None) -> list[dict]:
+    """Records of one fund (and quarter) with their keys: proj_id, their order (seq), the period."""
+    if normalised is None:
+        return []
+    records = normalised if isinstance(normalised, list) else [normalised]
+    out = []
+    for seq, record in enumerate(records):
+        if not isinstance(record, dict):
+            continue
+        keyed = {"proj_id": proj_id, "seq": seq, **{k: v for k, v in record.items() if k not in ("proj_id", "seq")}}
+        if period is not None:
+            keyed["period"] = str(period)
+        out.append(keyed)
+    return out
+
+
+async def sync_market(store: MarketStore, client: AsyncSecClient, *, only: str | tuple[str, ...] | None = None,
+                      max_calls: int | None = None, progress: Callable[[SyncProgress], None] | None = None,
+                      clock: Callable[[], float] = time.time, **options: Any) -> SyncResult:
+    """Fill or refresh the store; `only` names datasets (text "a,b" or a tuple); `options` go to MarketSync
+    (`concurrency`, `quarters`)."""
+    names = parse_only(only) if not isinstance(only, tuple) else parse_only(",".join(only))
+    return await MarketSync(store, client, max_calls=max_calls, progress=progress, clock=clock, **options).run(names)
+
+
+def sync_blocking(store: MarketStore, client: Any, **options: Any) -> SyncResult:
+    """`sync_market` from synchronous code, with a `SecClient` (the CLI, notebooks).
+
+    Ctrl+C cancels the run on the client's loop: what was stored stays, the next run goes on from it.
+    """
+    future = client.submit(sync_market(store, client.async_client, **options))
+    try:
+        return future.result()
+    except KeyboardInterrupt:
+        future.cancel()
+        try:
+            future.result(timeout=5)
+        except BaseException:  # noqa: BLE001 - cancelled, or failed while stopping: either way it stopped
+            pass
+        raise
+
+
+__all__ = ["DATASETS", "DATASET_NAMES", "Dataset", "MarketSync", "SyncProgress", "SyncResult", "parse_only",
+           "sync_blocking", "sync_market"]

@@ -1,0 +1,69 @@
+"""Market store fixtures: the demo simulator in process (counting its requests) and clients of it."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import httpx
+import pytest
+
+from dashboard.config import ApiSettings
+from dashboard.demo.connect import open_client
+from dashboard.demo.simulator import create_app
+from dashboard.market.store import MarketStore
+from dashboard.market.sync import sync_blocking
+from tests.conftest import TODAY
+
+# Holdings quarters synced in the tests (all 12 work; fewer keep the tests fast).
+QUARTERS = {"successor": 2, "legacy": 1}
+
+
+class Market:
+    """A simulator app over a copy of the demo data set, answering on one layout, and clients of it."""
+
+    def __init__(self, dataset, layout: str):
+        self.dataset = copy.deepcopy(dataset)
+        self.layout = layout
+        self.app = create_app(self.dataset, require_key=False, today=TODAY, layout=layout)
+        self.clients = []
+
+    def client(self):
+        settings = ApiSettings.from_env(base_url="http://simulator.test", use_cache=False, layout=self.layout,
+                                        environ={})
+        client = open_client(settings, transport=httpx.ASGITransport(app=self.app), cache=None, require_keys=False,
+                             today=lambda: TODAY, rate_limit_calls=1_000_000, backoff_base=0.01, backoff_max=0.02)
+        self.clients.append(client)
+        return client
+
+    def sync(self, store: MarketStore, **options):
+        options.setdefault("quarters", QUARTERS[self.layout])
+        return sync_blocking(store, self.client(), **options)
+
+    def close(self):
+        for client in self.clients:
+            client.close()
+
+
+@pytest.fixture(scope="session")
+def market_factory(dataset):
+    made: list[Market] = []
+
+    def make(layout: str) -> Market:
+        market = Market(dataset, layout)
+        made.append(market)
+        return market
+
+    yield make
+    for market in made:
+        market.close()
+
+
+@pytest.fixture(scope="session", params=["successor", "legacy"])
+def synced(request, market_factory, tmp_path_factory):
+    """(market, store, result): a whole sync of the demo market on each layout."""
+    market = market_factory(request.param)
+    store = MarketStore(Path(tmp_path_factory.mktemp(f"store-{request.param}")) / "market.duckdb")
+    result = market.sync(store)
+    yield market, store, result
+    store.close()

@@ -1,0 +1,120 @@
+"""`sec-dashboard market ...` through its own parser (the lead registers it in the main one)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+
+import pytest
+
+from dashboard.cli import market as cli
+from dashboard.market.sync import SyncProgress
+
+
+@pytest.fixture
+def demo_store(tmp_path, monkeypatch):
+    monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path / "cache"))
+    assert cli.main(["market", "sync", "--demo", "--only", "funds,companies,risk,fees,holdings", "--json"]) == 0
+    return tmp_path / "cache" / "market-demo.duckdb"
+
+
+def read_json(capsys):
+    return json.loads(capsys.readouterr().out)
+
+
+def test_sync_status_and_questions_as_json(demo_store, capsys):
+    capsys.readouterr()
+    assert demo_store.exists()
+    assert cli.main(["market", "status", "--demo", "--json"]) == 0
+    status = read_json(capsys)
+    assert set(status) == {"funds", "classes", "datasets", "calls"} and status["funds"] > 50
+    assert status["datasets"]["fees"]["complete"] and not status["datasets"]["allocation"]["complete"]
+    assert cli.main(["market", "screen", "--demo", "--risk", "RS6", "--risk", "RS5", "--sort=-total_fee_actual",
+                     "--limit", "3", "--json"]) == 0
+    rows = read_json(capsys)
+    assert 0 < len(rows) <= 3 and {r["risk_spectrum"] for r in rows} <= {"RS5", "RS6"}
+    fees = [r["total_fee_actual"] for r in rows if r["total_fee_actual"] is not None]
+    assert fees == sorted(fees, reverse=True)
+    assert cli.main(["market", "sync", "--demo", "--only", "funds", "--json"]) == 0
+    assert read_json(capsys)["calls"] == 0  # fresh: nothing sent
+    from dashboard.market.store import MarketStore
+    with MarketStore(demo_store, read_only=True) as store:
+        code = store.query("SELECT issue_code, count(DISTINCT proj_id) AS n FROM holdings WHERE NOT is_nav_total "
+                           "AND issue_code IS NOT NULL GROUP BY 1 ORDER BY 2 DESC LIMIT 1")[0]["issue_code"]
+        two = [r["proj_id"] for r in store.query("SELECT DISTINCT proj_id FROM holdings WHERE issue_code = ? "
+                                                 "ORDER BY 1 LIMIT 2", [code])]
+    assert cli.main(["market", "holders", "--demo", code.lower(), "--json"]) == 0
+    holders = read_json(capsys)
+    assert len(holders) >= 2 and set(holders[0]) >= {"proj_id", "proj_abbr_name", "period", "percent_nav",
+                                                      "assetliab_value"}
+    assert cli.main(["market", "overlap", "--demo", *two, "--json"]) == 0
+    answer = read_json(capsys)
+    assert answer["funds"] == two and f"{two[0]}|{two[1]}" in answer["overlap_pct"]
+    assert any(c["issue_code"] == code for c in answer["common"])
+    assert cli.main(["market", "overlap", "--demo", *two]) == 0
+    assert "overlap" in capsys.readouterr().out
+
+
+def test_readable_output_and_export(demo_store, capsys, tmp_path):
+    capsys.readouterr()
+    assert cli.main(["market", "screen", "--demo", "--status", "RG", "--limit", "2"]) == 0
+    text = capsys.readouterr().out
+    assert "fee % (charged)" in text and "(2 rows)" in text
+    assert cli.main(["market", "status", "--demo"]) == 0
+    assert "funds" in capsys.readouterr().out
+    assert cli.main(["market", "export", "--demo", str(tmp_path / "snap")]) == 0
+    assert (tmp_path / "snap" / "funds.parquet").exists() and (tmp_path / "snap" / "holdings.parquet").exists()
+
+
+def test_exit_codes(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path / "cache"))
+    assert cli.main(["market", "status", "--demo"]) == 2  # no store yet
+    assert "market sync" in capsys.readouterr().err
+    assert cli.main(["market", "sync", "--demo", "--only", "nav"]) == 2
+    assert "no dataset nav" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["market", "sync", "--demo", "--max-calls", "-1"])
+    assert exc.value.code == 2
+    assert cli.main(["market", "sync", "--demo", "--only", "funds", "--max-calls", "1"]) == 0
+    assert "run it again" in capsys.readouterr().out
+    assert cli.main(["market", "overlap", "--demo", "NO-SUCH", "OTHER"]) == 2
+    assert cli.main(["market", "screen", "--demo", "--sort", "nav"]) == 2
+    # a rejected key is exit 3, as everywhere on the command line
+    monkeypatch.setenv("SEC_API_KEY", "0" * 32)
+    from dashboard.demo.simulator import SimulatorServer, create_app
+    with SimulatorServer(create_app(valid_keys={"1" * 32})) as server:
+        code = cli.main(["market", "sync", "--base-url", server.base_url, "--layout", "successor", "--only", "risk"])
+    assert code == 3
+
+
+def test_progress_is_plain_lines_off_a_terminal_and_one_bar_on_one():
+    plain = io.StringIO()
+    progress = cli.Progress(plain, every_s=3600)
+    progress(SyncProgress("fees", 100, 1, 0.5, None))
+    progress(SyncProgress("fees", 200, 2, 0.9, 3.0))
+    progress(SyncProgress("fees", 710, 8, 1.0, None, done=True))
+    lines = plain.getvalue().splitlines()
+    assert lines == ["fees: 100 rows; 1 calls, 0 s", "fees: 710 rows (stored); 8 calls, 1 s"]
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty = Tty()
+    bar = cli.Progress(tty)
+    bar(SyncProgress("holdings:202606", 2500, 30, 12.0, 75.0))
+    bar.finish()
+    assert tty.getvalue().startswith("\rholdings:202606: 2,500 rows; 30 calls, 12 s, about 1 min 15 s left")
+    assert tty.getvalue().endswith("\n")
+
+
+def test_commands_plug_into_a_parser_with_the_main_options():
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--demo", action="store_true", default=argparse.SUPPRESS)
+    as_json = argparse.ArgumentParser(add_help=False)
+    as_json.add_argument("--json", action="store_true")
+    parser = argparse.ArgumentParser()
+    cli.add_market_commands(parser.add_subparsers(dest="command"), common=common, as_json=as_json)
+    args = parser.parse_args(["market", "holders", "PTT", "--period", "202606", "--demo", "--json"])
+    assert args.func is cli.cmd_market_holders and args.query == "PTT" and args.period == "202606" and args.json

@@ -251,10 +251,13 @@ class FundExplorer(pn.viewable.Viewer):
         self._show_results()
 
         # The button says what it will do for the selected fund, and is off while none is selected.
-        self._basket_button = pmui.Button(label=pn.bind(self._basket_label, state.basket.param.proj_ids, state.param.fund),
-                                          disabled=pn.bind(lambda fund: not fund, state.param.fund),
+        self._basket_button = pmui.Button(label=self._basket_label(), disabled=not state.fund,
                                           variant="outlined", icon="playlist_add", margin=(4, 8))
         self._basket_button.on_click(self._toggle_basket)
+        # Label and state change in one update: two separate bindings raced in the browser and could
+        # leave the button disabled with a fund selected (seen about one run in three).
+        state.basket.param.watch(self._sync_basket_button, "proj_ids")
+        state.param.watch(self._sync_basket_button, "fund")
         self._company_button = pmui.Button(label="All funds of this company", variant="text", icon="apartment",
                                            margin=(4, 8))
         self._company_button.on_click(self._company_funds)
@@ -307,6 +310,9 @@ class FundExplorer(pn.viewable.Viewer):
 
     def _basket_label(self, *_) -> str:
         return "Remove from basket" if self.state.in_basket() else "Add to basket"
+
+    def _sync_basket_button(self, *_) -> None:
+        self._basket_button.param.update(label=self._basket_label(), disabled=not self.state.fund)
 
     # ---- actions --------------------------------------------------------------------------------------
 

@@ -47,13 +47,12 @@ def _store(args: argparse.Namespace, *, read_only: bool = False):
 
 
 def _readable_store(args: argparse.Namespace):
-    """The store for a question: read-only when it exists (others may read it too), else a clear refusal."""
-    from dashboard.market.store import store_path
-
-    path = store_path(_settings(args), getattr(args, "store", None))
-    if not path.exists():
-        raise BadInputError(f"no market store at {path} yet: run `sec-dashboard market sync` first")
-    return _store(args, read_only=True)
+    """The published snapshot for a question (never blocked by a sync running), else a clear refusal."""
+    store = _store(args, read_only=True)
+    if not store.has_snapshot():
+        store.close()
+        raise BadInputError(f"no market snapshot in {store.snapshot_dir} yet: run `sec-dashboard market sync` first")
+    return store
 
 
 def _emit_rows(args: argparse.Namespace, rows: list[dict], columns: list[str], empty: str) -> int:

@@ -1,14 +1,17 @@
-"""The questions the market store answers: a screener, who holds a security, how much funds overlap, its status.
+"""The questions the market store answers: a screener, who holds a security, how much funds overlap, the
+market's risk spectrum and fees by policy type, the most-held securities, and the snapshot's state.
 
 Figures per fund follow the models' rules (the first unit class listed; fees as charged, never
 prospectus ceilings), computed when fees or performance are swapped in (`fund_figures`). Holdings
-rows that are the NAV total (assetliab_id 903) are never counted.
+rows that are the NAV total (assetliab_id 903) are never counted. Every function takes a store
+(the writer) or a reader of the published snapshot (`open_reader`): they read the same tables.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -39,12 +42,31 @@ LEFT JOIN fund_figures g ON g.proj_id = f.proj_id
 """
 
 
+# A text column's value, None when it is a placeholder ("", "-", "n/a", ...).
+def _clean_sql(column: str) -> str:
+    marks = ", ".join(f"'{p}'" for p in sorted(_PLACEHOLDERS))
+    return f"CASE WHEN lower(trim({column})) IN ({marks}) THEN NULL ELSE trim({column}) END"
+
+
+_POLICY_SQL = "nullif(trim(f.policy_desc), '')"
+SPECTRUM_FIELDS = ("risk_spectrum", "risk_rank", "policy_type", "funds")
+FEE_FIELDS = ("policy_type", "funds", "min", "p25", "median", "p75", "max", "mean")
+MOST_HELD_FIELDS = ("security", "issue_code", "isin_code", "issuer", "period", "funds", "total_value",
+                    "percent_nav_avg")
+
+
 def risk_code(text: str) -> str:
     """RS1..RS8, RS81 from "RS5", "5", "rs8+"."""
     match = _RISK.match(str(text).strip())
     if not match:
         raise BadInputError(f"{text!r} is not a risk level: use RS1 to RS8 or RS81")
     return f"RS{match.group(1)}" + ("1" if match.group(2) and match.group(1) == "8" else "")
+
+
+def _status_clause(status: str | None) -> tuple[str, list]:
+    if not status or not str(status).strip():
+        return "", []
+    return "upper(f.fund_status) = upper(?)", [str(fund_status_code(str(status).strip()))]
 
 
 def screen(store: MarketStore, *, company: str | None = None, status: str | None = None,
@@ -56,10 +78,10 @@ def screen(store: MarketStore, *, company: str | None = None, status: str | None
     if company:
         where.append("upper(f.unique_id) = upper(?)")
         params.append(company.strip())
-    if status:
-        code = fund_status_code(status.strip())
-        where.append("upper(f.fund_status) = upper(?)")
-        params.append(str(code))
+    clause, values = _status_clause(status)
+    if clause:
+        where.append(clause)
+        params.extend(values)
     risks = [risk_code(r) for r in risk or () if str(r).strip()]
     if risks:
         where.append(f"r.risk_spectrum IN ({', '.join('?' * len(risks))})")
@@ -192,6 +214,143 @@ def overlap(store: MarketStore, funds: Sequence[str], period: str | None = None)
 
 def _clean(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip().casefold() not in _PLACEHOLDERS else None
+
+
+# ---- the market at a glance (the Market tab) ------------------------------------------------------
+
+
+def periods(store: MarketStore) -> list[str]:
+    """The quarters of holdings stored (YYYYMM), newest first."""
+    return [r["period"] for r in store.query("SELECT DISTINCT period FROM holdings WHERE period IS NOT NULL "
+                                             "ORDER BY period DESC")]
+
+
+def policy_types(store: MarketStore) -> list[str]:
+    """The policy types of the funds stored (equity, fixed income, mixed, ... as the service words them), sorted."""
+    rows = store.query(f"SELECT DISTINCT {_POLICY_SQL} AS p FROM funds f WHERE {_POLICY_SQL} IS NOT NULL ORDER BY 1")
+    return [r["p"] for r in rows]
+
+
+def risk_spectrum(store: MarketStore, *, status: str | None = None) -> list[dict]:
+    """Funds per risk level and policy type: rows {"risk_spectrum", "risk_rank", "policy_type", "funds"},
+    by risk rank then policy type (funds without a level, or without a policy type, last)."""
+    clause, params = _status_clause(status)
+    sql = (f"SELECT r.risk_spectrum, r.risk_rank, {_POLICY_SQL} AS policy_type, count(*) AS funds FROM funds f "
+           "LEFT JOIN risk r ON r.proj_id = f.proj_id" + (f" WHERE {clause}" if clause else "") +
+           " GROUP BY ALL ORDER BY risk_rank NULLS LAST, risk_spectrum NULLS LAST, policy_type NULLS LAST")
+    return store.query(sql, params)
+
+
+def fees_by_policy(store: MarketStore, *, status: str | None = None) -> list[dict]:
+    """The total annual fee as charged, per policy type: rows {"policy_type", "funds" (with a charged fee),
+    "min", "p25", "median", "p75", "max", "mean"} (quartiles interpolated). Ceilings are never used."""
+    clause, params = _status_clause(status)
+    sql = (f"SELECT {_POLICY_SQL} AS policy_type, count(*) AS funds, min(g.total_fee_actual) AS min, "
+           "quantile_cont(g.total_fee_actual, 0.25) AS p25, quantile_cont(g.total_fee_actual, 0.5) AS median, "
+           "quantile_cont(g.total_fee_actual, 0.75) AS p75, max(g.total_fee_actual) AS max, "
+           "avg(g.total_fee_actual) AS mean FROM funds f JOIN fund_figures g ON g.proj_id = f.proj_id "
+           "WHERE g.total_fee_actual IS NOT NULL" + (f" AND {clause}" if clause else "") +
+           " GROUP BY ALL ORDER BY policy_type NULLS LAST")
+    return store.query(sql, params)
+
+
+def fee_distribution(store: MarketStore, policy_type: str | None, *, status: str | None = None) -> list[dict]:
+    """The charged fees of one policy type's funds (None: funds without one), cheapest first:
+    rows {"proj_id", "proj_abbr_name", "total_fee_actual"}; funds without a charged fee left out."""
+    clause, params = _status_clause(status)
+    same = f"{_POLICY_SQL} = ?" if policy_type is not None else f"{_POLICY_SQL} IS NULL"
+    values = [str(policy_type).strip()] if policy_type is not None else []
+    sql = ("SELECT f.proj_id, f.proj_abbr_name, g.total_fee_actual FROM funds f JOIN fund_figures g "
+           f"ON g.proj_id = f.proj_id WHERE g.total_fee_actual IS NOT NULL AND {same}"
+           + (f" AND {clause}" if clause else "") + " ORDER BY g.total_fee_actual, f.proj_id")
+    return store.query(sql, [*values, *params])
+
+
+def fee_percentile(store: MarketStore, fund: str, *, status: str | None = None) -> dict | None:
+    """Where a fund's total annual fee as charged sits among its peers (the funds of its policy type).
+
+    {"proj_id", "proj_abbr_name", "policy_type", "total_fee_actual", "peers" (peers with a charged
+    fee, the fund included), "cheaper" (peers charging less), "same" (peers charging the same, the
+    fund included), "percentile" (0-100, mid-rank: 100 * (cheaper + same / 2) / peers; low is cheap),
+    "peer_median"}. `status` limits the peers (the fund itself always counts). None when the fund is
+    not in the store; percentile None when it has no charged fee.
+    """
+    proj_id = store.resolve(str(fund))
+    if proj_id is None:
+        return None
+    rows = store.query(f"SELECT f.proj_id, f.proj_abbr_name, {_POLICY_SQL} AS policy_type, g.total_fee_actual "
+                       "FROM funds f LEFT JOIN fund_figures g ON g.proj_id = f.proj_id WHERE f.proj_id = ? LIMIT 1",
+                       [proj_id])
+    row = rows[0]
+    fee = row["total_fee_actual"]
+    peers = [r for r in fee_distribution(store, row["policy_type"], status=status) if r["proj_id"] != proj_id]
+    answer = {**row, "peers": 0, "cheaper": 0, "same": 0, "percentile": None, "peer_median": None}
+    if fee is None:
+        answer["peers"] = len(peers)
+        return answer
+    fees = sorted([r["total_fee_actual"] for r in peers] + [fee])
+    cheaper = sum(1 for f in fees if f < fee - 1e-12)
+    same = sum(1 for f in fees if abs(f - fee) <= 1e-12)
+    middle = len(fees) // 2
+    median = fees[middle] if len(fees) % 2 else (fees[middle - 1] + fees[middle]) / 2
+    answer.update(peers=len(fees), cheaper=cheaper, same=same,
+                  percentile=round(100.0 * (cheaper + same / 2) / len(fees), 4), peer_median=median)
+    return answer
+
+
+def most_held(store: MarketStore, period: str | None = None, *, limit: int | None = 20) -> list[dict]:
+    """The securities held by the most funds in a quarter (the latest stored by default).
+
+    A security is its ISIN, else its issue code (as in `overlap`); lines with neither and NAV totals
+    are never counted. Rows {"security" (what `holders` takes), "issue_code", "isin_code", "issuer",
+    "period", "funds" (funds holding it), "total_value" (baht, summed), "percent_nav_avg" (the mean
+    over those funds of each one's share of NAV)}, most funds first, then the largest value.
+    """
+    quarter = _period(store, period)
+    if quarter is None:
+        return []
+    if limit is not None and int(limit) < 0:
+        raise BadInputError("the limit must be 0 or more")
+    isin, issue = _clean_sql("isin_code"), _clean_sql("issue_code")
+    sql = (f"WITH lines AS (SELECT proj_id, period, upper(coalesce({isin}, {issue})) AS security, {issue} AS issue_code, "
+           f"{isin} AS isin_code, {_clean_sql('issuer')} AS issuer, assetliab_value, percent_nav FROM holdings "
+           "WHERE period = ? AND NOT coalesce(is_nav_total, FALSE)) "
+           "SELECT security, min(issue_code) AS issue_code, min(isin_code) AS isin_code, min(issuer) AS issuer, "
+           "any_value(period) AS period, count(DISTINCT proj_id) AS funds, sum(assetliab_value) AS total_value, "
+           "sum(percent_nav) / count(DISTINCT proj_id) AS percent_nav_avg FROM lines WHERE security IS NOT NULL "
+           "GROUP BY security ORDER BY funds DESC, total_value DESC NULLS LAST, security"
+           + (f" LIMIT {int(limit)}" if limit is not None else ""))
+    return store.query(sql, [quarter])
+
+
+def snapshot_state(store: MarketStore, *, now: float | None = None) -> dict:
+    """What the dashboard says about the snapshot: how old it is, whether it is whole, whether a sync runs.
+
+    {"has_snapshot", "fetched_at" (the newest dataset swap, ISO), "oldest_fetched_at", "age_s",
+    "complete" (every dataset complete), "sync": None, or while a sync runs (in any process)
+    {"running", "done", "total" (dataset keys: one per holdings quarter), "dataset" (the one under
+    way), "under_way", "calls", "rows", "eta_s", "started_at", "updated_at"}}. Cheap enough to poll.
+    """
+    now = time.time() if now is None else now
+    meta = store.meta()
+    stamps = [m["fetched_at"] for m in meta.values() if m["complete"] and m["fetched_at"] is not None]
+    newest = max(stamps, default=None)
+    complete = bool(meta)
+    for name in DATASET_NAMES:
+        if name == "holdings":
+            parts = [m for key, m in meta.items() if key.startswith("holdings:")]
+            complete = complete and bool(parts) and all(m["complete"] for m in parts)
+        else:
+            complete = complete and bool(meta.get(name) and meta[name]["complete"])
+    progress = store.progress(now)
+    sync = None
+    if progress is not None:
+        sync = {"running": True, **{k: progress.get(k) for k in ("done", "total", "dataset", "calls", "rows", "eta_s")},
+                "under_way": list(progress.get("under_way") or []),
+                "started_at": _iso(progress.get("started_at")), "updated_at": _iso(progress.get("updated_at"))}
+    return {"has_snapshot": store.has_snapshot(), "fetched_at": _iso(newest),
+            "oldest_fetched_at": _iso(min(stamps, default=None)),
+            "age_s": (now - newest) if newest is not None else None, "complete": complete, "sync": sync}
 
 
 def _iso(stamp: float | None) -> str | None:

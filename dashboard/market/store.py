@@ -6,7 +6,10 @@ record as JSON, so nothing the service sent is lost and the field names are the 
 
 A dataset is written to the staging table while it is fetched (page by page, with its cursor in
 `meta`, so an interrupted sync goes on from the last page stored) and swapped in, in one
-transaction, when it completes: a reader sees the previous snapshot or the new one, never half.
+transaction, when it completes; the tables it changed are then published as Parquet files
+(`dashboard.market.snapshot`). Readers (`open_reader`, or `MarketStore(read_only=True)`) read the
+published snapshot through an in-memory DuckDB connection and never open the writer's file, so a
+sync in another process never blocks them and they see the previous snapshot or the new one, whole.
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ import pandas as pd
 
 from dashboard.config import ApiSettings
 from dashboard.errors import BadInputError, SecApiError
+from dashboard.market.snapshot import (FORMAT, MANIFEST, PROGRESS, Publisher, SnapshotViews, check_manifest_ours,
+                                       check_ours, copy_to, default_dir, env_dir, live_progress, progress_record,
+                                       read_json, write_json)
 
 log = logging.getLogger("dashboard.market")
 
@@ -68,6 +74,16 @@ _META = """CREATE TABLE IF NOT EXISTS meta (
     pages INTEGER, calls INTEGER, started_at DOUBLE, layout VARCHAR)"""
 _STAGE = "CREATE TABLE IF NOT EXISTS stage (dataset VARCHAR, unit VARCHAR, seq INTEGER, payload VARCHAR)"
 _INFO = "CREATE TABLE IF NOT EXISTS info (name VARCHAR PRIMARY KEY, value VARCHAR)"
+# The columns of the tables a snapshot publishes besides TABLES (stage is the writer's own).
+_SNAPSHOT_EXTRA = {
+    "meta": "dataset VARCHAR, rows BIGINT, fetched_at DOUBLE, complete BOOLEAN, cursor VARCHAR, pages INTEGER, "
+            "calls INTEGER, started_at DOUBLE, layout VARCHAR",
+    "info": "name VARCHAR, value VARCHAR",
+}
+SNAPSHOT_TABLES = (*TABLES, *_SNAPSHOT_EXTRA)
+# Set in the transaction of a swap, cleared once it is published: a writer that finds it set (a
+# publish failed or was killed) publishes everything again when it opens.
+_PENDING = "snapshot_pending"
 
 
 class StoreBusyError(SecApiError):
@@ -86,6 +102,30 @@ def store_path(settings: ApiSettings | None = None, path: str | Path | None = No
     if settings.cache_dir is None:
         raise BadInputError("no cache directory to keep the market store in: set SEC_DASHBOARD_CACHE_DIR or --cache-dir")
     return Path(settings.cache_dir) / (DEMO_STORE_FILE if settings.demo else STORE_FILE)
+
+
+def snapshot_dir(settings: ApiSettings | None = None, path: str | Path | None = None) -> Path:
+    """Where a store's snapshot is published and read.
+
+    `path` given: a snapshot directory itself (one holding a snapshot manifest, or no store file),
+    else the `NAME-snapshot/` directory next to the store file it names. No `path`: the directory in
+    SEC_DASHBOARD_MARKET_DIR (shared storage; never for the demo market), else the one next to the
+    cache directory's store file.
+    """
+    if path is not None:
+        p = Path(path).expanduser()
+        if p.is_dir() and ((p / MANIFEST).exists()
+                           or not any((p / name).exists() for name in (STORE_FILE, DEMO_STORE_FILE))):
+            return p
+        return default_dir(store_path(settings, p))
+    settings = settings or ApiSettings.from_env()
+    shared = None if settings.demo else env_dir()
+    return shared if shared is not None else default_dir(store_path(settings))
+
+
+def open_reader(settings: ApiSettings | None = None, path: str | Path | None = None) -> "MarketStore":
+    """A reader of the published snapshot (`snapshot_dir`); empty until a sync publishes, never blocked by one."""
+    return MarketStore(path, settings=settings, read_only=True)
 
 
 def _json_default(value: Any) -> Any:
@@ -129,37 +169,52 @@ def _is_lock_error(exc: BaseException) -> bool:
 class MarketStore:
     """The market store. Thread-safe: writes are serialised; `reader()` gives a cursor for another thread.
 
-    `read_only=True` opens the file for reading only (several processes may do that at once while no
-    sync writes it).
+    The writer (the default) owns the DuckDB file and publishes each swapped dataset to the snapshot
+    directory. `read_only=True` makes a reader of that snapshot (`open_reader`): an in-memory
+    connection over the published Parquet files, with the same read methods; any number of readers in
+    any process, while a sync writes or not. A reader's tables are empty until a snapshot is
+    published and follow each new publish from their next query on.
     """
 
     def __init__(self, path: str | Path | None = None, *, settings: ApiSettings | None = None, read_only: bool = False):
-        self.path = store_path(settings, path)
         self.read_only = read_only
         self._lock = threading.RLock()
         self.moved_aside: Path | None = None
+        self._views: SnapshotViews | None = None
+        self._publisher: Publisher | None = None
+        if read_only:
+            self.snapshot_dir = snapshot_dir(settings, path)
+            self.path = self.snapshot_dir
+            self.con = duckdb.connect(":memory:")
+            schemas = {t: ", ".join(f"{n} {k}" for n, k in cols) + ", record VARCHAR" for t, cols in TABLES.items()}
+            self._views = SnapshotViews(self.con, self.snapshot_dir, {**schemas, **_SNAPSHOT_EXTRA})
+            self._views.refresh()
+            return
+        self.path = store_path(settings, path)
+        # a store file named by path publishes next to itself; the cache directory's, where snapshot_dir says
+        self.snapshot_dir = default_dir(self.path) if path is not None else snapshot_dir(settings)
         self.con = self._open()
+        self._publisher = Publisher(self.snapshot_dir)
+        try:
+            if self._publisher.manifest is None or self.info(_PENDING) is not None:
+                self.publish()
+        except BaseException:
+            self.con.close()
+            raise
 
     # ---- opening -------------------------------------------------------------------------------
 
     def _open(self) -> duckdb.DuckDBPyConnection:
-        if not self.read_only:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        elif not self.path.exists():
-            raise BadInputError(f"no market store at {self.path}: run `sec-dashboard market sync` first")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            con = duckdb.connect(str(self.path), read_only=self.read_only)
-            if not self.read_only:
-                self._create(con)
+            con = duckdb.connect(str(self.path))
+            self._create(con)
             con.execute("SELECT count(*) FROM meta").fetchone()
             return con
         except duckdb.Error as exc:
             if _is_lock_error(exc):
                 raise StoreBusyError(f"the market store {self.path} is in use by another process (a sync?); "
                                      "try again when it has finished") from None
-            if self.read_only:
-                raise SecApiError(f"the market store {self.path} cannot be read ({type(exc).__name__}); "
-                                  "run `sec-dashboard market sync` to rebuild it") from None
             return self._rebuild(exc)
 
     def _rebuild(self, exc: BaseException) -> duckdb.DuckDBPyConnection:
@@ -210,25 +265,44 @@ class MarketStore:
 
     def reader(self) -> duckdb.DuckDBPyConnection:
         """A cursor of its own (for another thread): it sees committed snapshots only."""
+        self._refresh()
         return self.con.cursor()
 
     # ---- reading -------------------------------------------------------------------------------
 
+    def _refresh(self, force: bool = False) -> None:
+        """A reader's views follow the newest published snapshot (one stat when nothing changed)."""
+        if self._views is not None:
+            with self._lock:
+                self._views.refresh(force)
+
+    def has_snapshot(self) -> bool:
+        """Whether there is anything to read: a dataset swapped in (and, for a reader, published)."""
+        return bool(self.query("SELECT 1 FROM meta WHERE complete LIMIT 1"))
+
+    def _run(self, sql: str, params: Sequence[Any] | None, fetch):
+        self._refresh()
+        for attempt in (1, 2):
+            cur = self.con.cursor()
+            try:
+                return fetch(cur.execute(sql, params or []))
+            except duckdb.IOException:
+                # a file of an older generation went (its reader was slow): read the newest one, once
+                if self._views is None or attempt == 2:
+                    raise
+                self._refresh(force=True)
+            finally:
+                cur.close()
+        raise AssertionError("unreachable")
+
     def query(self, sql: str, params: Sequence[Any] | None = None) -> list[dict]:
-        cur = self.con.cursor()
-        try:
-            result = cur.execute(sql, params or [])
+        def rows(result):
             names = [d[0] for d in result.description]
             return [dict(zip(names, row)) for row in result.fetchall()]
-        finally:
-            cur.close()
+        return self._run(sql, params, rows)
 
     def frame(self, sql: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
-        cur = self.con.cursor()
-        try:
-            return cur.execute(sql, params or []).df()
-        finally:
-            cur.close()
+        return self._run(sql, params, lambda result: result.df())
 
     def count(self, table: str) -> int:
         _check_table(table)
@@ -260,6 +334,20 @@ class MarketStore:
                           [text, text, text, text])
         return rows[0]["proj_id"] if rows else None
 
+    def progress(self, now: float | None = None) -> dict | None:
+        """The progress of a sync running now (its file beside the snapshot), or None."""
+        return live_progress(read_json(self.snapshot_dir / PROGRESS), now)
+
+    def write_progress(self, **fields: Any) -> None:
+        """Replace the progress file (a sync's own; `running=False` when it ends). Never fails the sync."""
+        if self.read_only:
+            return
+        try:
+            self.snapshot_dir.mkdir(parents=True, exist_ok=True)
+            write_json(self.snapshot_dir / PROGRESS, progress_record(**fields))
+        except OSError as exc:
+            log.debug("could not write the sync progress: %s", exc)
+
     def meta(self, dataset: str | None = None) -> dict[str, dict]:
         rows = self.query("SELECT * FROM meta" + (" WHERE dataset = ?" if dataset else "") + " ORDER BY dataset",
                           [dataset] if dataset else None)
@@ -273,6 +361,7 @@ class MarketStore:
 
     def begin(self, dataset: str, layout: str) -> dict:
         """Start (or go on with) fetching `dataset`: its meta row. A run of another layout starts over."""
+        self._write_check()
         with self._lock:
             current = self.meta(dataset).get(dataset)
             if current is not None and current["started_at"] is not None and current["layout"] == layout:
@@ -316,6 +405,7 @@ class MarketStore:
 
     def restart(self, dataset: str) -> None:
         """Forget the pages kept for `dataset` (its cursor expired): the next fetch starts from the first page."""
+        self._write_check()
         with self._lock:
             self.con.execute("BEGIN")
             self.con.execute("DELETE FROM stage WHERE dataset = ?", [dataset])
@@ -331,6 +421,7 @@ class MarketStore:
         `where` limits the replacement to rows with these column values (one quarter of holdings);
         `extra_meta` names other datasets this swap also completes (profiles fill funds and classes).
         """
+        self._write_check()
         frames = {table: self._frame(table, records) for table, records in tables.items()}
         now = fetched_at or time.time()
         with self._lock:
@@ -355,16 +446,56 @@ class MarketStore:
                         "rows = excluded.rows, fetched_at = excluded.fetched_at, complete = TRUE, cursor = NULL, "
                         "started_at = NULL", [name, rows, now])
                 self.con.execute("DELETE FROM stage WHERE dataset = ?", [dataset])
+                changed = [*frames, "meta"]
                 if {"fees", "performance"} & set(frames):
                     self._refresh_figures()
+                    changed.append("fund_figures")
+                self.con.execute("INSERT OR REPLACE INTO info VALUES (?, '1')", [_PENDING])
                 self.con.execute("COMMIT")
             except BaseException:
                 self.con.execute("ROLLBACK")
                 raise
+            self.publish(changed, period=(where or {}).get("period"))
 
-    def set_info(self, name: str, value: object) -> None:
+    def publish(self, tables: Iterable[str] | None = None, *, period: str | None = None) -> None:
+        """Publish tables (all when None) to the snapshot directory as one new generation.
+
+        Holdings are one file per quarter: `period` publishes that quarter alone, else every quarter
+        stored (and quarters no longer stored leave the snapshot).
+        """
+        self._write_check()
+        with self._lock:
+            names = list(SNAPSHOT_TABLES) if tables is None else [t for t in dict.fromkeys(tables)]
+            parts: dict[str, str] = {}
+            drop: list[str] = []
+            for table in names:
+                if table != "holdings":
+                    parts[table] = f"SELECT * FROM {table}"  # in stored order, as the writer reads it
+                    continue
+                stored = [r[0] for r in self.con.execute("SELECT DISTINCT period FROM holdings WHERE period IS NOT NULL "
+                                                         "ORDER BY 1").fetchall()]
+                quarters = [period] if period is not None else stored
+                for quarter in quarters:
+                    if not str(quarter).isdigit():
+                        continue
+                    parts[f"holdings:{quarter}"] = f"SELECT * FROM holdings WHERE period = '{quarter}'"
+                if period is None:
+                    known = (self._publisher.manifest or {}).get("files", {})
+                    drop.extend(k for k in known if k.startswith("holdings:") and k.split(":", 1)[1] not in stored)
+            self._publisher.publish(self.con, parts, drop=drop)
+            if self.info(_PENDING) is not None:
+                self.con.execute("DELETE FROM info WHERE name = ?", [_PENDING])
+
+    def _write_check(self) -> None:
+        if self.read_only:
+            raise BadInputError("this market store is a reader of the published snapshot; a sync writes it")
+
+    def set_info(self, name: str, value: object, *, publish: bool = True) -> None:
+        self._write_check()
         with self._lock:
             self.con.execute("INSERT OR REPLACE INTO info VALUES (?, ?)", [name, str(value)])
+            if publish:
+                self.publish(["info"])
 
     def _frame(self, table: str, records: list[dict]) -> pd.DataFrame:
         _check_table(table)
@@ -412,20 +543,34 @@ class MarketStore:
     # ---- export ----------------------------------------------------------------------------------
 
     def export(self, directory: str | Path) -> list[Path]:
-        """One Parquet file per table (and `meta`) in `directory`; the paths written."""
+        """One Parquet file per table (and `meta`, `info`) in `directory`, with a snapshot manifest, so
+        the directory is itself a snapshot readers can be pointed at; the Parquet paths written.
+
+        A file of the same name that the product did not write is never replaced (SnapshotError, and
+        nothing is written then).
+        """
         out = Path(directory).expanduser()
+        if out.resolve() == self.snapshot_dir.resolve():
+            raise BadInputError(f"{out} is where this store publishes its snapshot; export to another directory")
         out.mkdir(parents=True, exist_ok=True)
+        check_manifest_ours(out)
+        for table in SNAPSHOT_TABLES:
+            check_ours(out / f"{table}.parquet")
         written = []
-        cur = self.con.cursor()
-        try:
-            cur.execute("BEGIN")  # one snapshot for every file
-            for table in (*TABLES, "meta"):
-                target = out / f"{table}.parquet"
-                cur.execute(f"COPY (SELECT * FROM {table}) TO '{_sql_path(target)}' (FORMAT parquet)")
-                written.append(target)
-            cur.execute("COMMIT")
-        finally:
-            cur.close()
+        with self._lock:
+            self._refresh()
+            cur = self.con.cursor()
+            try:
+                cur.execute("BEGIN")  # one snapshot for every file
+                for table in SNAPSHOT_TABLES:
+                    target = out / f"{table}.parquet"
+                    copy_to(cur, f"SELECT * FROM {table}", target)
+                    written.append(target)
+                cur.execute("COMMIT")
+            finally:
+                cur.close()
+        write_json(out / MANIFEST, {"format": FORMAT, "version": 1, "generation": 0, "published_at": time.time(),
+                                    "files": {p.stem: p.name for p in written}})
         return written
 
 
@@ -464,5 +609,3 @@ def _check_table(table: str) -> None:
         raise BadInputError(f"no market table {table!r}; tables: {', '.join(TABLES)}")
 
 
-def _sql_path(path: Path) -> str:
-    return str(path).replace("'", "''")

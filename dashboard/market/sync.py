@@ -9,6 +9,10 @@ comes. A dataset is swapped in whole when it completes (`MarketStore.swap`).
 
 A dataset fetched within its refresh interval is not asked again; a past quarter's holdings never
 change, so once stored they are never asked again.
+
+While it runs, a sync keeps a small progress file beside the published snapshot (replaced in one
+rename, at most once a second), so a dashboard in another process can say "a sync is running:
+N of M datasets" (`dashboard.market.queries.snapshot_state`).
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ NEVER = float("inf")
 COMPANY_SEARCH_WORDS = ("จัดการกองทุน", "Asset Management")
 # Funds asked at once on the legacy layout (the rate limiter paces them; a few hide the latency).
 LEGACY_CONCURRENCY = 4
+PROGRESS_EVERY_S = 1.0  # how often the progress file is replaced at most (and on every dataset done)
 
 
 @dataclass(frozen=True)
@@ -131,6 +136,9 @@ class MarketSync:
         self._started = time.monotonic()
         self._claimed = 0  # pages claimed from the budget (sent, or about to be)
         self.result = SyncResult()
+        self._plan: list[str] = []  # the dataset keys this run goes through (holdings one per quarter)
+        self._begun = time.time()
+        self._progress_at = 0.0
 
     # ---- accounting ----------------------------------------------------------------------------
 
@@ -148,13 +156,43 @@ class MarketSync:
         self._claimed += 1
 
     def _report(self, dataset: str, rows: int, *, done: bool = False, remaining: int | None = None) -> None:
-        if self.progress is None:
-            return
         elapsed = time.monotonic() - self._started
         eta = None
         if remaining is not None and self.calls:
             eta = max(0.0, remaining * elapsed / self.calls)
+        self._write_progress(dataset, rows, eta, force=done)
+        if self.progress is None:
+            return
         self.progress(SyncProgress(dataset, rows, self.calls, elapsed, eta, done))
+
+    def _write_progress(self, dataset: str | None = None, rows: int = 0, eta: float | None = None, *,
+                        force: bool = False, running: bool = True) -> None:
+        """The progress file for other processes: N of M dataset keys done, the one under way, calls."""
+        now = time.monotonic()
+        if not force and now - self._progress_at < PROGRESS_EVERY_S:
+            return
+        self._progress_at = now
+        done = sum(1 for key in self._plan if self.result.datasets.get(key) in ("fetched", "fresh"))
+        under_way = [key for key in self._plan if self.result.datasets.get(key) == "stopped"]
+        # the one under way, else the one just worked on (a dataset that finished between two writes)
+        current = dataset if dataset in under_way else (under_way[0] if under_way else dataset)
+        fields = {"running": running, "started_at": self._begun, "total": len(self._plan), "done": done,
+                  "dataset": current if running else None, "under_way": under_way if running else [],
+                  "calls": self.calls, "rows": rows, "eta_s": eta}
+        if not running:
+            fields.update(finished_at=time.time(), complete=self.result.complete)
+        self.store.write_progress(**fields)
+
+    def _plan_keys(self, layout: str, names: list[str]) -> list[str]:
+        keys = []
+        for name in DATASET_NAMES:
+            if name not in names or name == ("classes" if layout == LAYOUT_SUCCESSOR else "companies"):
+                continue  # filled by the same calls as funds
+            if name == "holdings":
+                keys.extend(f"holdings:{period}" for period in self._periods())
+            else:
+                keys.append(name)
+        return keys
 
     # ---- the run -------------------------------------------------------------------------------
 
@@ -163,6 +201,8 @@ class MarketSync:
         names = list(only)
         if layout == LAYOUT_SUCCESSOR and "classes" in names and "funds" not in names:
             names.insert(names.index("classes"), "funds")  # one call sequence fills both
+        self._plan = self._plan_keys(layout, names)
+        self._write_progress(force=True)
         try:
             if layout == LAYOUT_SUCCESSOR:
                 await self._successor_all([DATASETS[n] for n in DATASET_NAMES if n in names])
@@ -177,9 +217,10 @@ class MarketSync:
             self.result.calls = self.calls
             self.result.throttled = self.client.stats.retries - self._retries0
             self.result.seconds = time.monotonic() - self._started
-            self.store.set_info("last_sync_calls", self.result.calls)
-            self.store.set_info("last_sync_at", self.clock())
+            self.store.set_info("last_sync_calls", self.result.calls, publish=False)
+            self.store.set_info("last_sync_at", self.clock(), publish=False)
             self.store.set_info("layout", layout)
+            self._write_progress(force=True, running=False)
         return self.result
 
     def _fresh(self, key: str, refresh_s: float) -> bool:

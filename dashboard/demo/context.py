@@ -11,9 +11,10 @@ from dashboard.api.periods import valid_periods
 class BuildContext:
     """What every builder shares: the seed, the day, the periods and the payloads written so far."""
 
-    def __init__(self, seed: int, today: date):
+    def __init__(self, seed: int, today: date, scale: str = "small"):
         self.seed = seed
         self.today = today
+        self.scale = scale  # "small" (the default demo) or "market" (the whole market's size)
         self.periods = valid_periods(today)
         self.rng = random.Random(seed)
         self.out: dict = {

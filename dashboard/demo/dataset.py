@@ -55,9 +55,13 @@ class DemoDataset:
     business_acts: dict[str, list[dict]] = field(default_factory=dict)  # company unique_id -> business activities
     alert_details: dict[str, dict] = field(default_factory=dict)  # case_id -> investor-alert case record
     label: str = DEMO_LABEL
+    # "small" (the default demo, about 100 funds) or "market" (the whole market's size). The
+    # simulator treats a market-scale data set as read-only: it builds each whole-market answer once.
+    scale: str = "small"
 
     def __repr__(self) -> str:
-        return (f"DemoDataset(seed={self.seed}, today={self.today}, {len(self.funds)} funds, "
+        scale = "" if self.scale == "small" else f", scale={self.scale!r}"
+        return (f"DemoDataset(seed={self.seed}, today={self.today}{scale}, {len(self.funds)} funds, "
                 f"{len(self.holdings)} portfolios, {len(self.licensees)} licensees, {len(self.persons)} persons, "
                 f"{len(self.fund_details)} successor fund details)")
 

@@ -32,8 +32,14 @@ from dashboard.demo.pools import (
     FORCED_KINDS,
     FUND_KINDS,
     FX_POLICIES,
-    FundKind,
     MANAGEMENT_STYLES,
+    MARKET_AMC_STEMS,
+    MARKET_CLASSES,
+    MARKET_FUNDS,
+    MARKET_KIND_WEIGHTS,
+    MARKET_MULTI_KINDS,
+    MARKET_STATUSES,
+    FundKind,
     MASTER_FUNDS,
     NOTICES,
     NOT_SUITABLE,
@@ -100,16 +106,26 @@ class FundBuilder(HoldingsBuilder):
 
     # ---- fund plan --------------------------------------------------------------------------------
 
-    def plan_funds(self) -> list[FundPlan]:
-        rng = self.sub_rng("plan")
-        for i, (abbr, stem_en, stem_th) in enumerate(AMC_STEMS):
+    @property
+    def stems(self) -> tuple[tuple[str, str, str], ...]:
+        """(abbreviation, English stem, Thai stem) of each company, in company-index order."""
+        return MARKET_AMC_STEMS if self.scale == "market" else AMC_STEMS
+
+    def add_companies(self) -> None:
+        for i, (abbr, stem_en, stem_th) in enumerate(self.stems):
             self.out["amcs"].append({
                 "unique_id": f"C{101 + i:010d}", "abbr": abbr,
                 "name_en": AMC_NAME_EN.format(p=stem_en), "name_th": AMC_NAME_TH.format(p=stem_th),
             })
+
+    def plan_funds(self) -> list[FundPlan]:
+        if self.scale == "market":
+            return self.plan_market_funds()
+        rng = self.sub_rng("plan")
+        self.add_companies()
         specs: list[tuple[int, str, str]] = []  # (company index, kind, status)
         old_status = iter(OLD_STATUSES * 3)
-        for i in range(len(AMC_STEMS)):
+        for i in range(len(self.stems)):
             forced = FORCED_KINDS.get(i, ())
             kinds = list(ACTIVE_CORE) + list(forced) + rng.sample([k for k in ACTIVE_EXTRAS if k not in forced], 3)
             specs += [(i, k, "RG") for k in kinds]
@@ -151,7 +167,7 @@ class FundBuilder(HoldingsBuilder):
             term_months = rng.choice((36, 48, 60)) if status == "RG" else rng.choice((3, 6, 6, 9, 12))
         elif kind_code == "TRIG":
             term_months = rng.choice((12, 18, 24))
-        amc_abbr = AMC_STEMS[amc_index][0]
+        amc_abbr = self.stems[amc_index][0]
         multi: tuple[str, ...] = ()
         if status == "RG":
             if kind_code == "GF":
@@ -171,6 +187,47 @@ class FundBuilder(HoldingsBuilder):
             abbr=abbr, class_suffixes=multi, regis=regis, cancel=cancel, term_months=term_months,
             holdings=status == "RG" and kind.portfolio is not None, risk=kind.risk,
         )
+
+    def plan_market_funds(self) -> list[FundPlan]:
+        """The whole market's size: 22 companies of very different sizes, MARKET_FUNDS fund projects
+        (most open, some offered, liquidated, cancelled or expired) and MARKET_CLASSES unit classes."""
+        rng = self.sub_rng("plan", "market")
+        self.add_companies()
+        count = len(self.stems)
+        weights = [rng.lognormvariate(0, 0.8) for _ in range(count)]
+        sizes = [max(25, int(MARKET_FUNDS * w / sum(weights))) for w in weights]
+        while sum(sizes) > MARKET_FUNDS:
+            sizes[sizes.index(max(sizes))] -= 1
+        for n in range(MARKET_FUNDS - sum(sizes)):
+            sizes[n % count] += 1
+        statuses, status_weights = zip(*MARKET_STATUSES)
+        kinds, kind_weights = zip(*MARKET_KIND_WEIGHTS)
+        specs: list[tuple[int, str, str]] = []  # (company index, kind, status)
+        for i, size in enumerate(sizes):
+            first = list(ACTIVE_CORE) + list(FORCED_KINDS.get(i, ()))
+            specs += [(i, k, "RG") for k in first]
+            for _ in range(size - len(first)):
+                status = rng.choices(statuses, status_weights)[0]
+                kind = rng.choices(kinds, kind_weights)[0] if status in ("RG", "SE") else rng.choice(OLD_KINDS)
+                specs.append((i, kind, status))
+        numbers = rng.sample(range(101, 9999), len(specs))
+        plans = [self.plan_fund(rng, n, *spec) for n, spec in zip(numbers, specs)]
+        self.spread_classes(rng, plans)
+        self.assign_variety(rng, plans)
+        return plans
+
+    def spread_classes(self, rng: random.Random, plans: list[FundPlan]) -> None:
+        """Give open funds two to five unit classes until the market holds MARKET_CLASSES classes."""
+        total = sum(max(1, len(p.class_suffixes)) for p in plans)
+        candidates = [p for p in plans if p.status == "RG" and not p.class_suffixes and p.kind.code in MARKET_MULTI_KINDS]
+        rng.shuffle(candidates)
+        for plan in candidates:
+            k = min(rng.randint(2, 5), MARKET_CLASSES - total + 1)
+            if k < 2:
+                break
+            plan.class_suffixes = tuple(sorted(rng.sample(tuple(CLASS_TYPES), k)))
+            plan.abbr = f"{self.stems[plan.amc_index][0]}{plan.kind.code}"
+            total += k - 1
 
     def assign_variety(self, rng: random.Random, plans: list[FundPlan]) -> None:
         """Spread the rare values over the funds so that every one occurs at least once."""
@@ -247,7 +304,7 @@ class FundBuilder(HoldingsBuilder):
         return update_stamp(rng, day)
 
     def fund_record(self, rng: random.Random, plan: FundPlan) -> dict:
-        kind, (_, stem_en, stem_th) = plan.kind, AMC_STEMS[plan.amc_index]
+        kind, (_, stem_en, stem_th) = plan.kind, self.stems[plan.amc_index]
         term = f"{plan.term_months}M" if plan.term_months < 12 else f"{plan.term_months // 12}Y"
         registered = plan.regis is not None
         return {
@@ -459,7 +516,7 @@ class FundBuilder(HoldingsBuilder):
         stamp = self.recent_stamp(rng, plan)
         if plan.is_old or rng.random() < 0.4:
             return {"last_upd_date": stamp, "url_halfyear_report": "-", "url_annual_report": "-", "url_factsheet": "-"}
-        amc = AMC_STEMS[plan.amc_index][0].lower()
+        amc = self.stems[plan.amc_index][0].lower()
         base = f"https://demo.invalid/{amc}/{plan.abbr.lower()}"
         return {
             "last_upd_date": stamp,
@@ -510,6 +567,7 @@ class FundBuilder(HoldingsBuilder):
             spare = [p for p in plans if p.status == "RG" and not p.class_suffixes and p.kind.code in ("EQ", "DIV")]
             esg += spare[: 2 - len(esg)]
         esg_ids = {p.proj_id for p in esg}
+        self.fund_index = {f["proj_id"]: f for f in out["funds"]}
         for plan in plans:
             out["fund_details"][plan.proj_id] = self.fund_details(
                 plan, plan.proj_id in code_spelling, plan.proj_id in older, plan.proj_id in esg_ids)
@@ -517,7 +575,7 @@ class FundBuilder(HoldingsBuilder):
     def fund_details(self, plan: FundPlan, code_spelling: bool, older: bool, esg: bool) -> dict:
         rng = self.sub_rng("successor", plan.proj_id)
         today, kind, code = self.today, plan.kind, plan.kind.code
-        fund = next(f for f in self.out["funds"] if f["proj_id"] == plan.proj_id)
+        fund = self.fund_index[plan.proj_id]
         flag = fund.get("invest_country_flage", fund.get("invest_country_flag"))
         if plan.regis:
             init = plan.regis - timedelta(days=rng.randint(7, 45))

@@ -20,21 +20,29 @@ from dashboard.demo.licences import LicenceBuilder
 from dashboard.demo.pools import DEFAULT_SEED
 
 
-def generate_demo_dataset(seed: int = DEFAULT_SEED, today: date | None = None) -> DemoDataset:
+SCALES = ("small", "market")
+
+
+def generate_demo_dataset(seed: int = DEFAULT_SEED, today: date | None = None, scale: str = "small") -> DemoDataset:
     """The demo data set for `seed` as the service would show it on `today` (default: the real today).
 
-    Generation is cached per (seed, today); every call returns an independent copy, so a caller
-    that mutates its data set never changes anyone else's.
+    `scale`: "small" (the default: 9 companies, about 100 funds, fast) or "market" (the whole
+    market's size: 22 companies, 2,100 fund projects, 4,700 unit classes, twelve quarters of
+    holdings for every active fund that publishes them; a few seconds to build).
+    Generation is cached per (seed, today, scale); every call returns an independent copy, so a
+    caller that mutates its data set never changes anyone else's.
     """
+    if scale not in SCALES:
+        raise ValueError(f"scale must be one of {', '.join(SCALES)}, not {scale!r}")
     today = today or date.today()
-    payloads = marshal.loads(_generated(seed, today))
-    return DemoDataset(seed=seed, today=today, periods=valid_periods(today), **payloads)
+    payloads = marshal.loads(_generated(seed, today, scale))
+    return DemoDataset(seed=seed, today=today, periods=valid_periods(today), scale=scale, **payloads)
 
 
 @functools.lru_cache(maxsize=8)
-def _generated(seed: int, today: date) -> bytes:
+def _generated(seed: int, today: date, scale: str = "small") -> bytes:
     # marshal: a deep copy of plain JSON-like data costs a few milliseconds, deepcopy ten times more
-    return marshal.dumps(_Builder(seed, today).build())
+    return marshal.dumps(_Builder(seed, today, scale).build())
 
 
 class _Builder(FundBuilder, LicenceBuilder):

@@ -22,6 +22,22 @@ AMC_STEMS = (
     ("DPK", "Phu Kradueng", "ภูกระดึง"),
     ("DSK", "Sukhothai", "สุโขทัย"),
 )
+# The market-scale data set's 22 companies: the nine above, then these.
+MARKET_AMC_STEMS = AMC_STEMS + (
+    ("DCM", "Chiang Mai", "เชียงใหม่"),
+    ("DAY", "Ayutthaya", "อยุธยา"),
+    ("DKN", "Khon Kaen", "ขอนแก่น"),
+    ("DHY", "Hat Yai", "หาดใหญ่"),
+    ("DPB", "Phetchaburi", "เพชรบุรี"),
+    ("DUB", "Ubon", "อุบล"),
+    ("DKC", "Kanchanaburi", "กาญจนบุรี"),
+    ("DNS", "Nakhon Sawan", "นครสวรรค์"),
+    ("DPL", "Phitsanulok", "พิษณุโลก"),
+    ("DSB", "Samui", "สมุย"),
+    ("DRB", "Ratchaburi", "ราชบุรี"),
+    ("DBS", "Bang Saen", "บางแสน"),
+    ("DPY", "Phayao", "พะเยา"),
+)
 AMC_NAME_EN = "Demo {p} Asset Management Co., Ltd."
 AMC_NAME_TH = "บริษัทหลักทรัพย์จัดการกองทุน เดโม {p} จำกัด"
 
@@ -67,6 +83,14 @@ ACTIVE_EXTRAS = ("DIV", "BC", "SSF", "RMF", "TESG", "FT", "TRIG")
 # without holdings, a trigger fund, a fixed-term fund and the two complex funds (RS81 and RS8+).
 FORCED_KINDS = {0: ("GF",), 1: ("CX",), 2: ("GOLD",), 3: ("TRIG",), 4: ("CX",), 5: ("FT",)}
 OLD_KINDS = ("LTF", "FT", "FI", "EQ", "MIX")
+# The market-scale data set: fund projects and unit classes (a fund without classes counts as one),
+# the status mix, and how often each kind of fund occurs among the open ones.
+MARKET_FUNDS = 2100
+MARKET_CLASSES = 4700
+MARKET_STATUSES = (("RG", 80), ("SE", 2), ("LI", 9), ("CA", 4), ("EX", 5))
+MARKET_KIND_WEIGHTS = (("EQ", 14), ("DIV", 6), ("FI", 12), ("BC", 5), ("MM", 5), ("MIX", 10), ("GEQ", 14),
+                       ("GF", 8), ("SSF", 5), ("RMF", 7), ("TESG", 4), ("FT", 12), ("TRIG", 2), ("GOLD", 2), ("CX", 2))
+MARKET_MULTI_KINDS = ("EQ", "DIV", "FI", "BC", "MM", "MIX", "GEQ", "GF", "SSF", "RMF", "TESG")
 OLD_STATUSES = ("LI", "CA", "EX", "LI", "LI", "CA", "EX", "LI", "CA", "LI", "EX", "LI", "CA", "LI")
 
 # Unit classes: suffix -> (Thai name, English name).

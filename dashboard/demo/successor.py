@@ -42,6 +42,7 @@ DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 100
 CURRENCY_WIDTH = 50  # the `*_cur` fields of the minimums come right-padded with spaces to this width
 INVALID_CURSOR = "invalid cursor"
+ANSWER_CACHE_SIZE = 32  # whole-market answers kept for a market-scale data set (a sync pages a few at once)
 MAIN_CLASS = "main"  # fund_class_name of a fund without unit classes
 
 # holdings asset/liability code -> its Thai description (assetliab_desc)
@@ -338,7 +339,8 @@ class SuccessorView:
         if "proj_id" in filters:
             return [filters["proj_id"]] if filters["proj_id"] in payload else []
         ordered = [f.get("proj_id") for f in self.ds.funds]
-        return [p for p in ordered if p in payload] + [p for p in payload if p not in ordered]
+        known = set(ordered)
+        return [p for p in ordered if p in payload] + [p for p in payload if p not in known]
 
     @staticmethod
     def dated(proj_id: str, version: dict, **fields) -> dict:
@@ -821,7 +823,15 @@ def answer(app: Any, route: Route, params: dict[str, str], path: str, query_stri
     cursor = query.get("next_cursor", "") if paged else ""
     offset = read_cursor(app.cursor_key, binding, cursor) if cursor.strip() else 0
 
-    if route.is_fund:
+    # A market-scale data set is read-only to the simulator: each fund answer (rows built, filtered
+    # and shuffled) is built once per filter set and kept, so paging through 50,000 rows does not
+    # rebuild them for every page. The small data set is read live, as tests change it.
+    cache = getattr(app, "answer_cache", None) if route.is_fund and getattr(app.dataset, "scale", "small") == "market" else None
+    cache_key = (id(app.dataset), binding)
+    shuffled = cache is not None and cache_key in cache
+    if shuffled:
+        rows = cache[cache_key] = cache.pop(cache_key)  # the most recently used last
+    elif route.is_fund:
         rows = FUND_HANDLERS[route.id](view, filters)
         if route.id.startswith("factsheet/"):
             if "fund_class_name" in filters:
@@ -845,8 +855,13 @@ def answer(app: Any, route: Route, params: dict[str, str], path: str, query_stri
 
     if route.single and not paged:
         return Answer(200, rows[0] if shape == "bare" else {"items": rows[0]})
-    rows = list(rows)
-    random.Random(hashlib.sha256(binding.encode("utf-8")).hexdigest()).shuffle(rows)
+    if not shuffled:
+        rows = list(rows)
+        random.Random(hashlib.sha256(binding.encode("utf-8")).hexdigest()).shuffle(rows)
+        if cache is not None:
+            cache[cache_key] = rows
+            while len(cache) > ANSWER_CACHE_SIZE:
+                cache.pop(next(iter(cache)))
     if not paged:
         return Answer(200, rows if shape == "bare" else {"items": rows})
     page = rows[offset: offset + page_size]

@@ -68,7 +68,8 @@ def create_app(settings: ApiSettings | None = None, client: SecClient | None = N
 def create_dashboard(settings: ApiSettings | None = None, client: SecClient | None = None) -> DashboardApp:
     """One session's dashboard: the shell whose `page` is served (tests and notebooks use the shell).
 
-    Served, it reads the URL's query string (tab, fund, basket, q, theme, person, case_of, case),
+    Served, it reads the URL's query string (tab, fund, basket, q, theme, person, case_of, case; tab=market
+    opens the Market tab),
     says what it ignored and keeps the address in step with the state, and loads the data after
     the page has rendered, so the first paint never waits on the service.
     """
@@ -86,8 +87,10 @@ def create_dashboard(settings: ApiSettings | None = None, client: SecClient | No
         banner=DEMO_LABEL if settings.demo else "",
         examples=demo_examples(client.today) if settings.demo else {},
         report=build_report,
+        demo=settings.demo,
     )
     if served:
+        pn.state.on_session_destroyed(lambda _context: app.market.close())
         # Start loading now, while the browser fetches the scripts, not after the page has
         # rendered: the data is usually there by the time the first paint is.
         app.page_ready = False

@@ -26,7 +26,7 @@ from dashboard.models.holdings import HoldingsByQuarter
 from dashboard.models.licensee import LicenceCheck
 from dashboard.models.search import FundSearch
 
-TABS = ("explorer", "allocation", "holdings", "fees", "risk", "performance", "licensee")
+TABS = ("explorer", "allocation", "holdings", "fees", "risk", "performance", "market", "licensee")
 TAB_TITLES = {
     "explorer": "Fund explorer",
     "allocation": "Allocation",
@@ -34,6 +34,7 @@ TAB_TITLES = {
     "fees": "Fees",
     "risk": "Risk",
     "performance": "Performance",
+    "market": "Market",
     "licensee": "Licensee",
 }
 # Tabs whose report is the basket comparison; the others report the selected fund.
@@ -281,6 +282,18 @@ class DashboardState(param.Parameterized):
         proj_id = proj_id or self.fund
         if proj_id:
             self.basket.add(proj_id, self.fund_record(proj_id))
+
+    def add_funds_to_basket(self, funds: dict[str, dict | None]) -> list[str]:
+        """Add several funds at once ({proj_id: its record or None}, such as the Market tab's chosen rows);
+        the proj_ids added. BadInputError when they would not all fit, and then none is added."""
+        ids = [p for p in parse_proj_ids(list(funds), limit=len(funds) or 1) if p not in self.basket.proj_ids]
+        if len(self.basket.proj_ids) + len(ids) > MAX_BASKET:
+            raise BadInputError(f"a basket holds at most {MAX_BASKET} funds: {len(self.basket.proj_ids)} are in it, "
+                                f"{len(ids)} more do not fit")
+        if ids:
+            records = {p: r for p in ids if (r := funds.get(p) or self.fund_record(p))}
+            self.basket.set_funds([*self.basket.proj_ids, *ids], records)
+        return ids
 
     def remove_from_basket(self, proj_id: str | None = None) -> None:
         self.basket.remove(proj_id or self.fund)

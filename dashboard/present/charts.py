@@ -368,3 +368,70 @@ def licence_timeline(approvals: pd.DataFrame, duties: pd.DataFrame, today) -> hv
         yticks=ticks, ylim=(-0.7, len(data) - 0.3), xlabel="Date", ylabel="", title="Approvals and current duties over time",
         width=WIDTH + 160, height=max(200, 34 * len(data) + 90), toolbar=None)
     return segments * hv.VLine(now).opts(color="#d62728", line_dash="dashed", line_width=1)
+
+
+# ---- the whole market -------------------------------------------------------------------------
+
+NO_POLICY = "no policy type published"
+
+
+def _policy_name(value: object) -> str:
+    return _short(str(value), 40) if isinstance(value, str) and value.strip() else NO_POLICY
+
+
+def market_spectrum_bars(spectrum: pd.DataFrame | None, title: str = "Funds per risk level, by policy type") -> hv.Element:
+    """The market's risk spectrum: funds per risk level (RS1 to RS8+), stacked by policy type
+    (rows of `queries.risk_spectrum`: risk_spectrum, risk_rank, policy_type, funds)."""
+    if spectrum is None or spectrum.empty or spectrum["risk_rank"].isna().all():
+        return empty_chart("No risk levels in the market snapshot")
+    data = spectrum.dropna(subset=["risk_rank"]).copy()
+    data["level"] = data["risk_spectrum"].map(lambda c: f"RS{RISK_LEVEL.get(c, c)}")
+    data["policy"] = data["policy_type"].map(_policy_name)
+    data = data.groupby(["level", "policy"], as_index=False)["funds"].sum().astype({"funds": float})
+    levels = [f"RS{lv}" for lv in RISK_LEVELS]
+    policies = data.groupby("policy")["funds"].sum().sort_values(ascending=False).index.tolist()
+    colors = {p: SERIES_COLORS[i % len(SERIES_COLORS)] for i, p in enumerate(policies)}
+    return hv.Bars(data, kdims=[hv.Dimension("level", label="Risk level", values=levels),
+                                hv.Dimension("policy", label="Policy type", values=policies)],
+                   vdims=[hv.Dimension("funds", label="Funds")]).opts(
+        stacked=True, height=HEIGHT + 40, tools=["hover"], color="policy", cmap=colors, title=title,
+        show_legend=True, legend_position="bottom", legend_cols=3, xlabel="Risk level (RS1 low to RS8+ high)", ylabel="Funds",
+        **_COMMON)
+
+
+def market_fee_ranges(fees: pd.DataFrame | None, position: dict | None = None) -> hv.Element:
+    """Total annual fees as actually charged, by policy type (rows of `queries.fees_by_policy`): the range
+    (min to max) as a thin line, the middle half (25th to 75th percentile) as a bar, the median as a tick,
+    and the chosen fund's own fee (`queries.fee_percentile`) as a red point on its policy type's row.
+    Only charged fees: prospectus ceilings are never drawn here."""
+    if fees is None or fees.empty or fees["median"].isna().all():
+        return empty_chart("No charged fees in the market snapshot")
+    data = fees.dropna(subset=["median"]).copy().reset_index(drop=True)
+    data["policy"] = data["policy_type"].map(_policy_name)
+    data["y"] = [float(i) for i in range(len(data))]
+    data = data.astype({"min": float, "p25": float, "median": float, "p75": float, "max": float, "funds": float})
+    data["y0"], data["y1"] = data["y"] - 0.28, data["y"] + 0.28
+    ticks = list(zip(data["y"], data["policy"]))
+    hover = [hv.Dimension("policy", label="Policy type"), hv.Dimension("funds", label="Funds"),
+             hv.Dimension("min", label="Lowest, %"), hv.Dimension("median", label="Median, %"),
+             hv.Dimension("max", label="Highest, %")]
+    whiskers = hv.Segments(data, kdims=["min", "y", "max", "y"], vdims=hover).opts(color="#777777", line_width=2)
+    boxes = hv.Rectangles(data, kdims=["p25", "y0", "p75", "y1"], vdims=hover).opts(
+        color="#9ecae1", line_color="#3b6ea5", tools=["hover"])
+    medians = hv.Segments(data.assign(m0=data["y0"], m1=data["y1"]), kdims=["median", "m0", "median", "m1"]).opts(
+        color="#08306b", line_width=3)
+    layers = whiskers * boxes * medians
+    if position and position.get("total_fee_actual") is not None:
+        row = data[data["policy_type"].fillna(NO_POLICY) == (position.get("policy_type") or NO_POLICY)]
+        if not row.empty:
+            point = pd.DataFrame({"fee": [float(position["total_fee_actual"])], "y": [float(row["y"].iloc[0])],
+                                  "fund": [str(position.get("proj_abbr_name") or position.get("proj_id") or "")],
+                                  "percentile": [float(position["percentile"]) if position.get("percentile") is not None
+                                                 else float("nan")]})
+            layers = layers * hv.Scatter(point, kdims=["fee"], vdims=["y", hv.Dimension("fund", label="Fund"),
+                                                                     hv.Dimension("percentile", label="Percentile")]).opts(
+                size=13, color="#d62728", line_color="black", marker="diamond", tools=["hover"])
+    return layers.opts(hv.opts.Overlay(
+        height=int(max(200, 46 * len(data) + 110)), title="Total annual fee as charged, by policy type (% a year)",
+        xlabel="Total annual fee, as charged (% a year)", ylabel="", yticks=ticks, ylim=(-0.7, len(data) - 0.3),
+        **_COMMON))

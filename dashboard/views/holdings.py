@@ -1,14 +1,17 @@
-"""Portfolio holdings by quarter: top holdings, the full table, weights over 12 quarters, what changed."""
+"""Portfolio holdings by quarter: top holdings, the full table, weights over 12 quarters, what changed; with a
+market snapshot, the fund's overlap with the basket and which other funds hold a security."""
 
 from __future__ import annotations
 
 import panel as pn
 import panel_material_ui as pmui
+import param
 
-from dashboard.errors import BadInputError
+from dashboard.errors import BadInputError, SecApiError
+from dashboard.market.screen import MarketScreen, holders_frame, market_frame
 from dashboard.models.holdings import CHANGE_COLUMNS, empty_changes, quarter_label
 from dashboard.present import charts
-from dashboard.views.common import chart_pane, TabView, data_table, html_pane, section_title, stale_badge
+from dashboard.views.common import chart_pane, TabView, data_table, html_pane, notify_error, section_title, stale_badge
 from dashboard.present.text import asset_type_text, display_frame, empty_html, esc, fmt_baht, fmt_percent
 
 TABLE_TITLES = {"issue_code": "Issue code", "isin_code": "ISIN", "issuer": "Issuer", "asset_type": "Type",
@@ -19,13 +22,25 @@ def _typed(table):
     return table.assign(asset_type=[asset_type_text(code, desc) for code, desc in zip(table["assetliab_id"], descriptions)])
 
 
+OVERLAP_COLUMNS = ["fund", "overlap_pct", "common", "proj_id"]
+OVERLAP_TITLES = {"fund": "Basket fund", "overlap_pct": "Overlap (% of NAV)", "common": "Holdings in common",
+                  "proj_id": "Project id"}
+HOLDER_COLUMNS = ["proj_abbr_name", "percent_nav", "assetliab_value", "proj_id"]
+HOLDER_TITLES = {"proj_abbr_name": "Fund", "percent_nav": "% of NAV", "assetliab_value": "Value", "proj_id": "Project id"}
+NO_SNAPSHOT_HINT = ("With a market snapshot (<code>sec-dashboard market sync</code>, or the Market tab on the demo "
+                    "data) this tab also shows the fund's overlap with the basket and which other funds hold a security.")
 CHANGE_TITLES = {"security": "Holding", "issuer": "Issuer", "weight_from": "Weight before", "weight_to": "Weight after",
                  "change_pp": "Change (pp)", "change": "Change"}
 
 
 class HoldingsView(TabView):
     """The selected fund's holdings (E6) by quarter, built on HoldingsByQuarter: `summary` (the
-    quarter's total) and `table` (its lines) among the charts."""
+    quarter's total) and `table` (its lines) among the charts; with a market snapshot, `overlap` (the
+    fund's overlap with each basket fund) and `holders` (the funds holding the security of the row picked
+    in `table`)."""
+
+    market = param.ClassSelector(class_=MarketScreen, default=None, allow_None=True,
+                                 doc="The market snapshot's model (overlap, who holds this); none: a one-line hint.")
 
 
     def __init__(self, **params):
@@ -38,7 +53,21 @@ class HoldingsView(TabView):
         self._to = pmui.Select.from_param(model.param.compare_to, label="To quarter", width=240)
         self.summary = html_pane("", name="holdings-summary")
         self.table = data_table(display_frame(_typed(model.table()), list(TABLE_TITLES)), titles=TABLE_TITLES,
-                                percent=["percent_nav"], baht=["assetliab_value"], page_size=12, name="holdings-table")
+                                percent=["percent_nav"], baht=["assetliab_value"], page_size=12, name="holdings-table",
+                                selectable=1)
+        self.table.param.watch(self._on_pick, "selection")
+        self.market_hint = html_pane("", name="holdings-market-hint")
+        self.overlap = data_table(display_frame(market_frame([], OVERLAP_COLUMNS), OVERLAP_COLUMNS),
+                                  titles=OVERLAP_TITLES, percent=["overlap_pct"], page_size=10, name="holdings-overlap")
+        self.overlap_note = html_pane("", name="holdings-overlap-note")
+        self.holders_note = html_pane("", name="holdings-holders-note")
+        self.holders = data_table(display_frame(holders_frame([]), HOLDER_COLUMNS),
+                                  titles=HOLDER_TITLES, percent=["percent_nav"], baht=["assetliab_value"], page_size=10,
+                                  name="holdings-holders")
+        self._picked = ""  # the security whose holders are shown
+        self._market_part = pn.Column(section_title("Overlap with the basket"), self.overlap_note, self.overlap,
+                                      section_title("Who holds this"), self.holders_note, self.holders,
+                                      sizing_mode="stretch_width", visible=False)
         self._top = chart_pane("holdings-top")
         self._heatmap = chart_pane("holdings-heatmap")
         self._changes_note = html_pane("")
@@ -49,6 +78,11 @@ class HoldingsView(TabView):
         model.param.watch(self.invalidate, ["period", "compare_from", "compare_to", "top_n"])
         sheet.param.watch(self.invalidate, ["holdings"])
         self.state.param.watch(self.invalidate, ["fund_error"])
+        if self.market is not None:
+            self.market.param.watch(self._market_changed, ["has_store"])
+            model.param.watch(self._overlap_changed, ["period"])
+            self.state.param.watch(self._overlap_changed, ["basket_revision", "fund"])
+            self.state.basket.param.watch(self._overlap_changed, ["proj_ids"])
         self._layout = pn.Column(
             pn.Row(self._period, self._top_n, stale_badge(sheet), sizing_mode="stretch_width"),
             self.summary,
@@ -57,6 +91,8 @@ class HoldingsView(TabView):
                       section_title("What changed between two quarters"),
                       pn.Row(self._from, self._to), self._changes_note, self._changes_chart, self._changes_table,
                       loading=sheet.param.loading, sizing_mode="stretch_width"),
+            self.market_hint,
+            self._market_part,
             sizing_mode="stretch_width",
         )
         self.render()
@@ -104,6 +140,86 @@ class HoldingsView(TabView):
             self._heatmap_for = key
             self._heatmap.object = charts.holdings_heatmap(model.weights())
         self._render_changes()
+        self._render_market()
+
+    # ---- with a market snapshot -----------------------------------------------------------------------
+
+    async def refresh(self) -> None:
+        """Look at the market snapshot (the tab is opened) and, with one, work out the overlap with the basket."""
+        if self.market is None:
+            self._render_market()
+            return
+        try:
+            await self.market.poll()
+        except SecApiError as exc:
+            notify_error(exc, "The market snapshot could not be read")
+        await self._overlap_changed()
+
+    async def _market_changed(self, *_):
+        await self._overlap_changed()
+
+    async def _overlap_changed(self, *_):
+        market, state = self.market, self.state
+        self._render_market()
+        if market is None or not market.has_store or not self.shown:
+            return
+        others = [p for p in state.basket.proj_ids if p != state.fund]
+        if not state.fund or not others:
+            self.overlap_note.object = empty_html(
+                "Select a fund and put other funds in the basket to see how much their holdings overlap."
+                if state.fund else "Select a fund in the Fund explorer.")
+            self.overlap.set_frame(display_frame(market_frame([], OVERLAP_COLUMNS), OVERLAP_COLUMNS))
+            return
+        period = state.holdings.period
+        try:
+            frame = await market.basket_overlap(state.fund, others, period)
+        except SecApiError as exc:
+            self.overlap_note.object = empty_html(f"The overlap could not be worked out: {exc}", error=True)
+            return
+        basket = state.basket
+        frame = frame.assign(fund=[basket.label(p) for p in frame["proj_id"]])
+        quarter = frame["period"].dropna().iloc[0] if frame["period"].notna().any() else None
+        missing = frame.loc[~frame["in_snapshot"].astype(bool), "fund"].tolist()
+        notes = []
+        if quarter is None:
+            notes.append(empty_html(f"The market snapshot has no holdings for {quarter_label(period) or 'this quarter'}."))
+        else:
+            notes.append(f'<div class="sd-stat">{esc(quarter_label(quarter))}: the overlap is the sum, over the '
+                         "holdings both funds have, of the smaller of the two weights.</div>")
+            if missing:
+                notes.append(empty_html(f"Not in the market snapshot: {', '.join(map(str, missing))}."))
+        self.overlap_note.object = "".join(notes)
+        self.overlap.set_frame(display_frame(frame, OVERLAP_COLUMNS))
+
+    async def _on_pick(self, event):
+        market = self.market
+        if market is None or not market.has_store or not event.new:
+            return
+        frame = self.table.value
+        row = frame.iloc[event.new[0]] if event.new[0] < len(frame) else None
+        code = next((str(row[c]).strip() for c in ("isin_code", "issue_code")
+                     if row is not None and str(row[c] or "").strip() not in ("", "-")), "")
+        if not code:
+            self.holders_note.object = empty_html("This line names no security (no ISIN or issue code).")
+            self.holders.set_frame(display_frame(holders_frame([]), HOLDER_COLUMNS))
+            return
+        try:
+            holders = await market.find_holders(code)
+        except SecApiError as exc:
+            self.holders_note.object = empty_html(str(exc), error=True)
+            return
+        self._picked = code
+        self.holders_note.object = (f'<div class="sd-stat">{len(holders):,} funds hold {esc(code)} in the market '
+                                    "snapshot's latest quarter.</div>")
+        self.holders.set_frame(display_frame(holders, HOLDER_COLUMNS))
+
+    def _render_market(self) -> None:
+        has = self.market is not None and self.market.has_store
+        self.market_hint.object = "" if has else f'<div class="sd-muted" role="note">{NO_SNAPSHOT_HINT}</div>'
+        self.market_hint.visible = not has
+        self._market_part.visible = has
+        if has and not self._picked:
+            self.holders_note.object = empty_html("Pick a line of the holdings table to see which funds hold it.")
 
     def _render_changes(self) -> None:
         model = self.state.holdings

@@ -1,4 +1,4 @@
-"""The app shell: one panel-material-ui Page with the seven tabs, the basket sidebar, banner and footer."""
+"""The app shell: one panel-material-ui Page with the eight tabs, the basket sidebar, banner and footer."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from panel.custom import JSComponent
 from panel.util import edit_readonly
 
 from dashboard.errors import SecApiError
+from dashboard.market.screen import MarketScreen
 from dashboard.models.dashboard_state import TAB_TITLES, TABS, DashboardState
 from dashboard.views.allocation import AllocationView
 from dashboard.views.basket import BasketPanel
@@ -21,6 +22,7 @@ from dashboard.views.explorer import FundExplorer
 from dashboard.views.fees import FeesView
 from dashboard.views.holdings import HoldingsView
 from dashboard.views.licensee import LicenseeView
+from dashboard.views.market import MarketView
 from dashboard.views.performance import PerformanceView
 from dashboard.views.risk import RiskView
 
@@ -65,10 +67,17 @@ class DashboardApp(pn.viewable.Viewer):
     page_ready = param.Boolean(default=True, doc="Whether the browser has drawn the page (served apps start False).")
     report = param.Callable(default=None, doc="Builds the sidebar's report: report(client, state.report_request()) "
                             "-> HTML text; None when reports are not available.")
+    market = param.ClassSelector(class_=MarketScreen, default=None, allow_None=True,
+                                 doc="The market snapshot's model (Market tab, the Holdings tab's overlap); one is made "
+                                     "from the state's client settings when None.")
+    demo = param.Boolean(default=False, doc="Whether the dashboard runs on the demo data (the Market tab can sync "
+                                            "the demo market).")
 
     def __init__(self, **params):
         super().__init__(**params)
         state = self.state
+        if self.market is None:
+            self.market = MarketScreen(settings=state.search.api.settings)
         # Views are built the first time their tab is shown, and only the shown tab's view is in
         # the page: a session starts with one tab's components, not seven, and a hidden tab never
         # redraws in the browser. (This is what Tabs(dynamic=True) is for, but re-showing a tab
@@ -109,7 +118,7 @@ class DashboardApp(pn.viewable.Viewer):
         # Page binds its busy bar to pn.state.busy, which is process-wide: every session's page
         # then redraws whenever any session works (~10 ms a page, each time), and shows other
         # users' activity as its own. Bind it to this session's loading flags instead.
-        models = (state.search, state.factsheet, state.basket, state.licence)
+        models = (state.search, state.factsheet, state.basket, state.licence, self.market)
         with edit_readonly(self.page):
             self.page.busy = pn.bind(lambda *loading: any(loading), *(m.param.loading for m in models))
 
@@ -135,6 +144,10 @@ class DashboardApp(pn.viewable.Viewer):
             state = self.state
             if tab == "licensee":
                 view = LicenseeView(licence=state.licence, examples=self.examples)
+            elif tab == "market":
+                view = MarketView(state=state, market=self.market, demo=self.demo)
+            elif tab == "holdings":
+                view = HoldingsView(state=state, market=self.market)
             else:
                 view = VIEW_CLASSES[tab](state=state)
             self.views[tab] = view
@@ -165,6 +178,8 @@ class DashboardApp(pn.viewable.Viewer):
         self._show_only(event.new)
         if event.new == "licensee" and self.page_ready:
             pn.state.execute(self._prefill_licensee)
+        if event.new in ("market", "holdings") and self.page_ready:
+            pn.state.execute(self.view(event.new).refresh)
 
     # ---- loading (async: the page never waits on the service) --------------------------------------------
 
@@ -210,6 +225,8 @@ class DashboardApp(pn.viewable.Viewer):
             self._notify_start()
             if self.state.tab == "licensee":
                 await self._prefill_licensee()
+            if self.state.tab in ("market", "holdings"):
+                await self.view(self.state.tab).refresh()
 
     def _notify_start(self):
         notes, self._start_notes = self._start_notes, []
@@ -224,6 +241,8 @@ class DashboardApp(pn.viewable.Viewer):
         self._notify_start()
         if self.state.tab == "licensee":
             await self._prefill_licensee()
+        if self.state.tab in ("market", "holdings"):
+            await self.view(self.state.tab).refresh()
 
     # ---- footer -------------------------------------------------------------------------------------
 

@@ -67,7 +67,7 @@ def test_every_tab_builds_and_draws_its_charts(demo_app):
         assert app.tabs.active == TABS.index(tab)
         assert app.slots[tab].objects[0] is view.__panel__()
         assert all(not slot.objects for name, slot in app.slots.items() if name != tab)  # only the shown tab
-        if isinstance(view, TabView):
+        if isinstance(view, TabView) and tab != "market":  # no market snapshot here: see tests/views/test_market.py
             charts = [p for p in view.__panel__().select(pn.pane.HoloViews)]
             assert charts, tab
             for pane in charts:

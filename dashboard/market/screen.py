@@ -1,0 +1,338 @@
+"""MarketScreen: the Market tab's model (no Panel): the screener's filters, its results, the snapshot's age,
+the market's risk spectrum, fees by policy type, the most-held securities and who holds a security.
+
+Every operation is one `async def`; the store's questions are quick local DuckDB queries, run in a
+worker thread (`asyncio.to_thread`) so the page never waits on them. The model reads through one
+reader (`open_reader`: the Parquet snapshot a sync publishes), so a `market sync` in another process
+is never locked out and every dataset is seen whole. `sync_demo` fills the demo market's store from
+the in-process simulator.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import pandas as pd
+import param
+
+from dashboard.errors import BadInputError, SecApiError
+from dashboard.market import queries
+from dashboard.config import ApiSettings
+from dashboard.market import store as market_store
+from dashboard.market.store import MarketStore
+from dashboard.market.sync import DATASET_NAMES, SyncProgress, sync_market
+from dashboard.records.labels import FUND_STATUS, RISK_LEVEL
+
+T = TypeVar("T")
+
+RISK_CODES = list(RISK_LEVEL)  # RS1 .. RS8, RS81
+STATUS_CODES = ["", *FUND_STATUS]
+TAX_CHOICES = ["", "SSF", "ThaiESG"]
+SORT_FIELDS = ["proj_id", "proj_abbr_name", "company_name_en", "risk_spectrum", "total_fee_actual", "-total_fee_actual",
+               "return_1y", "-return_1y"]
+PAGE_SIZES = [10, 20, 50, 100]
+
+
+def empty_results() -> pd.DataFrame:
+    """The screener's frame with no rows (the columns of `queries.SCREEN_FIELDS`)."""
+    return screen_frame([])
+
+
+def screen_frame(rows: list[dict]) -> pd.DataFrame:
+    """Screener rows as a frame: one row per fund, tax incentives as "SSF, ThaiESG" text."""
+    frame = pd.DataFrame(rows, columns=list(queries.SCREEN_FIELDS))
+    frame["tax_incentives"] = frame["tax_incentives"].map(
+        lambda v: ", ".join(v) if isinstance(v, (list, tuple)) else ("" if v is None else str(v))).astype(object)
+    for col in ("total_fee_actual", "total_fee_ceiling", "return_1y"):
+        frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
+    return frame
+
+
+def holders_frame(rows: list[dict]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=list(queries.HOLDER_FIELDS))
+    for col in ("percent_nav", "assetliab_value"):
+        frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
+    return frame
+
+
+def market_frame(rows: list[dict], columns: list[str]) -> pd.DataFrame:
+    """Rows as a frame with these columns, counts as nullable integers and figures as floats (also when empty)."""
+    frame = pd.DataFrame(rows, columns=columns)
+    for col in frame.columns:
+        if col in COUNT_FIELDS:
+            frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("Int64")
+        elif col in FIGURE_FIELDS:
+            frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
+    return frame
+
+
+COUNT_FIELDS = {"funds", "risk_rank", "common"}
+FIGURE_FIELDS = {"min", "p25", "median", "p75", "max", "mean", "total_value", "percent_nav_avg", "overlap_pct"}
+
+
+SPECTRUM_FIELDS = ["risk_spectrum", "risk_rank", "policy_type", "funds"]
+FEE_FIELDS = ["policy_type", "funds", "min", "p25", "median", "p75", "max", "mean"]
+MOST_HELD_FIELDS = ["security", "issue_code", "isin_code", "issuer", "period", "funds", "total_value", "percent_nav_avg"]
+MOST_HELD_LIMIT = 20
+OVERLAP_FIELDS = ["proj_id", "period", "overlap_pct", "common", "in_snapshot"]
+
+
+class MarketScreen(param.Parameterized):
+    """The whole market from the local snapshot: a screener and market-wide views, for the Market tab."""
+
+    settings = param.ClassSelector(class_=ApiSettings, default=None, allow_None=True,
+                                   doc="Where the snapshot is (the cache directory; the demo market in demo mode).")
+    snapshot_dir = param.String(default="", doc="A snapshot directory or store file to read instead of the settings' one.")
+
+    # ---- the screener's filters ------------------------------------------------------------------
+    company = param.String(default="", doc="Only the funds of this management company (its unique_id); empty for all.")
+    status = param.Selector(default="", objects=STATUS_CODES,
+                            doc="Only funds with this status (RG registered, SE in filing, EX expired, CA cancelled, "
+                                "LI liquidated); empty for all. Also limits the market-wide views.")
+    risk = param.ListSelector(default=[], objects=RISK_CODES, doc="Only funds at these risk levels (RS1 to RS8+); none for all.")
+    policy = param.String(default="", doc="Only funds whose investment policy contains this text (any case).")
+    tax = param.Selector(default="", objects=TAX_CHOICES, doc="Only funds with this tax incentive (SSF, ThaiESG); empty for all.")
+    retail_type = param.String(default="", doc="Only funds of this retail type (as the service writes it); empty for all.")
+    max_fee = param.Number(default=None, allow_None=True, bounds=(0, None),
+                           doc="Only funds whose total annual fee, as actually charged, is at most this (% a year).")
+    min_return_1y = param.Number(default=None, allow_None=True, doc="Only funds whose 1-year return is at least this (%).")
+    sort = param.Selector(default="proj_id", objects=SORT_FIELDS,
+                          doc="Order of the results: a field, descending when it starts with '-'.")
+    page_size = param.Selector(default=20, objects=PAGE_SIZES, doc="Funds per page of the results table.")
+
+    # ---- what the snapshot answered --------------------------------------------------------------
+    results = param.DataFrame(default=None, allow_None=True, doc="The funds that pass every filter (queries.screen rows).")
+    has_store = param.Boolean(default=False, doc="Whether a market snapshot has been published (a sync ran).")
+    snapshot_at = param.String(default="", doc="When the snapshot's newest dataset was fetched (ISO time, UTC); "
+                                                "empty without one.")
+    age_s = param.Number(default=None, allow_None=True, doc="The snapshot's age in seconds; None without one.")
+    fund_count = param.Integer(default=0, doc="Funds in the snapshot.")
+    complete = param.Boolean(default=False, doc="Whether every dataset of the snapshot is complete.")
+    error = param.String(default="", doc="Why the last operation failed (a bad filter, an unreadable store); "
+                                          "empty when it worked.")
+    loading = param.Boolean(default=False, doc="True while the snapshot is read.")
+
+    fund = param.String(default="", doc="proj_id of the fund whose fee is placed among its peers.")
+    spectrum = param.DataFrame(default=None, allow_None=True,
+                               doc="Funds per risk level and policy type (queries.risk_spectrum rows).")
+    fees = param.DataFrame(default=None, allow_None=True,
+                           doc="Total annual fees as charged, by policy type: quartiles (queries.fees_by_policy rows).")
+    fee_position = param.Dict(default=None, allow_None=True,
+                              doc="The fund's fee percentile among its policy type's peers (queries.fee_percentile); "
+                                  "None without one.")
+    most_held = param.DataFrame(default=None, allow_None=True,
+                                doc="The securities held by the most funds in the latest quarter (queries.most_held rows).")
+    security = param.String(default="", doc="The security (issue code or ISIN) whose holders are listed.")
+    holders = param.DataFrame(default=None, allow_None=True, doc="Every fund holding `security` in the latest quarter.")
+
+    # ---- a sync --------------------------------------------------------------------------------------
+    syncing = param.Boolean(default=False, doc="True while a sync runs (this one's demo sync, or one seen in the snapshot).")
+    sync_progress = param.Number(default=0.0, bounds=(0, 1), doc="How far the running sync has gone (0 to 1).")
+    sync_message = param.String(default="", doc="What the running sync is fetching, in words.")
+
+    def __init__(self, **params: Any):
+        super().__init__(**params)
+        self._reset_frames()
+        self._running = 0
+        self._reader: MarketStore | None = None
+        self._own_sync = False
+
+    def _reset_frames(self) -> None:
+        self.param.update(results=empty_results(), holders=holders_frame([]), spectrum=market_frame([], SPECTRUM_FIELDS),
+                          fees=market_frame([], FEE_FIELDS), most_held=market_frame([], MOST_HELD_FIELDS))
+
+    # ---- reading the snapshot --------------------------------------------------------------------
+
+    def reader(self) -> MarketStore:
+        """The snapshot's reader (opened on first use; it sees each new publish by itself)."""
+        if self._reader is None:
+            self._reader = market_store.open_reader(self.settings or ApiSettings.from_env(), path=self.snapshot_dir or None)
+        return self._reader
+
+    def close(self) -> None:
+        reader, self._reader = self._reader, None
+        if reader is not None:
+            reader.close()
+
+    def filters(self) -> dict[str, Any]:
+        """The screener's filters as `queries.screen` takes them."""
+        return {"company": self.company or None, "status": self.status or None, "risk": list(self.risk),
+                "policy": self.policy or None, "tax": self.tax or None, "retail_type": self.retail_type or None,
+                "max_fee": self.max_fee, "min_return_1y": self.min_return_1y, "sort": self.sort or None}
+
+    async def _read(self, work: Callable[[MarketStore], T]) -> T:
+        """`work(reader)` in a worker thread, `loading` set meanwhile; a failure is kept in `error` and raised."""
+        self._running += 1
+        self.loading = True
+        try:
+            return await asyncio.to_thread(lambda: work(self.reader()))
+        except (BadInputError, SecApiError) as exc:
+            self.error = str(exc)
+            raise
+        finally:
+            self._running -= 1
+            self.loading = self._running > 0
+
+    def _state(self, store: MarketStore) -> dict[str, Any]:
+        state = queries.snapshot_state(store)
+        out = {"has_store": bool(state["has_snapshot"]), "snapshot_at": state["fetched_at"] or "",
+               "age_s": state["age_s"], "complete": bool(state["complete"])}
+        sync = state.get("sync")
+        if not self._own_sync:
+            out["syncing"] = bool(sync)
+            if sync:
+                out["sync_progress"] = min(1.0, sync["done"] / sync["total"]) if sync.get("total") else 0.0
+                out["sync_message"] = _sync_words(sync.get("dataset"), sync.get("rows") or 0, sync.get("calls") or 0)
+        return out
+
+    def _market(self, store: MarketStore, fund: str, status: str | None) -> dict[str, Any]:
+        return {"spectrum": market_frame(queries.risk_spectrum(store, status=status), SPECTRUM_FIELDS),
+                "fees": market_frame(queries.fees_by_policy(store, status=status), FEE_FIELDS),
+                "fee_position": queries.fee_percentile(store, fund, status=status) if fund else None,
+                "most_held": market_frame(queries.most_held(store, limit=MOST_HELD_LIMIT), MOST_HELD_FIELDS)}
+
+    # ---- operations ------------------------------------------------------------------------------
+
+    async def refresh(self) -> pd.DataFrame:
+        """Read the snapshot's state and run the screener and the market-wide questions; the results."""
+        filters, fund, status = self.filters(), self.fund, self.status or None
+
+        def work(store: MarketStore) -> dict[str, Any]:
+            out = self._state(store)
+            if not out["has_store"]:
+                return out
+            out["fund_count"] = int(store.count("funds"))
+            out["results"] = screen_frame(queries.screen(store, **filters))
+            out.update(self._market(store, fund, status))
+            return out
+
+        update = await self._read(work)
+        if not update["has_store"]:
+            self._reset_frames()
+            update.update(fund_count=0, fee_position=None)
+        self.param.update(error="", **update)
+        return self.results
+
+    async def poll(self) -> bool:
+        """Look at the snapshot's state only (cheap: for a periodic check); True when a new snapshot appeared."""
+        before = self.snapshot_at
+        update = await self._read(self._state)
+        self.param.update(**update)
+        return bool(update["has_store"]) and update["snapshot_at"] != before
+
+    async def screen(self) -> pd.DataFrame:
+        """Run the screener only (after a filter changed)."""
+        if not self.has_store:
+            return await self.refresh()
+        filters, status = self.filters(), self.status or None
+        fund = self.fund
+
+        def work(store: MarketStore) -> dict[str, Any]:
+            out = {"results": screen_frame(queries.screen(store, **filters))}
+            out.update(self._market(store, fund, status))
+            return out
+
+        update = await self._read(work)
+        self.param.update(error="", **update)
+        return self.results
+
+    async def place_fund(self, proj_id: str | None = None) -> dict | None:
+        """Place a fund's fee among its policy type's peers (`fee_position`; None when the fund is not in the snapshot)."""
+        if proj_id is not None:
+            self.fund = proj_id
+        fund, status = self.fund, self.status or None
+        position = None
+        if fund and self.has_store:
+            position = await self._read(lambda store: queries.fee_percentile(store, fund, status=status))
+        self.fee_position = position
+        return position
+
+    async def find_holders(self, security: str | None = None) -> pd.DataFrame:
+        """Every fund holding a security (issue code or ISIN) in the latest quarter (`holders`)."""
+        text = (self.security if security is None else security).strip()
+        self.security = text
+        try:
+            rows = await self._read(lambda store: queries.holders(store, text))
+        except (BadInputError, SecApiError):
+            self.holders = holders_frame([])
+            raise
+        self.param.update(holders=holders_frame(rows), error="")
+        return self.holders
+
+    async def overlap(self, funds: list[str], period: str | None = None) -> dict:
+        """How much funds overlap in one quarter (queries.overlap)."""
+        return await self._read(lambda store: queries.overlap(store, funds, period))
+
+    async def basket_overlap(self, fund: str, others: list[str], period: str | None = None) -> pd.DataFrame:
+        """The fund's overlap with each of `others` in one quarter (the latest stored when None): one row per
+        other fund, `overlap_pct` (the sum over common holdings of the smaller weight), `common` (securities
+        held by both) and `in_snapshot` (False when either fund is not in the snapshot, figures then missing)."""
+        def work(store: MarketStore) -> pd.DataFrame:
+            quarters = queries.periods(store)
+            quarter = period if period in quarters else None if period else (quarters[0] if quarters else None)
+            rows = []
+            for other in others:
+                row = {"proj_id": other, "period": quarter, "overlap_pct": None, "common": None, "in_snapshot": False}
+                if quarter is not None and other != fund:
+                    try:
+                        answer = queries.overlap(store, [fund, other], quarter)
+                    except BadInputError:
+                        pass
+                    else:
+                        a, b = answer["funds"]
+                        row.update(overlap_pct=answer["overlap_pct"].get(f"{a}|{b}"), common=len(answer["common"]),
+                                   in_snapshot=True)
+                rows.append(row)
+            return market_frame(rows, OVERLAP_FIELDS)
+
+        return await self._read(work)
+
+    async def fund_records(self, proj_ids: list[str]) -> dict[str, dict | None]:
+        """The fund record of each proj_id from the snapshot (None for one it does not hold)."""
+        return await self._read(lambda store: {p: queries.fund_record(p, store) for p in proj_ids})
+
+    async def sync_demo(self, client: Any, **options: Any) -> None:
+        """Fill the store from `client` (the demo simulator's SecClient), with `sync_progress` meanwhile; then refresh."""
+        if self.syncing:
+            return
+        settings = self.settings or client.settings
+        total = len(DATASET_NAMES)
+        done: set[str] = set()
+        loop = asyncio.get_running_loop()
+
+        def progress(step: SyncProgress) -> None:  # on the client's thread
+            name = step.dataset.split(":")[0]
+            if step.done and name != "holdings":
+                done.add(name)
+            fraction, message = min(0.99, len(done) / total), _sync_words(name, step.rows, step.calls)
+            loop.call_soon_threadsafe(lambda: self.param.update(sync_progress=max(self.sync_progress, fraction),
+                                                                sync_message=message))
+
+        self._own_sync = True
+        self.param.update(syncing=True, sync_progress=0.0, sync_message="Starting")
+        started = time.monotonic()
+        writer: MarketStore | None = None
+        try:
+            writer = await asyncio.to_thread(MarketStore, settings=settings)
+            await client.arun(sync_market(writer, client.async_client, progress=progress, **options))
+        finally:
+            if writer is not None:
+                await asyncio.to_thread(writer.close)
+            self._own_sync = False
+            self.param.update(syncing=False, sync_progress=1.0,
+                              sync_message=f"Synced in {time.monotonic() - started:.0f} s")
+        await self.refresh()
+
+
+DATASET_WORDS = {"companies": "Companies", "funds": "Funds", "classes": "Unit classes", "fees": "Fees",
+                 "risk": "Risk levels", "performance": "Performance", "allocation": "Asset allocation",
+                 "minimums": "Investment minimums", "dealing": "Dealing periods", "links": "Report links",
+                 "holdings": "Holdings"}
+
+
+def _sync_words(dataset: str | None, rows: int, calls: int) -> str:
+    name = DATASET_WORDS.get(dataset or "", dataset or "Starting")
+    return f"{name}: {rows:,} rows so far, {calls:,} calls"

@@ -1,0 +1,376 @@
+"""The Market tab: every fund in the local market snapshot, screened, and the market seen whole.
+
+A thin view over `MarketScreen` (dashboard.market.screen): the screener's filters are widgets made
+from its parameters, its results a paged table whose chosen rows go to the basket, and the market's
+risk spectrum, fees by policy type, most-held securities and who holds a security. Without a
+snapshot it says how to make one (and, on the demo data, makes one with a button).
+"""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+import panel as pn
+import panel_material_ui as pmui
+import param
+
+from dashboard.errors import SecApiError
+from dashboard.market.screen import MarketScreen
+from dashboard.present import charts
+from dashboard.present.text import display_frame, empty_html, esc, fmt_datetime, fmt_percent, status_text
+from dashboard.records.labels import FUND_STATUS, RISK_LEVEL
+from dashboard.views.common import (TabView, chart_pane, data_table, html_pane, notify_error, notify_warning,
+                                    progress_value, section_title, text_box)
+
+RESULT_COLUMNS = ["proj_abbr_name", "proj_name_en", "company_name_en", "fund_status", "risk_level", "policy_desc",
+                  "tax_incentives", "total_fee_actual", "return_1y", "proj_name_th", "proj_id"]
+RESULT_TITLES = {"proj_abbr_name": "Fund", "proj_name_en": "English name", "proj_name_th": "Thai name",
+                 "company_name_en": "Management company", "fund_status": "Status", "risk_level": "Risk level",
+                 "policy_desc": "Policy type", "tax_incentives": "Tax incentive",
+                 "total_fee_actual": "Total annual fee (actual)", "return_1y": "1-year return", "proj_id": "Project id"}
+HOLDER_COLUMNS = ["proj_abbr_name", "percent_nav", "assetliab_value", "issuer", "proj_id"]
+HOLDER_TITLES = {"proj_abbr_name": "Fund", "percent_nav": "% of NAV", "assetliab_value": "Value", "issuer": "Issuer",
+                 "proj_id": "Project id"}
+STATUS_OPTIONS = {"Any status": "", **{f"{label[1]} ({code})": code for code, label in FUND_STATUS.items()}}
+RISK_OPTIONS = {f"RS{level}": code for code, level in RISK_LEVEL.items()}
+TAX_OPTIONS = {"Any (or none)": "", "SSF": "SSF", "Thai ESG": "ThaiESG"}
+SORT_OPTIONS = {"Project id": "proj_id", "Fund abbreviation": "proj_abbr_name", "Company": "company_name_en",
+                "Risk level": "risk_spectrum", "Fee, lowest first": "total_fee_actual",
+                "Fee, highest first": "-total_fee_actual", "1-year return, lowest first": "return_1y",
+                "1-year return, highest first": "-return_1y"}
+MOST_HELD_COLUMNS = ["security", "issuer", "funds", "total_value", "percent_nav_avg", "issue_code", "isin_code"]
+MOST_HELD_TITLES = {"security": "Security", "issuer": "Issuer", "funds": "Funds holding it",
+                    "total_value": "Value held, all funds", "percent_nav_avg": "Average weight (% of NAV)",
+                    "issue_code": "Issue code", "isin_code": "ISIN"}
+SYNC_COMMAND = "sec-dashboard market sync"
+POLL_MS = 5000
+
+
+def results_frame(results: pd.DataFrame) -> pd.DataFrame:
+    """The screener's rows as shown: status and risk level in words, numbers as numbers."""
+    frame = results.assign(
+        fund_status=results["fund_status"].map(status_text),
+        risk_level=results["risk_spectrum"].map(lambda c: f"RS{RISK_LEVEL[c]}" if c in RISK_LEVEL else ""))
+    return display_frame(frame, RESULT_COLUMNS)
+
+
+def snapshot_html(market: MarketScreen) -> str:
+    """One line on the snapshot: when it was fetched and how many funds; how to make one when there is none."""
+    if not market.has_store:
+        return ""
+    when = f"{fmt_datetime(market.snapshot_at)} UTC" if market.snapshot_at else "an unknown time"
+    age = f" ({age_text(market.age_s)} old)" if market.age_s is not None else ""
+    note = "" if market.complete else ' <span class="sd-pill sd-warn">incomplete: a sync stopped part way</span>'
+    return (f'<div class="sd-stat">Market snapshot from {esc(when)}{esc(age)}; {market.fund_count:,} funds. '
+            f'{len(market.results):,} match the filters.{note}</div>')
+
+
+def age_text(seconds: float) -> str:
+    """"5 minutes", "3 hours", "2 days"."""
+    seconds = max(0.0, float(seconds))
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            n = int(seconds // size)
+            return f"{n} {unit}{'s' if n != 1 else ''}"
+    return "less than a minute"
+
+
+def fee_position_html(position: dict | None, fund: str) -> str:
+    """Where the selected fund's fee (as charged) sits among the funds of its policy type."""
+    if not fund:
+        return '<div class="sd-muted">Select a fund in the Fund explorer to see where its fee sits among its peers.</div>'
+    if position is None:
+        return empty_html(f"The selected fund ({fund}) is not in the market snapshot.")
+    name = position.get("proj_abbr_name") or position.get("proj_id") or fund
+    policy = position.get("policy_type") or "funds with no policy type published"
+    if position.get("total_fee_actual") is None or position.get("percentile") is None:
+        return empty_html(f"{name} has no charged fee in the snapshot, so it cannot be placed among its peers.")
+    pct = round(float(position["percentile"]))
+    cheaper = int(position.get("cheaper") or 0)
+    peers = int(position.get("peers") or 0)
+    return (f'<div class="sd-stat"><b>{esc(name)}</b> charges {esc(fmt_percent(position["total_fee_actual"]))} a year: '
+            f"{esc(ordinal(pct))} percentile among the {peers:,} funds of its policy type "
+            f"({esc(policy)}); {cheaper:,} of them charge less. Low is cheap. "
+            '<span class="sd-muted">Fees as actually charged, never prospectus ceilings.</span></div>')
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 11th, 22nd."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def no_store_html(market: MarketScreen, demo: bool) -> str:
+    cache = getattr(market.settings, "cache_dir", None)
+    where = esc(market.snapshot_dir or (f"the cache directory ({cache})" if cache else "the cache directory"))
+    text = (f"There is no market snapshot yet. Make one with <code>{SYNC_COMMAND}</code> (it keeps every fund of "
+            f"the market in {where}); the tab then screens the whole market, with no call to the service.")
+    if demo:
+        text += (" On the demo data, the button below makes one from the built-in simulator (about a minute: "
+                 "it keeps to the service's rate limit).")
+    return f'<div class="sd-empty" role="note">{text}</div>'
+
+
+def number_or_none(text: str) -> float | None:
+    """A number typed in a box ("1.5", "1,5", " -3 %"); None when empty; ValueError when it is not a number."""
+    cleaned = (text or "").replace("%", "").replace(",", ".").strip()
+    return float(cleaned) if cleaned else None
+
+
+def _number_text(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+def _commit_only() -> None:
+    """What Enter does in a filter's box besides committing its text: nothing."""
+
+
+class MarketView(TabView):
+    """The Market tab: `results` (the screener's paged table), `holders` (who holds a security),
+    `most_held`, the charts, and `status` (the snapshot's age, or how to make one)."""
+
+    market = param.ClassSelector(class_=MarketScreen, doc="The market snapshot's model.")
+    demo = param.Boolean(default=False, doc="Whether the dashboard runs on the demo data (a button syncs the demo market).")
+    max_fee_text = param.String(default="", doc="The fee filter's box as typed (the screener's max_fee; empty for any).")
+    min_return_text = param.String(default="", doc="The return filter's box as typed (the screener's min_return_1y; "
+                                                   "empty for any).")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        market = self.market
+        self.param.update(max_fee_text=_number_text(market.max_fee), min_return_text=_number_text(market.min_return_1y))
+        self.status = html_pane("", name="market-status")
+        # ---- no snapshot yet
+        self.sync_button = pmui.Button(label="Make the demo market snapshot", icon="sync", variant="contained",
+                                       visible=self.demo, margin=(4, 8), name="market-sync")
+        self.sync_button.on_click(self.sync)
+        self._sync_progress = pmui.LinearProgress(value=pn.bind(progress_value, market.param.sync_progress),
+                                                  visible=market.param.syncing, sizing_mode="stretch_width",
+                                                  margin=(4, 10), name="market-sync-progress")
+        self._sync_message = html_pane(pn.bind(lambda m: f'<span class="sd-muted">{esc(m, "")}</span>',
+                                               market.param.sync_message), visible=market.param.syncing,
+                                       name="market-sync-message")
+        self._empty = pn.Column(html_pane("", name="market-empty"), self.sync_button, sizing_mode="stretch_width")
+        # ---- the screener
+        self.filters = pn.FlexBox(
+            # Enter commits a box's text; the change runs the screener (a watcher), so Enter does nothing more.
+            text_box(market.param.company, _commit_only, label="Company (identifier)", width=200),
+            pmui.Select.from_param(market.param.status, options=STATUS_OPTIONS, label="Status", width=230, description=""),
+            pmui.MultiChoice.from_param(market.param.risk, options=RISK_OPTIONS, label="Risk levels", width=260,
+                                        placeholder="any", description=""),
+            text_box(market.param.policy, _commit_only, label="Policy type contains", width=200),
+            pmui.Select.from_param(market.param.tax, options=TAX_OPTIONS, label="Tax incentive", width=170, description=""),
+            text_box(market.param.retail_type, _commit_only, label="Retail type", width=160),
+            # Number boxes as text: Material's number box shows 0 for no value, which reads as a filter that is on.
+            text_box(self.param.max_fee_text, _commit_only, label="Fee at most (% a year)", placeholder="any",
+                     width=190),
+            text_box(self.param.min_return_text, _commit_only, label="1-year return at least (%)", placeholder="any",
+                     width=240),
+            pmui.Select.from_param(market.param.sort, options=SORT_OPTIONS, label="Order", width=230, description=""),
+            pmui.Select.from_param(market.param.page_size, label="Funds a page", width=130, description=""),
+            sizing_mode="stretch_width", name="market-filters")
+        self.results = data_table(results_frame(market.results), titles=RESULT_TITLES,
+                                  percent=["total_fee_actual", "return_1y"], page_size=market.page_size,
+                                  pagination="remote", selectable="checkbox", name="market-results",
+                                  frozen_columns=["proj_abbr_name"])
+        market.param.watch(lambda e: setattr(self.results, "page_size", e.new), "page_size")
+        self.add_button = pmui.Button(label="Add the ticked funds to the basket", icon="playlist_add", variant="outlined",
+                                margin=(4, 8), name="market-add")
+        self.add_button.on_click(self.add_chosen_to_basket)
+        self.download = pmui.FileDownload(callback=self.results_csv, filename="market-screen.csv",
+                                          label="Download the results (CSV)", icon="download", variant="text",
+                                          margin=(4, 8), name="market-download")
+        # ---- the market seen whole
+        self._spectrum = chart_pane("market-spectrum")
+        self._fees = chart_pane("market-fees")
+        self.fee_note = html_pane("", name="market-fee-position")
+        self.most_held = data_table(display_frame(market.most_held, MOST_HELD_COLUMNS), titles=MOST_HELD_TITLES,
+                                    percent=["percent_nav_avg"], baht=["total_value"], page_size=10,
+                                    selectable=1, name="market-most-held")
+        self.most_held.param.watch(self._on_most_held, "selection")
+        self.security_box = text_box(market.param.security, self._find_holders, label="Issue code or ISIN",
+                                  placeholder="e.g. PTT or TH0646010015", width=260)
+        self.find_button = pmui.Button(label="Who holds this", icon="search", variant="outlined", margin=(12, 8))
+        self.find_button.on_click(self._find_holders)
+        self.holders_note = html_pane("", name="market-holders-note")
+        self.holders = data_table(display_frame(market.holders, HOLDER_COLUMNS), titles=HOLDER_TITLES,
+                                  percent=["percent_nav"], baht=["assetliab_value"], page_size=10, name="market-holders")
+        self._content = pn.Column(
+            section_title("Find funds"),
+            self.filters,
+            pn.FlexBox(self.add_button, self.download, sizing_mode="stretch_width"),
+            self.results,
+            pn.pane.Markdown("Total annual fee: as actually charged (first unit class), never a prospectus "
+                             "ceiling. Tick funds to add them to the comparison basket.", margin=(0, 10)),
+            section_title("The market's risk spectrum"),
+            # Each chart in a column of its own: a redrawn chart replaces its plot in that column only, and
+            # the Material components after it in the tab's column were drawn again unstyled otherwise.
+            pn.Column(self._spectrum, sizing_mode="stretch_width"),
+            section_title("Fees by policy type"),
+            self.fee_note,
+            pn.Column(self._fees, sizing_mode="stretch_width"),
+            section_title("Most-held securities"),
+            self.most_held,
+            section_title("Who holds this"),
+            pn.FlexBox(self.security_box, self.find_button, sizing_mode="stretch_width"),
+            self.holders_note,
+            self.holders,
+            sizing_mode="stretch_width", loading=market.param.loading)
+        self._layout = pn.Column(pn.Row(section_title("The whole market"), sizing_mode="stretch_width"),
+                                 self.status, self._sync_progress, self._sync_message, self._empty, self._content,
+                                 sizing_mode="stretch_width")
+        market.param.watch(self._screen_changed, ["company", "status", "risk", "policy", "tax", "retail_type",
+                                                  "max_fee", "min_return_1y", "sort"])
+        market.param.watch(self.invalidate, ["results", "has_store", "snapshot_at", "spectrum", "fees",
+                                             "fee_position", "most_held", "holders", "error", "syncing"])
+        self.state.param.watch(self._fund_changed, ["fund"])
+        self.param.watch(self._number_typed, ["max_fee_text", "min_return_text"])
+        market.param.watch(self._number_set, ["max_fee", "min_return_1y"])
+        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+            # A sync run elsewhere (`market sync` in a terminal) shows here: its progress, then its snapshot.
+            pn.state.add_periodic_callback(self.poll, period=POLL_MS)
+        self.render()
+
+    def __panel__(self):
+        return self._layout
+
+    # ---- actions ---------------------------------------------------------------------------------
+
+    async def refresh(self) -> None:
+        """Read the snapshot again (the tab is opened, a sync finished)."""
+        self.market.fund = self.state.fund
+        try:
+            await self.market.refresh()
+        except SecApiError as exc:
+            notify_error(exc, "The market snapshot could not be read")
+
+    async def poll(self) -> None:
+        """While the tab is shown: look at the snapshot's state, and read it again when a new one appeared."""
+        if not self.shown or self.market.loading:
+            return
+        try:
+            if await self.market.poll():
+                await self.market.refresh()
+        except SecApiError:
+            pass  # the next look tries again; the tab keeps what it shows
+
+    _NUMBER_BOXES = {"max_fee_text": "max_fee", "min_return_text": "min_return_1y"}
+
+    def _number_typed(self, *events):
+        update = {}
+        for event in events:
+            try:
+                update[self._NUMBER_BOXES[event.name]] = number_or_none(event.new)
+            except ValueError:
+                notify_warning(f"{event.new!r} is not a number: type one such as 1.5, or leave the box empty.")
+        try:
+            self.market.param.update(**update)
+        except ValueError as exc:  # a fee below 0
+            notify_warning(str(exc).split(":")[0] if "bounds" not in str(exc) else "A fee cannot be below 0.")
+
+    def _number_set(self, *events):
+        boxes = {v: k for k, v in self._NUMBER_BOXES.items()}
+        for event in events:
+            text = boxes[event.name]
+            try:
+                same = number_or_none(getattr(self, text)) == event.new
+            except ValueError:
+                same = False
+            if not same:
+                setattr(self, text, _number_text(event.new))
+
+    async def _screen(self, *_):
+        if not self.market.has_store:
+            return
+        try:
+            await self.market.screen()
+        except SecApiError as exc:
+            notify_error(exc, "The screener could not run")
+
+    async def _screen_changed(self, *_events):
+        await self._screen()
+
+    async def _fund_changed(self, event):
+        if self.market.has_store:
+            try:
+                await self.market.place_fund(event.new)
+            except SecApiError as exc:
+                notify_error(exc)
+
+    async def _find_holders(self, security: str | None = None):
+        security = security if isinstance(security, str) else None
+        try:
+            await self.market.find_holders(security)
+        except SecApiError as exc:
+            notify_error(exc)
+
+    async def sync(self, *_):
+        """Make the demo market's snapshot (the empty state's button), the progress bar moving meanwhile."""
+        try:
+            await self.market.sync_demo(self.state.client or self.state.search.api)
+        except SecApiError as exc:
+            notify_error(exc, "The demo market could not be synced")
+
+    async def _on_most_held(self, event):
+        frame = self.most_held.value
+        if not event.new or event.new[0] >= len(frame):
+            return
+        await self._find_holders(str(frame.iloc[event.new[0]]["security"]))
+
+    def chosen(self) -> list[str]:
+        """proj_ids of the ticked rows."""
+        frame = self.results.value
+        return [str(frame.iloc[i]["proj_id"]) for i in self.results.selection if 0 <= i < len(frame)]
+
+    async def add_chosen_to_basket(self, *_):
+        """Add the ticked funds to the comparison basket (their records from the snapshot)."""
+        ids = self.chosen()
+        if not ids:
+            notify_warning("Tick one or more funds in the results first.")
+            return
+        try:
+            records = await self.market.fund_records(ids)
+            added = self.state.add_funds_to_basket(records)
+        except SecApiError as exc:
+            notify_error(exc, "The funds could not be added")
+            return
+        self.results.selection = []
+        if not added and pn.state.notifications is not None:
+            pn.state.notifications.info("Those funds are in the basket already.", duration=4000)
+
+    def results_csv(self) -> io.StringIO:
+        """The screener's results as CSV (every matching fund, the service's field names as headers)."""
+        return io.StringIO(self.market.results.to_csv(index=False))
+
+    # ---- rendering ------------------------------------------------------------------------------
+
+    def render(self) -> None:
+        market = self.market
+        has = market.has_store
+        self._empty.visible = not has
+        self._content.visible = has
+        self._empty[0].object = "" if has else no_store_html(market, self.demo)
+        self.sync_button.visible = self.demo and not has
+        self.sync_button.disabled = market.syncing
+        self.status.object = snapshot_html(market) + (empty_html(market.error, error=True) if market.error else "")
+        self.results.set_frame(results_frame(market.results))
+        self._render_market()
+        holders = market.holders
+        if market.security and holders.empty:
+            self.holders_note.object = empty_html(f"No fund holds {market.security} in the latest quarter.")
+        elif market.security:
+            self.holders_note.object = (f'<div class="sd-stat">{len(holders):,} funds hold {esc(market.security)} '
+                                        f"in the latest quarter.</div>")
+        else:
+            self.holders_note.object = ""
+        self.holders.set_frame(display_frame(holders, HOLDER_COLUMNS))
+
+    def _render_market(self) -> None:
+        market = self.market
+        if not market.has_store:
+            return
+        self._spectrum.object = charts.market_spectrum_bars(market.spectrum)
+        self._fees.object = charts.market_fee_ranges(market.fees, market.fee_position)
+        self.fee_note.object = fee_position_html(market.fee_position, self.state.fund)
+        self.most_held.set_frame(display_frame(market.most_held, MOST_HELD_COLUMNS))

@@ -1,0 +1,177 @@
+"""The Market tab (and the Holdings tab's market parts) through their public hooks, on the demo data:
+first with no market snapshot (the empty state), then after the tab's own demo sync."""
+
+from __future__ import annotations
+
+import holoviews as hv
+import pytest
+
+from dashboard.app import create_dashboard, url_search
+from dashboard.config import ApiSettings
+from dashboard.demo.connect import open_client
+from dashboard.market import queries
+from dashboard.market.screen import screen_frame
+from dashboard.models.dashboard_state import TAB_TITLES, TABS
+from dashboard.views.market import MarketView, results_frame
+from tests.conftest import TODAY, run
+
+
+@pytest.fixture(scope="module")
+def demo_app(tmp_path_factory):
+    cache = tmp_path_factory.mktemp("market-view-cache")
+    client = open_client(ApiSettings.from_env(demo=True, cache_dir=cache, environ={}), today=lambda: TODAY)
+    app = create_dashboard(client=client)
+    run(app.start())
+    yield app
+    app.market.close()
+    client.close()
+
+
+@pytest.fixture(scope="module")
+def market_view(demo_app):
+    demo_app.state.tab = "market"
+    view = demo_app.views["market"]
+    assert isinstance(view, MarketView)
+    return view
+
+
+def test_the_market_tab_is_a_tab_with_a_link(demo_app):
+    assert "market" in TABS and TAB_TITLES["market"] == "Market"
+    assert [slot.name for slot in demo_app.tabs][TABS.index("market")] == "Market"
+    demo_app.state.apply_url({"tab": "market"})
+    assert demo_app.state.tab == "market" and "tab=market" in url_search(demo_app.state)
+
+
+def test_without_a_snapshot_the_tab_says_how_to_make_one(market_view):
+    run(market_view.refresh())
+    market = market_view.market
+    assert not market.has_store
+    empty = market_view.__panel__().select(lambda o: getattr(o, "name", "") == "market-empty")[0]
+    assert "sec-dashboard market sync" in empty.object and "button below" in empty.object
+    assert market_view.sync_button.visible and not market_view.sync_button.disabled
+    assert not market_view.results.visible or market_view.results.value.empty
+
+
+def test_the_demo_sync_fills_the_screener(demo_app, market_view):
+    market = market_view.market
+    steps = []
+    market.param.watch(lambda e: steps.append(e.new), "sync_progress")
+    run(market_view.sync())
+    assert market.has_store and not market.syncing and len(steps) > 2
+    assert not market_view.sync_button.visible
+    assert "Market snapshot from" in market_view.status.object and f"{market.fund_count:,} funds" in market_view.status.object
+    with queries_reader(market) as store:
+        expected = screen_frame(queries.screen(store, sort="proj_id"))
+    assert len(market_view.results.value) == len(expected) == market.fund_count > 0
+    assert market_view.results.value["proj_id"].tolist() == expected["proj_id"].tolist()
+    for pane in market_view.__panel__().select(lambda o: getattr(o, "name", "") in ("market-spectrum", "market-fees")):
+        assert not isinstance(pane.object, hv.Text), pane.name  # drawn, not an empty state
+    assert not market_view.most_held.value.empty
+
+
+class queries_reader:
+    """The model's own reader (the snapshot it shows)."""
+
+    def __init__(self, market):
+        self.market = market
+
+    def __enter__(self):
+        return self.market.reader()
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_filters_change_the_results(market_view):
+    market = market_view.market
+    market.param.update(status="RG", max_fee=1.5)
+    run(market.screen())
+    table = market_view.results.value
+    assert 0 < len(table) < market.fund_count
+    assert table["total_fee_actual"].le(1.5).all()
+    assert table["fund_status"].str.startswith("registered").all()  # the status in words
+    assert "match the filters" in market_view.status.object
+    market.param.update(status="", max_fee=None)
+    run(market.screen())
+    assert len(market_view.results.value) == market.fund_count
+
+
+def test_the_number_boxes_set_the_number_filters(market_view):
+    market = market_view.market
+    market_view.max_fee_text = "1,5 %"
+    assert market.max_fee == 1.5
+    market_view.max_fee_text = "cheap"  # not a number: a warning, the filter stays
+    assert market.max_fee == 1.5
+    market.max_fee = None
+    assert market_view.max_fee_text == ""
+    market.min_return_1y = -2.0
+    assert market_view.min_return_text == "-2"
+    market_view.min_return_text = ""
+    assert market.min_return_1y is None
+    run(market.screen())
+    assert len(market_view.results.value) == market.fund_count
+
+
+def test_ticked_funds_go_to_the_basket_and_the_csv_holds_every_result(demo_app, market_view):
+    state = demo_app.state
+    state.basket.clear()
+    market_view.results.selection = [0, 2]
+    chosen = market_view.chosen()
+    assert len(chosen) == 2
+    run(market_view.add_chosen_to_basket())
+    assert state.basket.proj_ids == chosen and market_view.results.selection == []
+    assert all(state.basket.funds.get(p) for p in chosen)  # named from the snapshot, no search needed
+    csv = market_view.results_csv().getvalue()
+    assert csv.splitlines()[0].startswith("proj_id,") and len(csv.splitlines()) == len(market_view.market.results) + 1
+
+
+def test_who_holds_the_most_held_security(market_view):
+    security = str(market_view.most_held.value.iloc[0]["security"])
+    market_view.most_held.selection = [0]
+    run(market_view.market.find_holders(security))
+    assert len(market_view.holders.value) == int(market_view.most_held.value.iloc[0]["funds"])
+    assert security in market_view.holders_note.object
+
+
+def test_fee_position_of_the_selected_fund(demo_app, market_view):
+    fund = demo_app.state.fund
+    run(market_view.refresh())
+    position = market_view.market.fee_position
+    assert position is not None and position["proj_id"] == fund
+    note = market_view.fee_note.object
+    assert "percentile" in note and "never prospectus ceilings" in note
+
+
+def test_table_text_is_never_html(market_view):
+    frame = results_frame(market_view.market.results)
+    for col, kind in market_view.results.formatters.items():
+        if col in frame.columns and not frame[col].dtype.kind == "f":
+            assert kind == "plaintext", col
+
+
+def test_holdings_tab_shows_overlap_with_the_basket_and_who_holds_a_line(demo_app, market_view):
+    state = demo_app.state
+    state.tab = "holdings"
+    view = demo_app.views["holdings"]
+    others = [p for p in state.basket.proj_ids if p != state.fund]
+    if not others:
+        state.add_to_basket(market_view.market.results["proj_id"].iloc[1])
+    run(view.refresh())
+    assert not view.market_hint.visible
+    assert len(view.overlap.value) == len([p for p in state.basket.proj_ids if p != state.fund]) > 0
+    assert "overlap" in view.overlap_note.object or "snapshot" in view.overlap_note.object
+    state.tab = "market"
+
+
+def test_holdings_tab_without_a_snapshot_gives_a_one_line_hint(tmp_path):
+    client = open_client(ApiSettings.from_env(demo=True, cache_dir=tmp_path, environ={}), today=lambda: TODAY)
+    try:
+        app = create_dashboard(client=client)
+        app.state.tab = "holdings"
+        view = app.views["holdings"]
+        run(view.refresh())
+        assert view.market_hint.visible and "market sync" in view.market_hint.object
+        assert not view.overlap.visible or not view.overlap.value.size
+        app.market.close()
+    finally:
+        client.close()

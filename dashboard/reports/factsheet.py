@@ -1,7 +1,9 @@
-"""The one-fund factsheet report: overview, allocation, holdings and their changes, fees, performance, risk."""
+"""The one-fund factsheet report: overview, allocation, holdings and their changes, fees, performance, risk,
+and, when a market snapshot exists, the fund's fee and risk level against its peers."""
 
 from __future__ import annotations
 
+import logging
 import re
 import urllib.parse
 from datetime import datetime
@@ -11,6 +13,8 @@ import pandas as pd
 
 from dashboard.api.sync import SecClient
 from dashboard.errors import BadInputError
+from dashboard.market import queries
+from dashboard.market.store import MarketStore, open_reader
 from dashboard.models.factsheet import FundFactsheet
 from dashboard.models.fund import PERFORMANCE_KINDS, SINGLE_CLASS, class_key, fund_label
 from dashboard.models.holdings import HoldingsByQuarter
@@ -23,6 +27,8 @@ from dashboard.reports.blocks import Caution, Column, Heading, Link, Note, Table
 from dashboard.reports.document import ReportDocument, Section
 from dashboard.reports.embed import safe_chart
 from dashboard.present.text import distinct_dates, fmt_date, fmt_datetime, fmt_number, fmt_percent, fmt_period, fmt_signed, is_missing, latest_update
+
+log = logging.getLogger("dashboard.reports")
 
 VOLATILITY_KINDS = ("fund_volatility", "benchmark_volatility")
 CHANGES_SHOWN = 40
@@ -326,8 +332,83 @@ def _risk(doc: ReportDocument, sheet: FundFactsheet) -> None:
             sec.add(figures_table(sheet, first_class, VOLATILITY_KINDS))
 
 
+def market_reader(settings: Any) -> MarketStore | None:
+    """The published market snapshot of these settings, or None when there is none (or it cannot be read:
+    the report then simply says nothing about the market)."""
+    try:
+        reader = open_reader(settings)
+    except Exception as exc:  # noqa: BLE001 - a report never fails for want of the optional market context
+        log.info("no market context for the report: %s", exc)
+        return None
+    try:
+        if reader.has_snapshot():
+            return reader
+    except Exception as exc:  # noqa: BLE001 - as above
+        log.info("no market context for the report: %s", exc)
+    reader.close()
+    return None
+
+
+def _snapshot_day(store: MarketStore) -> str | None:
+    stamps = [d.get("fetched_at") for d in queries.status(store)["datasets"].values() if d.get("fetched_at")]
+    return fmt_date(max(stamps)[:10]) if stamps else None
+
+
+def _market(doc: ReportDocument, store: MarketStore, proj_id: str) -> None:
+    """The fund's total annual fee (as charged) and risk level against the funds of its policy type."""
+    sec = doc.section("market", "Market context")
+    place = queries.fee_percentile(store, proj_id)
+    if place is None:
+        sec.add(Note("This fund is not in the market snapshot (run `sec-dashboard market sync` to refresh it)."))
+        return
+    policy = place.get("policy_type")
+    if is_missing(policy):
+        sec.add(Note("The market snapshot has no policy type for this fund, so it has no peers to compare with."))
+        return
+    day = _snapshot_day(store)
+    sec.add(Note(f"Peers are the funds of the same policy type ({policy}) in the market snapshot"
+                 + (f" of {day}" if day else "") + ". Fees are the total a year as actually charged, "
+                 "never the prospectus ceilings."))
+    pairs: list[tuple[str, Any]] = [("Policy type", policy)]
+    fee, peers = place.get("total_fee_actual"), place.get("peers") or 0
+    if fee is None or place.get("percentile") is None:
+        pairs.append(("Total annual fee, as charged", "not published for this fund"))
+    else:
+        cheaper, same = place.get("cheaper") or 0, place.get("same") or 0
+        pairs += [
+            ("Total annual fee, as charged", f"{fmt_percent(fee)} a year"),
+            ("Against its peers", f"{cheaper} of {peers - 1} peers charge less, {peers - cheaper - same} charge more "
+                                  f"(percentile {fmt_number(place['percentile'], 0)}; low is cheap)"),
+        ]
+    spread = next((r for r in queries.fees_by_policy(store) if r.get("policy_type") == policy), None)
+    if spread and spread.get("funds"):
+        pairs.append(("Peers' fees: lowest / median / highest",
+                      " / ".join(fmt_percent(spread.get(k)) for k in ("min", "median", "max"))
+                      + f" ({spread['funds']} funds)"))
+    levels = [r for r in queries.risk_spectrum(store) if r.get("policy_type") == policy and r.get("risk_rank") is not None]
+    risk = next((r.get("risk_spectrum") for r in queries.screen(store) if r.get("proj_id") == proj_id), None)
+    rank = next((r["risk_rank"] for r in levels if r.get("risk_spectrum") == risk), None)
+    if rank is None:
+        pairs.append(("Risk level", "not published for this fund"))
+    else:
+        lower = sum(r["funds"] for r in levels if r["risk_rank"] < rank)
+        higher = sum(r["funds"] for r in levels if r["risk_rank"] > rank)
+        same_level = sum(r["funds"] for r in levels if r["risk_rank"] == rank) - 1
+        level = "8+" if risk in ("RS81", "RS8+") else rank
+        pairs += [("Risk level", f"{risk} (level {level} of 8)"),
+                  ("Peers at a lower / the same / a higher risk level", f"{lower} / {same_level} / {higher}")]
+    sec.add(key_values(pairs))
+    if levels:
+        sec.add(table(levels, [
+            Column("Risk level", "risk_spectrum"), Column("Funds of this policy type", "funds", numeric=True),
+            Column("", lambda r: "this fund" if r.get("risk_spectrum") == risk else ""),
+        ], caption=f"Risk levels of the funds of policy type {policy}", css_id="market-risk-table"))
+
+
 def factsheet_document(client: SecClient, proj_id: str, *, fund: dict | None = None,
-                       generated_at: datetime | None = None) -> ReportDocument:
+                       generated_at: datetime | None = None, market: MarketStore | None = None) -> ReportDocument:
+    """The factsheet report of one fund. `market`: the market store to put the fund in context; None reads
+    the published snapshot of the client's settings when one exists (no snapshot: no market section)."""
     sheet = FundFactsheet(client=client)
     run(sheet.load(proj_id, fund=fund))
     if not sheet.has_data():
@@ -366,4 +447,11 @@ def factsheet_document(client: SecClient, proj_id: str, *, fund: dict | None = N
     _fees(doc, sheet, name)
     _performance(doc, sheet)
     _risk(doc, sheet)
+    store = market if market is not None else market_reader(client.settings)
+    if store is not None:
+        try:
+            _market(doc, store, proj_id)
+        finally:
+            if market is None:
+                store.close()
     return doc

@@ -64,8 +64,9 @@ def hostile_dataset(dataset: DemoDataset) -> DemoDataset:
     return ds
 
 
-def client_for(dataset: DemoDataset, today: date, layout: str = "legacy") -> SecClient:
+def client_for(dataset: DemoDataset, today: date, layout: str = "legacy", settings: ApiSettings | None = None,
+               **options) -> SecClient:
     """A demo-mode client over a given data set (in-process simulator playing one layout, no network)."""
     app = create_app(dataset, require_key=False, today=today, layout=layout)
-    return open_client(ApiSettings.from_env(demo=True, layout=layout, environ={}), transport=httpx.ASGITransport(app=app),
-                     today=lambda: today)
+    settings = settings or ApiSettings.from_env(demo=True, layout=layout, environ={})
+    return open_client(settings, transport=httpx.ASGITransport(app=app), today=lambda: today, **options)

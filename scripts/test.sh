@@ -1,13 +1,29 @@
 #!/usr/bin/env bash
 # Set everything up and run the whole test suite (unit, simulator, browser, notebook tests).
+# With no arguments: everything but the browser tests on two workers, then the browser tests in one
+# process (they start servers and a browser each; two at once on two cores only slows them down).
+# With arguments: pytest with exactly those arguments.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test || exit 1
 mkdir -p test-artifacts
-.venv/bin/python -m pytest "$@"
-status=$?
-if [ "$status" -eq 5 ]; then
-  echo "test: pytest collected no tests; that is a failure" >&2
-  exit 1
+
+run() {
+  .venv/bin/python -m pytest "$@"
+  local status=$?
+  if [ "$status" -eq 5 ]; then
+    echo "test: pytest collected no tests; that is a failure" >&2
+    return 1
+  fi
+  return "$status"
+}
+
+if [ "$#" -gt 0 ]; then
+  run "$@"
+  exit $?
 fi
-exit "$status"
+run -n 2 --dist loadfile -m "not browser"
+first=$?
+run -m browser
+second=$?
+[ "$first" -eq 0 ] && [ "$second" -eq 0 ]

@@ -75,3 +75,11 @@ def page(browser):
     page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
     yield page
     context.close()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test in this folder drives the browser: mark it so, so `-m browser` / `-m "not browser"` split the suite."""
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if here in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.browser)

@@ -32,6 +32,8 @@ from dashboard.errors import BadInputError, SecApiError
 from dashboard.market.snapshot import (FORMAT, MANIFEST, PROGRESS, Publisher, SnapshotViews, check_manifest_ours,
                                        check_ours, copy_to, default_dir, env_dir, live_progress, progress_record,
                                        read_json, write_json)
+from dashboard.models.fund import fee_total
+from dashboard.records.values import to_number
 
 log = logging.getLogger("dashboard.market")
 
@@ -138,22 +140,13 @@ def _scalar(value: Any, kind: str) -> Any:
     """A record's value as the column's type; None where it does not read as one."""
     if value is None:
         return None
-    if kind == "DOUBLE":
-        if isinstance(value, bool):
+    if kind in ("DOUBLE", "INTEGER"):
+        number = to_number(value)  # the records' own reading of a number (JSON number or numeric text)
+        if number is None or not math.isfinite(number):
             return None
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            return None
-        return number if math.isfinite(number) else None
-    if kind == "INTEGER":
-        if isinstance(value, bool):
-            return None
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            return None
-        return int(number) if math.isfinite(number) and number.is_integer() else None
+        if kind == "DOUBLE":
+            return float(number)
+        return int(number) if float(number).is_integer() else None
     if kind == "BOOLEAN":
         return bool(value)
     if isinstance(value, (list, tuple, set)):
@@ -574,21 +567,12 @@ class MarketStore:
         return written
 
 
-# Fee lines that make the total annual fee (the models' rule, models/fund.py).
-RECURRING_FEE_WORDS = ("management", "trustee", "registrar")
-TOTAL_EXPENSE_WORDS = ("total expense",)
 ONE_YEAR_ORDER = None  # set below from the records layer's period order
 
 
 def total_fee(rows: list[tuple], column: int) -> float | None:
-    """The Total Expense line of one class's fee rows, else management + trustee + registrar; None when none."""
-    def name(r):
-        return str(r[4] or r[3] or "").lower()
-    total = [r[column] for r in rows if any(w in name(r) for w in TOTAL_EXPENSE_WORDS) and r[column] is not None]
-    if total:
-        return float(total[0])
-    recurring = [r[column] for r in rows if any(w in name(r) for w in RECURRING_FEE_WORDS) and r[column] is not None]
-    return float(sum(recurring)) if recurring else None
+    """The models' total-annual-fee rule over one class's fee rows (name in column 4, else 3)."""
+    return fee_total((r[4] or r[3], r[column]) for r in rows)
 
 
 def _set_one_year() -> None:

@@ -7,11 +7,13 @@ apply them, and views and reports read the results instead of repeating them.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
 
 from dashboard.records.labels import REFERENCE_PERIOD_ORDER, label
+from dashboard.records.values import to_number
 
 # The class key of a fund without unit classes (its rows carry no class abbreviation).
 SINGLE_CLASS = "-"
@@ -62,12 +64,20 @@ def total_annual_fee(fees: pd.DataFrame) -> float | None:
     fees = first_class_rows(fees, by=None)
     if fees.empty:
         return None
-    names = fee_type_name(fees).str.lower()
-    total = fees[names.str.contains("|".join(TOTAL_EXPENSE_WORDS), regex=True)]["actual_value_num"].dropna()
-    if not total.empty:
-        return float(total.iloc[0])
-    recurring = fees[names.str.contains("|".join(RECURRING_FEE_WORDS), regex=True)]["actual_value_num"].dropna()
-    return float(recurring.sum()) if not recurring.empty else None
+    return fee_total(zip(fee_type_name(fees), fees["actual_value_num"]))
+
+
+def fee_total(lines: Iterable[tuple[object, object]]) -> float | None:
+    """The rule itself, over one unit class's (fee type name, value) lines: the Total Expense line when
+    there is one, else management + trustee + registrar; None when no such line has a value. The market
+    store applies it to charged values and to ceilings alike, each on its own."""
+    named = [(str(name or "").lower(), _number(value)) for name, value in lines]
+    named = [(name, value) for name, value in named if value is not None]
+    total = [value for name, value in named if any(w in name for w in TOTAL_EXPENSE_WORDS)]
+    if total:
+        return total[0]
+    recurring = [value for name, value in named if any(w in name for w in RECURRING_FEE_WORDS)]
+    return float(sum(recurring)) if recurring else None
 
 
 def one_year_return(performance: pd.DataFrame) -> float | None:
@@ -150,13 +160,8 @@ def returns_by_fund(performance: pd.DataFrame, order: list[str] | None = None) -
 
 
 def _number(value: Any) -> float | None:
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
+    number = to_number(value)
+    return None if number is None or not math.isfinite(number) else float(number)
 
 
 def project_term(project_type: dict | None) -> str:

@@ -40,10 +40,14 @@ def test_sync_status_and_questions_as_json(demo_store, capsys):
     assert read_json(capsys)["calls"] == 0  # fresh: nothing sent
     from dashboard.market.store import MarketStore
     with MarketStore(demo_store, read_only=True) as store:
+        # overlap and holders answer for the latest quarter, so the security and its two funds come from it
+        latest = store.query("SELECT max(period) AS p FROM holdings")[0]["p"]
         code = store.query("SELECT issue_code, count(DISTINCT proj_id) AS n FROM holdings WHERE NOT is_nav_total "
-                           "AND issue_code IS NOT NULL GROUP BY 1 ORDER BY 2 DESC LIMIT 1")[0]["issue_code"]
+                           "AND issue_code IS NOT NULL AND period = ? GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1",
+                           [latest])[0]["issue_code"]
         two = [r["proj_id"] for r in store.query("SELECT DISTINCT proj_id FROM holdings WHERE issue_code = ? "
-                                                 "ORDER BY 1 LIMIT 2", [code])]
+                                                 "AND period = ? AND NOT is_nav_total ORDER BY 1 LIMIT 2",
+                                                 [code, latest])]
     assert cli.main(["market", "holders", "--demo", code.lower(), "--json"]) == 0
     holders = read_json(capsys)
     assert len(holders) >= 2 and set(holders[0]) >= {"proj_id", "proj_abbr_name", "period", "percent_nav",

@@ -141,6 +141,7 @@ def cmd_market_sync(args: argparse.Namespace) -> int:
     with _store(args) as store, open_client(settings) as client:
         try:
             result = sync_blocking(store, client, only=only, max_calls=args.max_calls,
+                                   **({"quarters": args.quarters} if args.quarters else {}),
                                    progress=None if args.json else progress)
         finally:
             progress.finish()
@@ -265,6 +266,9 @@ def add_market_commands(subparsers, *, common: argparse.ArgumentParser | None = 
     sync.add_argument("--only", metavar="DATASET,...", help="only these datasets (companies, funds, classes, fees, "
                       "risk, performance, allocation, minimums, dealing, links, holdings)")
     sync.add_argument("--max-calls", type=_non_negative, metavar="N", help="stop after N calls (the next run goes on)")
+    # The default lives in market.sync (DEFAULT_QUARTERS), which this module imports only when it runs.
+    sync.add_argument("--quarters", type=_positive, metavar="N", default=None,
+                      help="holdings of the newest N quarters (default 2; the service keeps 12)")
     add("status", cmd_market_status, "what the store holds and how old it is")
     export = add("export", cmd_market_export, "write one Parquet file per table")
     export.add_argument("directory", metavar="DIR")
@@ -286,6 +290,13 @@ def add_market_commands(subparsers, *, common: argparse.ArgumentParser | None = 
     overlap.add_argument("funds", nargs="+", metavar="FUND", help="proj_id or exact abbreviation (two or more)")
     overlap.add_argument("--period", metavar="YYYYMM", help="quarter (default: the latest stored)")
     return market
+
+
+def _positive(text: str) -> int:
+    value = _non_negative(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
 
 
 def _non_negative(text: str) -> int:

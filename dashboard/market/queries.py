@@ -138,6 +138,11 @@ def _period(store: MarketStore, period: str | None) -> str | None:
     text = str(period).strip()
     if not re.fullmatch(r"[0-9]{6}", text):
         raise BadInputError(f"period {text!r} is not of the form YYYYMM")
+    stored = periods(store)
+    if stored and text not in stored:
+        shown = ", ".join(stored[:4]) + (", ..." if len(stored) > 4 else "")
+        raise BadInputError(f"the store holds no holdings for the quarter {text} (it holds {shown}); "
+                            "`sec-dashboard market sync --only holdings --quarters N` fetches the newest N quarters")
     return text
 
 

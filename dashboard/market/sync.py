@@ -101,6 +101,14 @@ class SyncResult:
                 "complete": self.complete, "datasets": dict(self.datasets)}
 
 
+# Holdings of the newest two quarters by default: a quarter of the whole market's holdings is about
+# 570 pages (the largest page is 100 rows), more than every factsheet dataset but performance
+# together, and the questions people ask (who holds this, how much do my funds overlap) are about
+# the latest quarter, with the one before for change. Older quarters come with --quarters N; a
+# stored quarter is kept when a later run asks for fewer.
+DEFAULT_QUARTERS = 2
+
+
 class _Budget(Exception):
     """The call budget (--max-calls) is spent: stop cleanly, everything stored so far stays."""
 
@@ -121,9 +129,11 @@ class MarketSync:
 
     def __init__(self, store: MarketStore, client: AsyncSecClient, *, max_calls: int | None = None,
                  progress: Callable[[SyncProgress], None] | None = None, clock: Callable[[], float] = time.time,
-                 concurrency: int = LEGACY_CONCURRENCY, quarters: int | None = None):
+                 concurrency: int = LEGACY_CONCURRENCY, quarters: int | None = DEFAULT_QUARTERS):
         if max_calls is not None and max_calls < 0:
             raise BadInputError("--max-calls must be 0 or more")
+        if quarters is not None and quarters < 1:
+            raise BadInputError("--quarters must be 1 or more (the holdings of the newest N quarters)")
         self.store = store
         self.client = client
         self.max_calls = max_calls
@@ -492,5 +502,5 @@ def sync_blocking(store: MarketStore, client: Any, **options: Any) -> SyncResult
         raise
 
 
-__all__ = ["DATASETS", "DATASET_NAMES", "Dataset", "MarketSync", "SyncProgress", "SyncResult", "parse_only",
+__all__ = ["DATASETS", "DATASET_NAMES", "DEFAULT_QUARTERS", "Dataset", "MarketSync", "SyncProgress", "SyncResult", "parse_only",
            "sync_blocking", "sync_market"]

@@ -122,3 +122,44 @@ def test_commands_plug_into_a_parser_with_the_main_options():
     cli.add_market_commands(parser.add_subparsers(dest="command"), common=common, as_json=as_json)
     args = parser.parse_args(["market", "holders", "PTT", "--period", "202606", "--demo", "--json"])
     assert args.func is cli.cmd_market_holders and args.query == "PTT" and args.period == "202606" and args.json
+
+
+def test_holdings_of_the_newest_two_quarters_by_default_and_more_on_request(demo_store, capsys):
+    from dashboard.api.periods import valid_periods
+    from dashboard.market.sync import DEFAULT_QUARTERS
+
+    capsys.readouterr()
+    assert cli.main(["market", "status", "--demo", "--json"]) == 0
+    held = sorted(k for k in read_json(capsys)["datasets"] if k.startswith("holdings:"))
+    assert cli.main(["market", "holders", "--demo", "XYZ", "--json"]) == 0  # the latest quarter: no holder is fine
+    read_json(capsys)
+    from dashboard.market.store import MarketStore
+    with MarketStore(demo_store, read_only=True) as store:
+        stored = [r["period"] for r in store.query("SELECT DISTINCT period FROM holdings ORDER BY 1 DESC")]
+    with pytest.raises(SystemExit):
+        cli.main(["market", "sync", "--help"])
+    assert len(stored) == DEFAULT_QUARTERS and f"(default {DEFAULT_QUARTERS};" in " ".join(capsys.readouterr().out.split())
+    older = sorted(valid_periods(_demo_today()))[0]
+    assert older not in stored, held
+    # a quarter the store does not hold is a one-line error naming what it holds and how to get more
+    assert cli.main(["market", "holders", "--demo", "XYZ", "--period", older]) == 2
+    message = capsys.readouterr().err
+    assert older in message and stored[0] in message and "--quarters" in message and "Traceback" not in message
+    # asking for three quarters fetches only the one missing; the two stored stay fresh
+    assert cli.main(["market", "sync", "--demo", "--only", "holdings", "--quarters", str(DEFAULT_QUARTERS + 1),
+                     "--json"]) == 0
+    result = read_json(capsys)
+    fetched = [k for k, v in result["datasets"].items() if v == "fetched"]
+    assert len(fetched) == 1 and result["calls"] >= 1
+    with MarketStore(demo_store, read_only=True) as store:
+        assert len(store.query("SELECT DISTINCT period FROM holdings")) == DEFAULT_QUARTERS + 1
+    with pytest.raises(SystemExit):
+        cli.main(["market", "sync", "--demo", "--quarters", "0"])
+
+
+def _demo_today():
+    from dashboard.demo.connect import open_client
+    from dashboard.config import ApiSettings
+
+    with open_client(ApiSettings.from_env(demo=True, environ={})) as client:
+        return client.today

@@ -276,7 +276,8 @@ def add_market_commands(subparsers, *, common: argparse.ArgumentParser | None = 
     screen.add_argument("--company", metavar="UNIQUE_ID", help="the management company's id, e.g. C0000000021")
     screen.add_argument("--status", help="RG, SE, EX, CA, LI (or Registered, IPO, ...)")
     screen.add_argument("--risk", action="append", metavar="RS..", help="risk level RS1..RS8, RS81 (repeatable)")
-    screen.add_argument("--policy", metavar="TEXT", help="part of the policy type, e.g. ตราสารทุน")
+    screen.add_argument("--policy", metavar="TEXT", help="part of the policy type, in English or Thai: equity, fixed income, mixed, "
+                        "alternative, other (or ตราสารทุน, ...)")
     screen.add_argument("--tax", choices=("SSF", "ThaiESG"), type=_tax_name, help="tax-incentive funds only")
     screen.add_argument("--retail-type", metavar="CODE", help="investor type code (A B F G H N R V X)")
     screen.add_argument("--max-fee", type=float, metavar="X", help="total annual fee as charged, at most X percent")

@@ -18,6 +18,7 @@ from typing import Any
 from dashboard.errors import BadInputError
 from dashboard.market.store import MarketStore
 from dashboard.market.sync import DATASET_NAMES
+from dashboard.records.labels import POLICY_TYPE
 from dashboard.records.successor import fund_status_code
 
 SCREEN_FIELDS = ("proj_id", "proj_abbr_name", "proj_name_en", "proj_name_th", "company_name_en", "unique_id",
@@ -69,6 +70,14 @@ def _status_clause(status: str | None) -> tuple[str, list]:
     return "upper(f.fund_status) = upper(?)", [str(fund_status_code(str(status).strip()))]
 
 
+def policy_words(text: str) -> list[str]:
+    """What a policy filter looks for, spaces removed and in lower case: the text itself, and the Thai
+    policy type of every English name that contains it ("equity" finds ตราสารทุน, "income" ตราสารหนี้)."""
+    wanted = "".join(text.split()).lower()
+    thai = [key for key, english in POLICY_TYPE.items() if wanted and wanted in "".join(english.split()).lower()]
+    return list(dict.fromkeys([wanted, *thai]))
+
+
 def screen(store: MarketStore, *, company: str | None = None, status: str | None = None,
            risk: Iterable[str] = (), policy: str | None = None, tax: str | None = None,
            retail_type: str | None = None, max_fee: float | None = None, min_return_1y: float | None = None,
@@ -87,8 +96,10 @@ def screen(store: MarketStore, *, company: str | None = None, status: str | None
         where.append(f"r.risk_spectrum IN ({', '.join('?' * len(risks))})")
         params.extend(risks)
     if policy:
-        where.append("contains(lower(coalesce(f.policy_desc, '')), lower(?))")
-        params.append(policy.strip())
+        words = policy_words(policy)
+        squeezed = "replace(lower(coalesce(f.policy_desc, '')), ' ', '')"
+        where.append("(" + " OR ".join(f"contains({squeezed}, ?)" for _ in words) + ")")
+        params.extend(words)
     if tax:
         name = TAX_NAMES.get(tax.strip().casefold())
         if name is None:

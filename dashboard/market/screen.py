@@ -93,7 +93,8 @@ class MarketScreen(param.Parameterized):
                             doc="Only funds with this status (RG registered, SE in filing, EX expired, CA cancelled, "
                                 "LI liquidated); empty for all. Also limits the market-wide views.")
     risk = param.ListSelector(default=[], objects=RISK_CODES, doc="Only funds at these risk levels (RS1 to RS8+); none for all.")
-    policy = param.String(default="", doc="Only funds whose investment policy contains this text (any case).")
+    policy = param.String(default="", doc="Only funds whose policy type contains this text, in English or Thai (any case; "
+                                                 "'equity' finds ตราสารทุน).")
     tax = param.Selector(default="", objects=TAX_CHOICES, doc="Only funds with this tax incentive (SSF, ThaiESG); empty for all.")
     retail_type = param.String(default="", doc="Only funds of this retail type (as the service writes it); empty for all.")
     max_fee = param.Number(default=None, allow_None=True, bounds=(0, None),

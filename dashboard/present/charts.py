@@ -12,7 +12,7 @@ import holoviews as hv
 import pandas as pd
 
 from dashboard.models.fund import SINGLE_CLASS, class_key, fund_returns
-from dashboard.present.text import asset_name_text, fmt_date
+from dashboard.present.text import asset_name_text, fmt_date, policy_type_text
 from dashboard.records import APPROVAL_NO_EXPIRY
 from dashboard.records.labels import RISK_LEVEL
 
@@ -376,7 +376,8 @@ NO_POLICY = "no policy type published"
 
 
 def _policy_name(value: object) -> str:
-    return _short(str(value), 40) if isinstance(value, str) and value.strip() else NO_POLICY
+    text = policy_type_text(value)
+    return _short(text, 44) if text else NO_POLICY
 
 
 def market_spectrum_bars(spectrum: pd.DataFrame | None, title: str = "Funds per risk level, by policy type") -> hv.Element:

@@ -16,7 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-from dashboard.records.labels import ASSET_TYPE, FUND_STATUS, asset_class_english, normalise_code, normalise_fund_status
+from dashboard.records.labels import (ASSET_TYPE, FUND_STATUS, asset_class_english, normalise_code, normalise_fund_status,
+                                      policy_type_english)
 
 
 DASH = "–"
@@ -171,6 +172,16 @@ def asset_name_text(name: object) -> str | None:
     thai, english = thai_and_english(name)
     english = english or asset_class_english(thai)
     return " · ".join(p for p in (english, thai) if p) or None
+
+
+def policy_type_text(policy: object) -> str | None:
+    """A policy type as "fixed income · ตราสารหนี้" (English from the table of the reference's values); a
+    value the table lacks as sent; None when missing."""
+    if is_missing(policy):
+        return None
+    thai = " ".join(str(policy).split())
+    english = policy_type_english(thai)
+    return f"{english} · {thai}" if english else thai
 
 
 US_INVESTORS = {"Y": "may invest", "N": "may not invest"}  # the same words in the dashboard and the reports

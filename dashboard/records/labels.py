@@ -388,3 +388,22 @@ def asset_class_english(thai: object) -> str | None:
     if not isinstance(thai, str):
         return None
     return ASSET_CLASS.get("".join(thai.split()))
+
+
+# The fund's policy type (policy_desc): both layouts send Thai text only; these are the values the
+# reference lists. Keys are the Thai text with spaces removed.
+POLICY_TYPE: dict[str, str] = {
+    "ตราสารทุน": "equity",
+    "ตราสารหนี้": "fixed income",
+    "ผสม": "mixed",
+    "ทรัพย์สินทางเลือก": "alternative assets",
+    "อื่นๆ": "other",
+    "ไม่ระบุเนื่องจากเป็นกองทุนรวมอีทีเอฟแบบleveraged/inverse": "not stated (a leveraged or inverse ETF)",
+}
+
+
+def policy_type_english(thai: object) -> str | None:
+    """The English name of a policy type sent in Thai ("ตราสารหนี้" -> "fixed income"); None when unknown."""
+    if not isinstance(thai, str):
+        return None
+    return POLICY_TYPE.get("".join(thai.split()))

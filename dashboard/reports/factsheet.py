@@ -20,7 +20,7 @@ from dashboard.models.fund import PERFORMANCE_KINDS, SINGLE_CLASS, class_key, fu
 from dashboard.models.holdings import HoldingsByQuarter
 from dashboard.models.source import run
 from dashboard.present import charts
-from dashboard.present.text import asset_name_text, asset_type_text, currency_word, us_investors_text
+from dashboard.present.text import asset_name_text, asset_type_text, currency_word, policy_type_text, us_investors_text
 from dashboard.records.labels import PERFORMANCE_KIND, label
 from dashboard.records.successor import NOT_PUBLISHED_NOTE, not_published
 from dashboard.reports.blocks import Caution, Column, Heading, Link, Note, Table, key_values, num_col, pct_col, table, text_block
@@ -101,7 +101,7 @@ def _overview(doc: ReportDocument, sheet: FundFactsheet) -> None:
         ("Status", _label_pair(fund, "fund_status")),
         ("Asset management company", f"{fund.get('comp_name_en')} ({fund.get('unique_id')})"
          if not is_missing(fund.get("comp_name_en")) else fund.get("unique_id")),
-        ("Policy", fund.get("policy_desc")),
+        ("Policy", policy_type_text(fund.get("policy_desc"))),
         ("Management style", fund.get("management_style_label_en") or fund.get("management_style")),
         ("Tax incentive", ", ".join(fund.get("tax_incentives") or []) or None),
         ("Registration no.", fund.get("regis_id")),
@@ -366,10 +366,10 @@ def _market(doc: ReportDocument, store: MarketStore, proj_id: str) -> None:
         sec.add(Note("The market snapshot has no policy type for this fund, so it has no peers to compare with."))
         return
     day = _snapshot_day(store)
-    sec.add(Note(f"Peers are the funds of the same policy type ({policy}) in the market snapshot"
+    sec.add(Note(f"Peers are the funds of the same policy type ({policy_type_text(policy)}) in the market snapshot"
                  + (f" of {day}" if day else "") + ". Fees are the total a year as actually charged, "
                  "never the prospectus ceilings."))
-    pairs: list[tuple[str, Any]] = [("Policy type", policy)]
+    pairs: list[tuple[str, Any]] = [("Policy type", policy_type_text(policy))]
     fee, peers = place.get("total_fee_actual"), place.get("peers") or 0
     if fee is None or place.get("percentile") is None:
         pairs.append(("Total annual fee, as charged", "not published for this fund"))
@@ -402,7 +402,7 @@ def _market(doc: ReportDocument, store: MarketStore, proj_id: str) -> None:
         sec.add(table(levels, [
             Column("Risk level", "risk_spectrum"), Column("Funds of this policy type", "funds", numeric=True),
             Column("", lambda r: "this fund" if r.get("risk_spectrum") == risk else ""),
-        ], caption=f"Risk levels of the funds of policy type {policy}", css_id="market-risk-table"))
+        ], caption=f"Risk levels of the funds of policy type {policy_type_text(policy)}", css_id="market-risk-table"))
 
 
 def factsheet_document(client: SecClient, proj_id: str, *, fund: dict | None = None,

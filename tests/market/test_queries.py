@@ -77,6 +77,11 @@ def test_screen_policy_tax_and_retail_type(synced):
     assert ids(Q.screen(store, tax="thaiesg")) == esg
     equity = {pid for pid, d in details.items() if "ตราสารทุน" in (d.get("policy_desc") or "")}
     assert ids(Q.screen(store, policy="ตราสารทุน")) == equity and equity
+    # English names find the Thai policy types (the service sends Thai only)
+    assert ids(Q.screen(store, policy="Equity")) == equity
+    debt = {pid for pid, d in details.items() if "ตราสารหนี้" in (d.get("policy_desc") or "")}
+    assert ids(Q.screen(store, policy="fixed income")) == debt and debt and not debt & equity
+    assert Q.screen(store, policy="no policy is called this") == []
     retail = Counter(r["proj_retail_type"] for r in Q.screen(store))
     code = next(c for c in retail if c)
     assert len(Q.screen(store, retail_type=code.lower())) == retail[code]

@@ -104,3 +104,18 @@ def test_asset_names_give_the_english_the_text_carries():
 def test_the_same_words_for_us_investors_and_baht():
     assert (us_investors_text("Y"), us_investors_text("n"), us_investors_text(None)) == ("may invest", "may not invest", None)
     assert [currency_word(u) for u in ("บาท", "THB", "USD", None)] == ["baht", "baht", "USD", ""]
+
+
+def test_policy_types_are_named_in_english_beside_the_thai_the_service_sends():
+    from dashboard.present.text import policy_type_text
+
+    # the values the reference lists for policy_desc (successor-api.md, section 4)
+    assert policy_type_text("ตราสารทุน") == "equity · ตราสารทุน"
+    assert policy_type_text(" ตราสารหนี้ ") == "fixed income · ตราสารหนี้"
+    assert policy_type_text("อื่น ๆ") == "other · อื่น ๆ"
+    assert policy_type_text("ไม่ระบุ เนื่องจากเป็นกองทุนรวมอีทีเอฟแบบ leveraged / inverse").startswith(
+        "not stated (a leveraged or inverse ETF) · ไม่ระบุ")
+    assert policy_type_text("ผสม").startswith("mixed") and policy_type_text("ทรัพย์สินทางเลือก").startswith("alternative")
+    # a value the table lacks stays as sent; nothing is nothing
+    assert policy_type_text("กองทุนใหม่") == "กองทุนใหม่"
+    assert policy_type_text(None) is None and policy_type_text("  ") is None

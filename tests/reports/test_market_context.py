@@ -95,7 +95,8 @@ def test_the_report_puts_the_funds_fee_and_risk_among_its_peers(client, store, f
     assert text, "a market context section when a market store is given"
     want = expected_context(store, fund["proj_id"])
     assert want["peers"] > 1
-    assert f"policy type ({want['policy']})" in text
+    # the policy type in English beside the Thai the service sends (equity · ตราสารทุน)
+    assert re.search(rf"policy type \([a-z][a-z ()]+ · {re.escape(want['policy'])}\)", text)
     assert f"{want['cheaper']} of {want['peers'] - 1} peers charge less, {want['dearer']} charge more" in text
     assert f"{want['fee']:.2f} % a year" in text or f"{want['fee']:.2f}% a year" in text
     assert f"{want['lower']} / {want['same']} / {want['higher']}" in text

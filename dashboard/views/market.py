@@ -18,7 +18,7 @@ import param
 from dashboard.errors import SecApiError
 from dashboard.market.screen import MarketScreen
 from dashboard.present import charts
-from dashboard.present.text import display_frame, empty_html, esc, fmt_datetime, fmt_percent, status_text
+from dashboard.present.text import display_frame, empty_html, esc, fmt_datetime, fmt_percent, policy_type_text, status_text
 from dashboard.records.labels import FUND_STATUS, RISK_LEVEL
 from dashboard.views.common import (TabView, chart_pane, data_table, html_pane, notify_error, notify_warning,
                                     progress_value, section_title, text_box)
@@ -44,6 +44,9 @@ MOST_HELD_TITLES = {"security": "Security", "issuer": "Issuer", "funds": "Funds 
                     "total_value": "Value held, all funds", "percent_nav_avg": "Average weight (% of NAV)",
                     "issue_code": "Issue code", "isin_code": "ISIN"}
 SYNC_COMMAND = "sec-dashboard market sync"
+# The tick-box column is 40 px with 10 px padding, narrower than the box with its margins: Tabulator's
+# ellipsis for overflowing text then drew a dot beside every box, which read as a narrow empty column.
+TICK_BOX_CSS = ".tabulator-cell:has(> input[type='checkbox']) {text-overflow: clip; padding-left: 4px; padding-right: 4px;}"
 POLL_MS = 5000
 
 
@@ -51,6 +54,7 @@ def results_frame(results: pd.DataFrame) -> pd.DataFrame:
     """The screener's rows as shown: status and risk level in words, numbers as numbers."""
     frame = results.assign(
         fund_status=results["fund_status"].map(status_text),
+        policy_desc=results["policy_desc"].map(lambda v: policy_type_text(v) or ""),
         risk_level=results["risk_spectrum"].map(lambda c: f"RS{RISK_LEVEL[c]}" if c in RISK_LEVEL else ""))
     return display_frame(frame, RESULT_COLUMNS)
 
@@ -83,7 +87,7 @@ def fee_position_html(position: dict | None, fund: str) -> str:
     if position is None:
         return empty_html(f"The selected fund ({fund}) is not in the market snapshot.")
     name = position.get("proj_abbr_name") or position.get("proj_id") or fund
-    policy = position.get("policy_type") or "funds with no policy type published"
+    policy = policy_type_text(position.get("policy_type")) or "funds with no policy type published"
     if position.get("total_fee_actual") is None or position.get("percentile") is None:
         return empty_html(f"{name} has no charged fee in the snapshot, so it cannot be placed among its peers.")
     pct = round(float(position["percentile"]))
@@ -159,7 +163,8 @@ class MarketView(TabView):
             pmui.Select.from_param(market.param.status, options=STATUS_OPTIONS, label="Status", width=230, description=""),
             pmui.MultiChoice.from_param(market.param.risk, options=RISK_OPTIONS, label="Risk levels", width=260,
                                         placeholder="any", description=""),
-            text_box(market.param.policy, _commit_only, label="Policy type contains", width=200),
+            text_box(market.param.policy, _commit_only, label="Policy type", placeholder="e.g. equity, fixed income",
+                     width=210),
             pmui.Select.from_param(market.param.tax, options=TAX_OPTIONS, label="Tax incentive", width=170, description=""),
             text_box(market.param.retail_type, _commit_only, label="Retail type", width=160),
             # Number boxes as text: Material's number box shows 0 for no value, which reads as a filter that is on.
@@ -173,7 +178,7 @@ class MarketView(TabView):
         self.results = data_table(results_frame(market.results), titles=RESULT_TITLES,
                                   percent=["total_fee_actual", "return_1y"], page_size=market.page_size,
                                   pagination="remote", selectable="checkbox", name="market-results",
-                                  frozen_columns=["proj_abbr_name"])
+                                  frozen_columns=["proj_abbr_name"], stylesheets=[TICK_BOX_CSS])
         market.param.watch(lambda e: setattr(self.results, "page_size", e.new), "page_size")
         self.add_button = pmui.Button(label="Add the ticked funds to the basket", icon="playlist_add", variant="outlined",
                                 margin=(4, 8), name="market-add")

@@ -19,6 +19,21 @@ ROWS_JS = f"() => ({COUNT_JS})('.tabulator-row')"
 MANY_ROWS_JS = f"() => ({COUNT_JS})('.tabulator-row') > 10"
 
 
+SPILLING_CELLS_JS = """() => {
+  const out = [];
+  const walk = (root) => root.querySelectorAll('*').forEach((e) => {
+    if (e.shadowRoot) walk(e.shadowRoot);
+    // a cell whose content overflows it and is cut with an ellipsis: a stray dot (or a cut value)
+    if (e.classList && e.classList.contains('tabulator-cell') && e.querySelector('input')
+        && e.scrollWidth > e.clientWidth && getComputedStyle(e).textOverflow === 'ellipsis') {
+      out.push(e.getAttribute('tabulator-field') || 'tick box');
+    }
+  });
+  walk(document);
+  return [...new Set(out)];
+}"""
+
+
 @pytest.fixture(scope="module")
 def market_cache(tmp_path_factory, artifacts_dir):
     """A cache directory holding the demo market's snapshot (`sec-dashboard --demo market sync`)."""
@@ -61,6 +76,10 @@ def test_market_tab_screens_the_whole_market(browser, server, artifacts_dir, wid
         expect(line).not_to_have_text(status, timeout=20_000)
         wait_idle(page, 30_000)
         assert page.evaluate(ROWS_JS) > 0
+        # Nothing shows between the tick box and the fund: the box's cell cut with an ellipsis drew a dot
+        # beside every box, which read as a narrow empty column before "Fund".
+        spills = page.evaluate(SPILLING_CELLS_JS)
+        assert not spills, spills
         shot = artifacts_dir / f"screen-market-{width}.png"
         screenshot_full(page, shot)
         assert shot.stat().st_size > 5_000

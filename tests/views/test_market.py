@@ -16,23 +16,51 @@ from dashboard.views.market import MarketView, results_frame
 from tests.conftest import TODAY, run
 
 
+class _App:
+    """A served-like dashboard on the demo data with its own cache directory (so its own market store)."""
+
+    def __init__(self, cache):
+        self.client = open_client(ApiSettings.from_env(demo=True, cache_dir=cache, environ={}), today=lambda: TODAY)
+        self.app = create_dashboard(client=self.client)
+        run(self.app.start())
+
+    def view(self) -> MarketView:
+        self.app.state.tab = "market"
+        view = self.app.views["market"]
+        assert isinstance(view, MarketView)
+        return view
+
+    def close(self) -> None:
+        self.app.market.close()
+        self.client.close()
+
+
+# Each test reads the fixture it needs, so none depends on another having run first (the tests run in
+# any order and on any worker): an app that never syncs, and an app synced in its fixture.
 @pytest.fixture(scope="module")
-def demo_app(tmp_path_factory):
-    cache = tmp_path_factory.mktemp("market-view-cache")
-    client = open_client(ApiSettings.from_env(demo=True, cache_dir=cache, environ={}), today=lambda: TODAY)
-    app = create_dashboard(client=client)
-    run(app.start())
-    yield app
-    app.market.close()
-    client.close()
+def empty_app(tmp_path_factory):
+    made = _App(tmp_path_factory.mktemp("market-empty-cache"))
+    yield made
+    made.close()
 
 
 @pytest.fixture(scope="module")
-def market_view(demo_app):
-    demo_app.state.tab = "market"
-    view = demo_app.views["market"]
-    assert isinstance(view, MarketView)
-    return view
+def synced_app(tmp_path_factory):
+    made = _App(tmp_path_factory.mktemp("market-view-cache"))
+    run(made.view().sync())
+    assert made.app.market.has_store
+    yield made
+    made.close()
+
+
+@pytest.fixture(scope="module")
+def demo_app(synced_app):
+    return synced_app.app
+
+
+@pytest.fixture(scope="module")
+def market_view(synced_app):
+    return synced_app.view()
 
 
 def test_the_market_tab_is_a_tab_with_a_link(demo_app):
@@ -42,7 +70,8 @@ def test_the_market_tab_is_a_tab_with_a_link(demo_app):
     assert demo_app.state.tab == "market" and "tab=market" in url_search(demo_app.state)
 
 
-def test_without_a_snapshot_the_tab_says_how_to_make_one(market_view):
+def test_without_a_snapshot_the_tab_says_how_to_make_one(empty_app):
+    market_view = empty_app.view()
     run(market_view.refresh())
     market = market_view.market
     assert not market.has_store
@@ -52,8 +81,17 @@ def test_without_a_snapshot_the_tab_says_how_to_make_one(market_view):
     assert not market_view.results.visible or market_view.results.value.empty
 
 
-def test_the_demo_sync_fills_the_screener(demo_app, market_view):
+def test_the_demo_sync_fills_the_screener(tmp_path):
+    made = _App(tmp_path / "cache")
+    try:
+        the_demo_sync_fills_the_screener(made.view())
+    finally:
+        made.close()
+
+
+def the_demo_sync_fills_the_screener(market_view):
     market = market_view.market
+    assert not market.has_store and market_view.sync_button.visible
     steps = []
     market.param.watch(lambda e: steps.append(e.new), "sync_progress")
     run(market_view.sync())

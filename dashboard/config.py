@@ -116,6 +116,40 @@ def parse_min_interval_ms(text: str) -> float:
     return value / 1000.0
 
 
+def check_redis_url(url: str) -> str:
+    """A Redis URL the client library can open (redis://, rediss:// or unix://); a clear error for anything else."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("redis", "rediss", "unix") or not (parts.hostname or parts.path):
+        raise ValueError("SEC_DASHBOARD_REDIS_URL must look like redis://HOST:6379/0 (or rediss:// or unix:///path)")
+    return url
+
+
+def redis_label(url: str | None) -> str:
+    """Where a Redis URL points, for messages: scheme, host, port and database, never a user name or password."""
+    if not url:
+        return "none"
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme == "unix":
+        return f"unix://{parts.path}"
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        port = ""
+    return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
+
+
+def parse_num_procs(text: str) -> int:
+    """How many processes serve the dashboard on this host (SEC_DASHBOARD_NUM_PROCS, --num-procs)."""
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        value = 0
+    if not 1 <= value <= 1024:
+        raise ValueError(f"the number of processes {str(text)[:20]!r} is not a whole number from 1 to 1024 "
+                         "(SEC_DASHBOARD_NUM_PROCS / --num-procs)")
+    return value
+
+
 def default_cache_dir() -> Path:
     """Per-user cache directory (`SEC_DASHBOARD_CACHE_DIR` overrides)."""
     override = os.environ.get("SEC_DASHBOARD_CACHE_DIR", "").strip()
@@ -145,6 +179,10 @@ class ApiSettings:
     secondary_key: SubscriptionKey | None = None
     rate_limit: tuple[int, float] = DEFAULT_RATE_LIMIT
     min_interval_s: float = 0.0
+    # Shared by every process on every host when set: the rate limit and the response cache live there.
+    redis_url: str | None = None
+    # Processes serving on this host; a limiter that cannot be shared takes this share of the limit.
+    num_procs: int = 1
 
     @classmethod
     def from_env(
@@ -161,6 +199,8 @@ class ApiSettings:
         secondary_key: str | SubscriptionKey | None = None,
         rate_limit: str | tuple[int, float] | None = None,
         min_interval_ms: float | str | None = None,
+        redis_url: str | None = None,
+        num_procs: int | str | None = None,
         environ: dict[str, str] | None = None,
     ) -> "ApiSettings":
         env = os.environ if environ is None else environ
@@ -176,6 +216,10 @@ class ApiSettings:
         if min_interval_ms is None:
             min_interval_ms = env.get("SEC_API_MIN_INTERVAL_MS", "").strip() or "0"
         spacing = parse_min_interval_ms(str(min_interval_ms))
+        redis = (redis_url if redis_url is not None else env.get("SEC_DASHBOARD_REDIS_URL", "")).strip() or None
+        if redis:
+            check_redis_url(redis)
+        procs = parse_num_procs(num_procs if num_procs is not None else env.get("SEC_DASHBOARD_NUM_PROCS", "").strip() or "1")
         if demo is None:
             demo = env.get("SEC_DASHBOARD_DEMO", "").strip().lower() in {"1", "true", "yes", "on"}
             if not demo and not base and not (key or fund_key or lic_key or second_key):
@@ -199,6 +243,8 @@ class ApiSettings:
             secondary_key=second_key,
             rate_limit=(int(limit[0]), float(limit[1])),
             min_interval_s=spacing,
+            redis_url=redis,
+            num_procs=procs,
         )
 
     def key_for(self, group: str) -> SubscriptionKey | None:
@@ -219,7 +265,8 @@ class ApiSettings:
         return (
             f"ApiSettings(base_url={self.base_url!r}, demo={self.demo}, layout={self.layout!r}, {keys}, "
             f"cache_dir={str(self.cache_dir)!r}, use_cache={self.use_cache}, "
-            f"rate_limit={self.rate_limit[0]}/{self.rate_limit[1]:g}s, min_interval_s={self.min_interval_s:g})"
+            f"rate_limit={self.rate_limit[0]}/{self.rate_limit[1]:g}s, min_interval_s={self.min_interval_s:g}, "
+            f"redis={redis_label(self.redis_url)}, num_procs={self.num_procs})"
         )
 
     def all_keys(self) -> tuple[SubscriptionKey, ...]:

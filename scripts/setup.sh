@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Create .venv and install the project (and, with --test, what the test suite needs: the test
-# extras, Debian's Chromium and Thai fonts). Safe to run again: it only installs what is missing.
+# extras, Debian's Chromium, Thai fonts and redis-server). Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,11 +32,12 @@ if [ "$want_test" = 1 ]; then
   need=()
   [ -x /usr/bin/chromium ] || need+=(chromium)
   dpkg -s fonts-thai-tlwg >/dev/null 2>&1 || need+=(fonts-thai-tlwg)
+  [ -x /usr/bin/redis-server ] || need+=(redis-server)  # the scale-out tests start their own on loopback
   if [ ${#need[@]} -gt 0 ]; then
     sudo=""
     [ "$(id -u)" = 0 ] || sudo="sudo"
     if [ -n "$sudo" ] && ! command -v sudo >/dev/null; then
-      echo "setup: browser tests need ${need[*]} (apt-get install -y ${need[*]}), and this user is not root" >&2
+      echo "setup: the tests need ${need[*]} (apt-get install -y ${need[*]}), and this user is not root" >&2
       exit 1
     fi
     echo "setup: installing ${need[*]} from Debian"

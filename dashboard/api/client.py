@@ -161,7 +161,14 @@ class AsyncSecClient:
         if cache is True:
             use_disk = self.settings.use_cache and self.settings.cache_dir is not None
             cache = _open_disk_cache(self.settings.cache_dir) if use_disk else None
+            if self.settings.use_cache and self.settings.redis_url:
+                from dashboard.api.redis_store import RedisResponseCache
+
+                cache = RedisResponseCache(self.settings.redis_url, fallback=cache)
         self.cache: ResponseCache | None = cache or None
+        # Where the rate limit is kept: Redis when configured (every host), else beside the disk cache
+        # (every process using that directory), else in this process alone.
+        self._limit_dir = self.cache.directory if isinstance(self.cache, ResponseCache) else None
         clock = self.cache.now if self.cache else time.time
         self.memory = MemoryCache(clock=clock) if self.settings.use_cache else None
         # Fund records by proj_id from every E1/E2 answer (in memory always; on disk with the cache).
@@ -451,7 +458,9 @@ class AsyncSecClient:
     async def _send_with(self, ep: Endpoint, method: str, path: str, body: dict | None, query: dict | None,
                          layout: str, key: SubscriptionKey | None, probe: bool) -> Any:
         headers = {KEY_HEADER: key.reveal()} if key is not None else {}
-        limiter = limiter_for(key.reveal() if key else None, *self.rate_limit, self.min_interval)
+        limiter = limiter_for(key.reveal() if key else None, *self.rate_limit, self.min_interval,
+                              directory=self._limit_dir, redis_url=self.settings.redis_url,
+                              num_procs=self.settings.num_procs)
 
         def before_sleep(state) -> None:
             self.stats.retries += 1

@@ -1,19 +1,110 @@
-"""A client-side rate limiter per subscription key, shared by every client in the process."""
+"""Client-side rate limiters per subscription key: in one process, across the processes of one host, or in Redis.
+
+Every limiter has the same reserve-then-sleep semantics: a caller reserves the earliest start that
+keeps at most `calls` starts in any window, then sleeps until it. The window is the service's
+period plus a small safety margin, because the client counts from when it sends and the service
+from when a call arrives: without it, calls sent a period apart can arrive a little less than a
+period apart and be throttled at the window's edge.
+
+Which limiter a client gets (`limiter_for`): the Redis one when a Redis URL is configured, else
+the file-backed one in the cache directory (shared by every process using that directory: the
+dashboard's processes, command-line runs, notebooks, a market sync), else the in-process one.
+A shared limiter that fails falls back, with one warning, to an in-process limiter holding this
+process's share of the limit (`calls / num_procs`): never an unbounded rate.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import collections
 import hashlib
+import logging
+import math
+import os
+import sqlite3
 import threading
 import time
+from pathlib import Path
+from typing import Protocol
+
+log = logging.getLogger("dashboard.ratelimit")
 
 DEFAULT_CALLS = 3000
 DEFAULT_PERIOD_S = 300.0
+# The safety margin: a share of the period, at least a quarter of a second (a first call opens its
+# connection before it arrives) and at most a second (300 s -> 1 s, 2 s -> 0.25 s).
+MARGIN_SHARE = 0.05
+MIN_MARGIN_S = 0.25
+MAX_MARGIN_S = 1.0
+LIMITS_FILE = "ratelimit.sqlite3"
 
 
-class RateLimiter:
-    """Sliding-window limiter: at most `calls` starts in any `period` seconds.
+def safety_margin(period: float) -> float:
+    """How much longer than the service's period a limiter's window is."""
+    return min(MAX_MARGIN_S, max(MIN_MARGIN_S, MARGIN_SHARE * float(period)))
+
+
+def key_ident(key_material: str | None) -> str:
+    """What identifies a key in a limiter's state: a hash, never the key itself."""
+    return hashlib.sha256(key_material.encode()).hexdigest()[:16] if key_material else "no-key"
+
+
+def local_share(calls: int, period: float, num_procs: int) -> tuple[int, float]:
+    """One process's share of a limit that `num_procs` processes cannot share: at most calls/num_procs."""
+    num_procs = max(1, int(num_procs))
+    if num_procs == 1:
+        return calls, period
+    if calls >= num_procs:
+        return calls // num_procs, period
+    return 1, period * math.ceil(num_procs / calls)
+
+
+def check_limit(calls: int, period: float, min_interval: float) -> None:
+    if calls < 1 or period <= 0:
+        raise ValueError("a rate limit needs at least 1 call in a positive period")
+    if min_interval < 0:
+        raise ValueError("the minimum spacing between calls cannot be negative")
+
+
+def next_start(now: float, window: float, calls: int, min_interval: float, starts_desc: list[float]) -> float:
+    """The earliest start that keeps at most `calls` starts in any `window`.
+
+    `starts_desc` holds the starts still inside the window (and any reserved ahead), latest first;
+    only its first `calls` entries matter. The slot frees when the call `calls` places back leaves
+    the window.
+    """
+    start = now if len(starts_desc) < calls else starts_desc[calls - 1] + window
+    if min_interval and starts_desc:
+        start = max(start, starts_desc[0] + min_interval)
+    return start
+
+
+class Limiter(Protocol):
+    calls: int
+    period: float
+    waited_s: float
+
+    async def acquire(self) -> float: ...
+
+
+class LimiterBase:
+    """Reserve a start, then sleep until it: what every limiter shares."""
+
+    waited_s: float = 0.0
+
+    def _reserve(self) -> float:  # pragma: no cover - each limiter has its own
+        raise NotImplementedError
+
+    async def acquire(self) -> float:
+        wait = self._reserve()
+        if wait > 0:
+            self.waited_s += wait
+            await asyncio.sleep(wait)
+        return wait
+
+
+class RateLimiter(LimiterBase):
+    """Sliding-window limiter in this process: at most `calls` starts in any `period` + `margin` seconds.
 
     Thread-safe rather than loop-bound, because the synchronous facade, Panel sessions and
     notebooks may each drive their own event loop against the same key. (Async-only limiters
@@ -21,14 +112,13 @@ class RateLimiter:
     """
 
     def __init__(self, calls: int = DEFAULT_CALLS, period: float = DEFAULT_PERIOD_S, *, min_interval: float = 0.0,
-                 clock=time.monotonic):
-        if calls < 1 or period <= 0:
-            raise ValueError("a rate limit needs at least 1 call in a positive period")
-        if min_interval < 0:
-            raise ValueError("the minimum spacing between calls cannot be negative")
+                 margin: float = 0.0, clock=time.monotonic):
+        check_limit(calls, period, min_interval)
         self.calls = int(calls)
         self.period = float(period)
         self.min_interval = float(min_interval)
+        self.margin = float(margin)
+        self.window = self.period + self.margin
         self._clock = clock
         self._starts: collections.deque[float] = collections.deque()
         self._lock = threading.Lock()
@@ -38,15 +128,10 @@ class RateLimiter:
         """Reserve a slot; return how long to wait before using it (0 when free now)."""
         with self._lock:
             now = self._clock()
-            while self._starts and self._starts[0] <= now - self.period:
+            while self._starts and self._starts[0] <= now - self.window:
                 self._starts.popleft()
-            if len(self._starts) < self.calls:
-                start = now
-            else:
-                # The slot frees when the call `calls` places back leaves the window.
-                start = self._starts[-self.calls] + self.period
-            if self.min_interval and self._starts:
-                start = max(start, self._starts[-1] + self.min_interval)
+            latest = [self._starts[-i] for i in range(1, min(self.calls, len(self._starts)) + 1)]
+            start = next_start(now, self.window, self.calls, self.min_interval, latest)
             self._starts.append(start)
             if len(self._starts) > 2 * self.calls:
                 # Keep the deque bounded; only the last `calls` starts matter.
@@ -54,12 +139,13 @@ class RateLimiter:
                     self._starts.popleft()
             return max(0.0, start - now)
 
-    async def acquire(self) -> float:
-        wait = self._reserve()
-        if wait > 0:
-            self.waited_s += wait
-            await asyncio.sleep(wait)
-        return wait
+    def note(self, offset: float) -> None:
+        """Count a start made elsewhere (through a shared limiter), `offset` seconds from now."""
+        with self._lock:
+            self._starts.append(self._clock() + offset)
+            if len(self._starts) > 2 * self.calls:
+                for _ in range(len(self._starts) - self.calls):
+                    self._starts.popleft()
 
     def in_window(self) -> int:
         with self._lock:
@@ -67,16 +153,127 @@ class RateLimiter:
             return sum(1 for s in self._starts if now - self.period < s <= now)
 
 
-_registry: dict[tuple[str, int, float, float], RateLimiter] = {}
+class FileRateLimiter(LimiterBase):
+    """The limit shared by every process using one cache directory: a small SQLite table of starts.
+
+    Each reservation is one `BEGIN IMMEDIATE` transaction (the database's write lock serialises
+    processes), in WAL mode so that it costs well under a millisecond. Starts are kept per key
+    hash and window, on the wall clock that every process of the host shares. The connection is
+    reopened in a forked child. When the file fails (a full disk, a read-only remount), this
+    process goes on with its share of the limit in memory, after one warning.
+    """
+
+    def __init__(self, directory: str | Path, ident: str, calls: int = DEFAULT_CALLS, period: float = DEFAULT_PERIOD_S,
+                 *, min_interval: float = 0.0, margin: float = 0.0, num_procs: int = 1, clock=time.time):
+        check_limit(calls, period, min_interval)
+        self.path = Path(directory).expanduser() / LIMITS_FILE
+        self.ident = ident
+        self.calls = int(calls)
+        self.period = float(period)
+        self.min_interval = float(min_interval)
+        self.margin = float(margin)
+        self.window = self.period + self.margin
+        self.num_procs = num_procs
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._con: sqlite3.Connection | None = None
+        self._pid = -1
+        self.fallback: RateLimiter | None = None
+        self.waited_s = 0.0
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._con is None or self._pid != os.getpid():
+            # After a fork the parent's connection is not ours to use (or close); open our own.
+            con = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+            try:
+                con.execute("PRAGMA journal_mode=WAL")
+                con.execute("PRAGMA synchronous=NORMAL")
+                con.execute("CREATE TABLE IF NOT EXISTS starts (ident TEXT NOT NULL, win REAL NOT NULL, "
+                            "start REAL NOT NULL)")
+                con.execute("CREATE INDEX IF NOT EXISTS starts_by_key ON starts (ident, win, start)")
+            except BaseException:
+                con.close()
+                raise
+            self._con, self._pid = con, os.getpid()
+        return self._con
+
+    def _switch_to_memory(self, exc: BaseException) -> RateLimiter:
+        calls, period = local_share(self.calls, self.period, self.num_procs)
+        log.warning("the shared rate limit file %s stopped working (%s); this process goes on alone at %d calls "
+                    "per %g s", self.path, type(exc).__name__, calls, period)
+        self.fallback = RateLimiter(calls, period, min_interval=self.min_interval, margin=self.margin)
+        return self.fallback
+
+    def _reserve(self) -> float:
+        if self.fallback is not None:
+            return self.fallback._reserve()
+        with self._lock:
+            if self.fallback is not None:
+                return self.fallback._reserve()
+            try:
+                return self._reserve_in_file()
+            except (sqlite3.Error, OSError) as exc:
+                return self._switch_to_memory(exc)._reserve()
+
+    def _reserve_in_file(self) -> float:
+        con = self._connection()
+        key = (self.ident, self.window)
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            now = self._clock()
+            con.execute("DELETE FROM starts WHERE ident = ? AND win = ? AND start <= ?", (*key, now - self.window))
+            latest = [row[0] for row in con.execute(
+                "SELECT start FROM starts WHERE ident = ? AND win = ? ORDER BY start DESC LIMIT ?", (*key, self.calls))]
+            start = next_start(now, self.window, self.calls, self.min_interval, latest)
+            con.execute("INSERT INTO starts (ident, win, start) VALUES (?, ?, ?)", (*key, start))
+            con.execute("COMMIT")
+        except BaseException:
+            if con.in_transaction:
+                con.execute("ROLLBACK")
+            raise
+        return max(0.0, start - now)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._con is not None and self._pid == os.getpid():
+                self._con.close()
+            self._con = None
+
+
+_registry: dict[tuple, Limiter] = {}
 _registry_lock = threading.Lock()
 
 
 def limiter_for(key_material: str | None, calls: int = DEFAULT_CALLS, period: float = DEFAULT_PERIOD_S,
-                min_interval: float = 0.0) -> RateLimiter:
-    """The process-wide limiter for one key (identified by a hash, never the key itself)."""
-    ident = hashlib.sha256((key_material or "").encode()).hexdigest()[:16] if key_material else "no-key"
+                min_interval: float = 0.0, *, directory: str | Path | None = None, redis_url: str | None = None,
+                num_procs: int = 1) -> Limiter:
+    """The limiter for one key (identified by a hash, never the key itself), one per process and store,
+    its window the period plus the safety margin.
+
+    With `redis_url`, every process on every host shares it; with `directory` (the cache
+    directory), every process on this host that uses the directory; with neither, this process
+    alone holds `calls / num_procs` of it.
+    """
+    ident = key_ident(key_material)
+    where = f"redis:{redis_url}" if redis_url else f"file:{Path(directory).expanduser()}" if directory else "memory"
+    entry = (ident, calls, period, min_interval, where, num_procs)
     with _registry_lock:
-        limiter = _registry.get((ident, calls, period, min_interval))
+        limiter = _registry.get(entry)
         if limiter is None:
-            limiter = _registry[(ident, calls, period, min_interval)] = RateLimiter(calls, period, min_interval=min_interval)
+            limiter = _registry[entry] = _make(ident, calls, period, min_interval, directory, redis_url, num_procs)
         return limiter
+
+
+def _make(ident: str, calls: int, period: float, min_interval: float, directory, redis_url: str | None,
+          num_procs: int) -> Limiter:
+    margin = safety_margin(period)
+    if redis_url:
+        from dashboard.api.redis_store import RedisRateLimiter
+
+        return RedisRateLimiter(redis_url, ident, calls, period, min_interval=min_interval, margin=margin,
+                                num_procs=num_procs)
+    if directory is not None:
+        return FileRateLimiter(directory, ident, calls, period, min_interval=min_interval, margin=margin,
+                               num_procs=num_procs)
+    calls, period = local_share(calls, period, num_procs)
+    return RateLimiter(calls, period, min_interval=min_interval, margin=margin)

@@ -306,8 +306,20 @@ def cmd_demo_server(args) -> int:
 def cmd_serve(args) -> int:
     from dashboard.app import serve
 
-    serve(port=args.port, address=args.address, show=args.show, settings=_settings(args))
+    # Every process learns how many share this host, so that a limiter that cannot be shared (no
+    # disk cache, Redis away) keeps this process to its share of the rate limit.
+    os.environ["SEC_DASHBOARD_NUM_PROCS"] = str(args.num_procs)
+    serve(port=args.port, address=args.address, show=args.show, settings=_settings(args), num_procs=args.num_procs)
     return EXIT_OK
+
+
+def _num_procs(text: str) -> int:
+    from dashboard.config import parse_num_procs
+
+    try:
+        return parse_num_procs(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def cmd_report(args) -> int:
@@ -399,6 +411,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=5006)
     serve.add_argument("--address", default="127.0.0.1")
     serve.add_argument("--show", action="store_true", help="open it in a browser")
+    serve.add_argument("--num-procs", type=_num_procs, default=1, metavar="N",
+                       help="serve from N processes sharing one rate limit and cache (default 1)")
 
     report = sub.add_parser("report", help="self-contained HTML reports").add_subparsers(dest="report_command", required=True, metavar="KIND")
     rf = add(report, "fund", cmd_report, "a factsheet (one fund) or a comparison (several)")

@@ -1,0 +1,75 @@
+"""The Redis limiter and cache against a real redis-server: shared state, stale answers, going away and coming back."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import pytest
+import redis
+
+from dashboard.api.cache import ResponseCache
+from dashboard.api.ratelimit import key_ident
+from dashboard.api.redis_store import RedisLink, RedisRateLimiter, RedisResponseCache
+
+
+def test_two_limiters_with_their_own_connections_share_one_window(redis_server):
+    ident = key_ident("redis-shared-key")
+    a = RedisRateLimiter(RedisLink(redis_server.url), ident, 3, 10.0)
+    b = RedisRateLimiter(RedisLink(redis_server.url), ident, 3, 10.0)
+    waits = [a._reserve(), b._reserve(), a._reserve(), b._reserve()]
+    assert waits[:3] == pytest.approx([0, 0, 0], abs=0.01)
+    assert waits[3] == pytest.approx(10.0, abs=0.05)
+
+
+def test_limiter_falls_back_with_one_warning_and_counts_its_calls_when_redis_is_back(tmp_path, redis_server, caplog):
+    link = RedisLink(redis_server.url, retry_after_s=0.3)
+    limiter = RedisRateLimiter(link, key_ident("redis-outage-key"), 4, 10.0, num_procs=2)
+    assert limiter._reserve() == pytest.approx(0, abs=0.01)
+    redis_server.stop()
+    with caplog.at_level(logging.WARNING, logger="dashboard.redis"):
+        outage = [limiter._reserve() for _ in range(3)]
+    assert outage[0] == 0 and outage[1] > 9  # this process's half of 4, and the call made through Redis counts
+    assert len([r for r in caplog.records if "cannot be used" in r.getMessage()]) == 1
+    assert link.down
+    redis_server.start()
+    time.sleep(0.35)
+    # back in a Redis that restarted empty: the outage's three starts (one made, two queued) are counted there first
+    assert limiter._reserve() == pytest.approx(0, abs=0.01)
+    assert not link.down
+    assert redis.Redis.from_url(redis_server.url).zcard(limiter.key) == 4
+    assert limiter._reserve() > 9  # 4 in the window: the limit is full
+
+
+def test_cache_in_redis_serves_fresh_then_stale_and_never_holds_the_request_in_clear(redis_server):
+    now = [1000.0]
+    cache = RedisResponseCache(RedisLink(redis_server.url), clock=lambda: now[0])
+    cache.set("v1|http://x|GET /a|", {"rows": [1, 2]}, ttl=60)
+    hit = cache.get("v1|http://x|GET /a|")
+    assert hit.fresh and hit.data == {"rows": [1, 2]} and hit.stored_at == 1000.0
+    now[0] += 61
+    assert cache.get("v1|http://x|GET /a|").fresh is False  # kept for the stale fallback
+    assert cache.get("v1|http://x|GET /b|") is None
+    names = redis.Redis.from_url(redis_server.url).keys("*")
+    assert names and not any(b"GET /a" in n for n in names)
+
+
+def test_cache_goes_on_on_the_disk_while_redis_is_away(tmp_path, redis_server, caplog):
+    disk = ResponseCache(tmp_path / "disk")
+    cache = RedisResponseCache(RedisLink(redis_server.url, retry_after_s=60), fallback=disk)
+    redis_server.stop()
+    with caplog.at_level(logging.WARNING, logger="dashboard.redis"):
+        cache.set("layout|http://x", "successor", 60)
+        assert cache.get("layout|http://x").data == "successor"
+    assert disk.get("layout|http://x").data == "successor"
+    assert len(caplog.records) == 1 and cache.available
+    disk.close()
+
+
+def test_a_damaged_entry_in_redis_is_dropped_and_fetched_again(redis_server, caplog):
+    cache = RedisResponseCache(RedisLink(redis_server.url))
+    redis.Redis.from_url(redis_server.url).set(cache.redis_key("k"), b"not zlib")
+    with caplog.at_level(logging.WARNING, logger="dashboard.redis"):
+        assert cache.get("k") is None
+    assert "dropped" in caplog.text
+    assert redis.Redis.from_url(redis_server.url).get(cache.redis_key("k")) is None

@@ -180,19 +180,26 @@ def _origins(address: str, port: int) -> list[str]:
 
 
 def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, settings: ApiSettings | None = None,
-          **kwargs) -> None:
-    """Serve the dashboard until interrupted (the `sec-dashboard serve` command)."""
+          num_procs: int = 1, **kwargs) -> None:
+    """Serve the dashboard until interrupted (the `sec-dashboard serve` command).
+
+    `num_procs` > 1 forks that many server processes sharing the port (Panel's multi-process
+    serving; 0 means one per CPU); each has its own sessions, all share the disk cache.
+    """
+    if num_procs < 0:
+        raise ValueError(f"num_procs must be 0 (one per CPU) or more, not {num_procs}")
     settings = settings or ApiSettings.from_env()
-    client = default_client(settings)  # one client (pool, cache, rate limit) for every session
 
     def factory():
-        return create_app(settings, client)
+        # One client (pool, cache, rate limit) for every session of a process, made by its first
+        # session: a client's event-loop thread would not survive the fork of `num_procs` > 1.
+        return create_app(settings, default_client(settings))
 
     print(f"SEC dashboard on http://{address}:{port}/ ({settings.source_label}; Ctrl+C stops)", flush=True)
     kwargs.setdefault("liveness", True)  # GET /liveness answers 200 without opening a session
     kwargs["extra_patterns"] = component_routes() + list(kwargs.get("extra_patterns", []))
     pn.serve({"/": factory}, port=port, address=address, show=show, websocket_origin=_origins(address, port),
-             title=APP_TITLE, **kwargs)
+             title=APP_TITLE, num_procs=num_procs, **kwargs)
 
 
 if __name__.startswith("bokeh_app"):  # run by `panel serve dashboard/app.py`

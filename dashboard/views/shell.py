@@ -30,6 +30,8 @@ APP_TITLE = "SEC Thailand funds and licences"
 TABS_CSS = ":host { height: auto !important; min-height: fit-content; min-width: 0 !important; }"
 # MUI's "sm" breakpoint: below it the Page's sidebar is a drawer drawn over the content.
 NARROW_SCREEN_PX = 600
+# Marks a container whose classes were sent again once the page was drawn (see `DashboardApp.resend`).
+RESENT_CLASS = "sd-resent"
 
 
 class NarrowScreenSidebar(JSComponent):
@@ -99,6 +101,8 @@ class DashboardApp(pn.viewable.Viewer):
         self._start_notes: list = []  # the first load's notifications, until the page is drawn
 
         self.basket_panel = BasketPanel(state=state, report=self.report)
+        #: The sidebar's content (the basket panel), in a slot so that it can be sent again whole.
+        self.sidebar = pn.Column(self.basket_panel, sizing_mode="stretch_width", name="sidebar")
         main = []
         if self.banner:
             main.append(html_pane(demo_banner_html(self.banner), name="demo-banner", margin=(0, 8, 6, 8)))
@@ -109,7 +113,7 @@ class DashboardApp(pn.viewable.Viewer):
         header = [NarrowScreenSidebar(width=0, height=0, margin=0, name="narrow-screen-sidebar"),
                   pmui.Typography("DEMO DATA" if self.banner else "", variant="overline", margin=(0, 12),
                                   visible=bool(self.banner), styles={"color": "#ffd54f", "font-weight": "700"})]
-        self.page = pmui.Page(title=APP_TITLE, main=main, sidebar=[self.basket_panel], header=header,
+        self.page = pmui.Page(title=APP_TITLE, main=main, sidebar=[self.sidebar], header=header,
                               sidebar_width=300, theme_toggle=True, stylesheets=STYLESHEETS,
                               dark_theme=state.theme == "dark")
         # The theme is kept in the URL: the toggle sets the state, a link sets the toggle.
@@ -121,6 +125,15 @@ class DashboardApp(pn.viewable.Viewer):
         models = (state.search, state.factsheet, state.basket, state.licence, self.market)
         with edit_readonly(self.page):
             self.page.busy = pn.bind(lambda *loading: any(loading), *(m.param.loading for m in models))
+        # What changes while the browser builds the page may never reach it (see `on_page_ready`).
+        self._document = pn.state.curdoc
+        self._unsent = False
+        watched = ((state, ["fund", "tab", "basket_revision", "search_error", "fund_error"]),
+                   (state.search, ["loading", "results", "classes", "message"]),
+                   (state.factsheet, ["loading", "loaded_at"]),
+                   (state.basket, ["loading", "loaded", "proj_ids", "progress"]))
+        for model, names in watched:
+            model.param.watch(self._note_unsent, names)
 
     def __panel__(self):
         return self.page
@@ -233,11 +246,50 @@ class DashboardApp(pn.viewable.Viewer):
         for note in notes:
             note()
 
+    def _browser_building(self) -> bool:
+        """Whether the browser has the document but has not drawn it yet."""
+        context = getattr(self._document, "session_context", None)
+        session = getattr(context, "session", None)
+        return not self.page_ready and session is not None and session.connection_count > 0
+
+    def _note_unsent(self, *_):
+        if self._browser_building():
+            self._unsent = True
+
+    def resend(self) -> None:
+        """Send the browser the shown tab and the sidebar again, built from the state as it is now.
+
+        The session starts loading while the browser fetches the scripts. The browser then pulls
+        the document and builds the page; Panel (1.9) sends changes only once the page reports it
+        is drawn, and drops the layout changes made in between (it counts on the document it
+        serialized when the browser connected, but the browser has that one already). A load that
+        ended in that window left the sidebar's funds "loading…" under a spinner for good.
+        The sidebar goes back in its slot, so Panel builds its models anew, with today's values.
+        The shown tab keeps its models (putting back a table the browser may still be filling
+        broke its later updates); its containers send their classes again, which carry the
+        loading spinner.
+        """
+        self._unsent = False
+        if self._document is None:
+            return
+        # Changes reach the browser in order only from a tick callback (it holds the document's lock).
+        self._document.add_next_tick_callback(self._resend_slots)
+
+    def _resend_slots(self) -> None:
+        objects = list(self.sidebar.objects)
+        self.sidebar.objects = []
+        self.sidebar.objects = objects
+        for layout in self.slots[self.state.tab].select(pn.layout.ListPanel):
+            if RESENT_CLASS not in layout.css_classes:
+                layout.css_classes = [*layout.css_classes, RESENT_CLASS]
+
     async def on_page_ready(self):
         """The browser has drawn the page: lookups may now fill the tables it drew. (Filling a table
         the browser is still building, as the Licensee tab's examples did when a reload opened on
         it, makes Tabulator patch a table it has not made yet.)"""
         self.page_ready = True
+        if self._unsent:
+            self.resend()
         self._notify_start()
         if self.state.tab == "licensee":
             await self._prefill_licensee()

@@ -41,7 +41,7 @@ def test_one_page_with_seven_tabs_and_the_demo_banner(demo_app):
     assert [slot.name for slot in app.tabs] == [TAB_TITLES[t] for t in TABS]
     banner = page.main[0]
     assert "DEMO DATA — fictional funds and companies" in banner.object
-    assert page.sidebar[0] is app.basket_panel.__panel__()
+    assert page.sidebar[0] is app.sidebar and app.sidebar[0] is app.basket_panel.__panel__()
 
 
 def test_first_load_fills_search_fund_and_basket(demo_app):

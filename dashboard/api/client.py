@@ -477,8 +477,9 @@ class AsyncSecClient:
         try:
             async for attempt in retrying:
                 with attempt:
-                    await limiter.acquire()
-                    return await self._attempt(ep, method, path, body, query, headers, layout, probe)
+                    # Held: the call counts from when its answer came back, when it surely reached the service.
+                    async with limiter.hold():
+                        return await self._attempt(ep, method, path, body, query, headers, layout, probe)
         except Retryable as final:
             raise final.error from None
         raise AssertionError("unreachable: tenacity either returns or raises")

@@ -1,9 +1,11 @@
 """Client-side rate limiters per subscription key: in one process, across the processes of one host, or in Redis.
 
 Every limiter has the same reserve-then-sleep semantics: a caller reserves the earliest start that
-keeps at most `calls` starts in any window, then sleeps until it. The window is the service's
-period plus a small safety margin, because the client counts from when it sends and the service
-from when a call arrives: without it, calls sent a period apart can arrive a little less than a
+keeps at most `calls` starts in any window, then sleeps until it. The client counts from when it
+sends and the service from when a call arrives, which may be later by any delay of the network or
+of a busy event loop; so a call held through `hold()` has its reservation moved to the moment its
+answer came back (the call surely arrived by then), and the window is the service's period plus a
+small safety margin. Without that, calls sent a period apart could arrive a little less than a
 period apart and be throttled at the window's edge.
 
 Which limiter a client gets (`limiter_for`): the Redis one when a Redis URL is configured, else
@@ -16,7 +18,8 @@ process's share of the limit (`calls / num_procs`): never an unbounded rate.
 from __future__ import annotations
 
 import asyncio
-import collections
+import bisect
+import contextlib
 import hashlib
 import logging
 import math
@@ -24,8 +27,9 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 log = logging.getLogger("dashboard.ratelimit")
 
@@ -86,21 +90,66 @@ class Limiter(Protocol):
 
     async def acquire(self) -> float: ...
 
+    def hold(self) -> contextlib.AbstractAsyncContextManager[float]: ...
+
 
 class LimiterBase:
     """Reserve a start, then sleep until it: what every limiter shares."""
 
     waited_s: float = 0.0
 
-    def _reserve(self) -> float:  # pragma: no cover - each limiter has its own
+    def _set_limit(self, calls: int, period: float, min_interval: float, margin: float) -> None:
+        """Check and keep the limit: at most `calls` starts in any `period` + `margin` seconds."""
+        check_limit(calls, period, min_interval)
+        self.calls = int(calls)
+        self.period = float(period)
+        self.min_interval = float(min_interval)
+        self.margin = float(margin)
+        self.window = self.period + self.margin
+
+    def _reserve_slot(self, ahead: bool = True) -> tuple[float, Any]:  # pragma: no cover - each limiter has its own
+        """Reserve a start: how long to wait for it, and what names the reservation (for `_finish`).
+        With `ahead` false only a start free now is taken: otherwise nothing is kept, and the answer is
+        how long to wait before asking again (with None)."""
         raise NotImplementedError
 
+    def _finish(self, slot: Any) -> None:  # pragma: no cover - each limiter has its own
+        """Move a reservation to now (never earlier): its call has had its answer, so it arrived."""
+        raise NotImplementedError
+
+    def _reserve(self) -> float:
+        """Reserve a start; return how long to wait before using it (0 when free now)."""
+        return self._reserve_slot()[0]
+
     async def acquire(self) -> float:
-        wait = self._reserve()
+        """Wait for a start (counted from it)."""
+        wait, _slot = self._reserve_slot()
+        await self._sleep(wait)
+        return wait
+
+    @contextlib.asynccontextmanager
+    async def hold(self) -> AsyncIterator[float]:
+        """Wait for a start, make the call inside, and count the call from when it ended.
+
+        No start is reserved ahead: one is taken only when free at that moment, so that it is
+        checked against the calls that ended meanwhile (a start reserved ahead was computed from
+        calls still in flight, counted from when they were sent)."""
+        waited = 0.0
+        while True:
+            wait, slot = self._reserve_slot(ahead=False)
+            if slot is not None:
+                break
+            waited += wait
+            await self._sleep(max(wait, 0.001))
+        try:
+            yield waited
+        finally:
+            self._finish(slot)
+
+    async def _sleep(self, wait: float) -> None:
         if wait > 0:
             self.waited_s += wait
             await asyncio.sleep(wait)
-        return wait
 
 
 class RateLimiter(LimiterBase):
@@ -113,39 +162,46 @@ class RateLimiter(LimiterBase):
 
     def __init__(self, calls: int = DEFAULT_CALLS, period: float = DEFAULT_PERIOD_S, *, min_interval: float = 0.0,
                  margin: float = 0.0, clock=time.monotonic):
-        check_limit(calls, period, min_interval)
-        self.calls = int(calls)
-        self.period = float(period)
-        self.min_interval = float(min_interval)
-        self.margin = float(margin)
-        self.window = self.period + self.margin
+        self._set_limit(calls, period, min_interval, margin)
         self._clock = clock
-        self._starts: collections.deque[float] = collections.deque()
+        self._starts: list[float] = []  # in order, earliest first
         self._lock = threading.Lock()
         self.waited_s = 0.0
 
-    def _reserve(self) -> float:
-        """Reserve a slot; return how long to wait before using it (0 when free now)."""
+    def _forget_old(self, now: float) -> None:
+        cut = bisect.bisect_right(self._starts, now - self.window)
+        if len(self._starts) - cut > 2 * self.calls:
+            cut = len(self._starts) - self.calls  # only the last `calls` starts matter
+        if cut:
+            del self._starts[:cut]
+
+    def _reserve_slot(self, ahead: bool = True) -> tuple[float, float | None]:
         with self._lock:
             now = self._clock()
-            while self._starts and self._starts[0] <= now - self.window:
-                self._starts.popleft()
-            latest = [self._starts[-i] for i in range(1, min(self.calls, len(self._starts)) + 1)]
+            self._forget_old(now)
+            latest = self._starts[::-1][: self.calls]
             start = next_start(now, self.window, self.calls, self.min_interval, latest)
-            self._starts.append(start)
-            if len(self._starts) > 2 * self.calls:
-                # Keep the deque bounded; only the last `calls` starts matter.
-                for _ in range(len(self._starts) - self.calls):
-                    self._starts.popleft()
-            return max(0.0, start - now)
+            if start > now and not ahead:
+                return start - now, None
+            bisect.insort(self._starts, start)
+            return max(0.0, start - now), start
+
+    def _finish(self, slot: float) -> None:
+        with self._lock:
+            now = self._clock()
+            if now <= slot:
+                return
+            i = bisect.bisect_left(self._starts, slot)
+            if i < len(self._starts) and self._starts[i] == slot:
+                del self._starts[i]
+                bisect.insort(self._starts, now)
 
     def note(self, offset: float) -> None:
         """Count a start made elsewhere (through a shared limiter), `offset` seconds from now."""
         with self._lock:
-            self._starts.append(self._clock() + offset)
-            if len(self._starts) > 2 * self.calls:
-                for _ in range(len(self._starts) - self.calls):
-                    self._starts.popleft()
+            now = self._clock()
+            bisect.insort(self._starts, now + offset)
+            self._forget_old(now)
 
     def in_window(self) -> int:
         with self._lock:
@@ -165,14 +221,9 @@ class FileRateLimiter(LimiterBase):
 
     def __init__(self, directory: str | Path, ident: str, calls: int = DEFAULT_CALLS, period: float = DEFAULT_PERIOD_S,
                  *, min_interval: float = 0.0, margin: float = 0.0, num_procs: int = 1, clock=time.time):
-        check_limit(calls, period, min_interval)
+        self._set_limit(calls, period, min_interval, margin)
         self.path = Path(directory).expanduser() / LIMITS_FILE
         self.ident = ident
-        self.calls = int(calls)
-        self.period = float(period)
-        self.min_interval = float(min_interval)
-        self.margin = float(margin)
-        self.window = self.period + self.margin
         self.num_procs = num_procs
         self._clock = clock
         self._lock = threading.Lock()
@@ -204,18 +255,32 @@ class FileRateLimiter(LimiterBase):
         self.fallback = RateLimiter(calls, period, min_interval=self.min_interval, margin=self.margin)
         return self.fallback
 
-    def _reserve(self) -> float:
+    def _reserve_slot(self, ahead: bool = True) -> tuple[float, Any]:
         if self.fallback is not None:
-            return self.fallback._reserve()
+            return self.fallback._reserve_slot(ahead)
         with self._lock:
             if self.fallback is not None:
-                return self.fallback._reserve()
+                return self.fallback._reserve_slot(ahead)
             try:
-                return self._reserve_in_file()
+                return self._reserve_in_file(ahead)
             except (sqlite3.Error, OSError) as exc:
-                return self._switch_to_memory(exc)._reserve()
+                return self._switch_to_memory(exc)._reserve_slot(ahead)
 
-    def _reserve_in_file(self) -> float:
+    def _finish(self, slot: Any) -> None:
+        if not isinstance(slot, tuple):  # reserved in memory, after the file failed
+            if self.fallback is not None:
+                self.fallback._finish(slot)
+            return
+        with self._lock:
+            if self.fallback is not None or self._pid != os.getpid():
+                return
+            try:
+                self._connection().execute("UPDATE starts SET start = max(start, ?) WHERE rowid = ?",
+                                           (self._clock(), slot[1]))
+            except (sqlite3.Error, OSError) as exc:
+                self._switch_to_memory(exc)
+
+    def _reserve_in_file(self, ahead: bool) -> tuple[float, tuple[str, int] | None]:
         con = self._connection()
         key = (self.ident, self.window)
         con.execute("BEGIN IMMEDIATE")
@@ -225,13 +290,16 @@ class FileRateLimiter(LimiterBase):
             latest = [row[0] for row in con.execute(
                 "SELECT start FROM starts WHERE ident = ? AND win = ? ORDER BY start DESC LIMIT ?", (*key, self.calls))]
             start = next_start(now, self.window, self.calls, self.min_interval, latest)
-            con.execute("INSERT INTO starts (ident, win, start) VALUES (?, ?, ?)", (*key, start))
+            if start > now and not ahead:
+                con.execute("COMMIT")
+                return start - now, None
+            row = con.execute("INSERT INTO starts (ident, win, start) VALUES (?, ?, ?)", (*key, start)).lastrowid
             con.execute("COMMIT")
         except BaseException:
             if con.in_transaction:
                 con.execute("ROLLBACK")
             raise
-        return max(0.0, start - now)
+        return max(0.0, start - now), ("file", row)
 
     def close(self) -> None:
         with self._lock:

@@ -25,11 +25,9 @@ from dashboard.api.cache import STALE_GRACE_S, CachedResponse, ResponseCache
 from dashboard.api.ratelimit import (
     DEFAULT_CALLS,
     DEFAULT_PERIOD_S,
-    RateLimiter,
-    check_limit,
     LimiterBase,
+    RateLimiter,
     local_share,
-    safety_margin,
 )
 from dashboard.config import redis_label
 
@@ -42,17 +40,19 @@ SOCKET_TIMEOUT_S = 1.0
 
 # One reservation, atomically, on the Redis server's clock (hosts' clocks may disagree): drop the
 # starts that left the window, find the start `calls` places back and the latest, reserve the
-# earliest start that keeps the window's count. ARGV[5..] are starts made while Redis was away,
-# as offsets from now, counted first.
+# earliest start that keeps the window's count. ARGV[5] is 1 to reserve a start ahead, 0 to take
+# one only when free now (else the negative wait, nothing kept). ARGV[6..] are starts made while
+# Redis was away, as offsets from now, counted first.
 RESERVE_SCRIPT = """
 local key = KEYS[1]
 local calls = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local spacing = tonumber(ARGV[3])
 local member = ARGV[4]
+local ahead = ARGV[5] == '1'
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
-for i = 5, #ARGV do
+for i = 6, #ARGV do
   redis.call('ZADD', key, now + tonumber(ARGV[i]), member .. ':' .. i)
 end
 redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
@@ -67,9 +67,28 @@ if spacing > 0 then
     start = math.max(start, tonumber(latest[2]) + spacing)
   end
 end
+if start > now and not ahead then
+  return tostring(now - start)
+end
 redis.call('ZADD', key, start, member)
 redis.call('PEXPIRE', key, math.ceil((start - now + window) * 1000) + 1000)
 return tostring(start - now)
+"""
+
+
+# A call has had its answer: its reservation moves to now on the server's clock (never earlier).
+FINISH_SCRIPT = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local start = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if start and tonumber(start) < now then
+  redis.call('ZADD', KEYS[1], now, ARGV[1])
+  local keep = math.ceil(tonumber(ARGV[2]) * 1000) + 1000
+  if redis.call('PTTL', KEYS[1]) < keep then
+    redis.call('PEXPIRE', KEYS[1], keep)
+  end
+end
+return 1
 """
 
 
@@ -175,14 +194,9 @@ class RedisRateLimiter(LimiterBase):
 
     def __init__(self, url: str | RedisLink, ident: str, calls: int = DEFAULT_CALLS, period: float = DEFAULT_PERIOD_S, *,
                  min_interval: float = 0.0, margin: float = 0.0, num_procs: int = 1):
-        check_limit(calls, period, min_interval)
+        self._set_limit(calls, period, min_interval, margin)
         self.link = url if isinstance(url, RedisLink) else redis_link(url)
         self.ident = ident
-        self.calls = int(calls)
-        self.period = float(period)
-        self.min_interval = float(min_interval)
-        self.margin = float(margin)
-        self.window = self.period + self.margin
         self.key = f"{PREFIX}:ratelimit:{ident}:{self.window:g}"
         share_calls, share_period = local_share(self.calls, self.period, num_procs)
         # This process's share, used while Redis is away; it also notes the starts reserved through
@@ -190,33 +204,46 @@ class RedisRateLimiter(LimiterBase):
         self.fallback = RateLimiter(share_calls, share_period, min_interval=self.min_interval, margin=self.margin)
         self._unsent: list[float] = []  # starts reserved locally while Redis was away (monotonic clock)
         self._lock = threading.Lock()
-        self._script = None
+        self._scripts: dict[str, Any] = {}
         self.waited_s = 0.0
 
     def __repr__(self) -> str:
         return f"RedisRateLimiter({self.link.label}, {self.calls}/{self.period:g}s)"
 
-    def _reserve(self) -> float:
+    def _reserve_slot(self, ahead: bool = True) -> tuple[float, Any]:
         with self._lock:
             now = time.monotonic()
             seeds = [f"{s - now:.6f}" for s in self._unsent if s > now - self.window]
             member = f"{os.getpid()}:{os.urandom(8).hex()}"
             try:
-                wait = float(self.link.run(lambda r: self._reserve_script(r)(
-                    keys=[self.key], args=[self.calls, self.window, self.min_interval, member, *seeds])))
+                wait = float(self.link.run(lambda r: self._script(r, "reserve", RESERVE_SCRIPT)(
+                    keys=[self.key], args=[self.calls, self.window, self.min_interval, member, int(ahead), *seeds])))
             except RedisUnavailable:
-                wait = self.fallback._reserve()
+                wait, slot = self.fallback._reserve_slot(ahead)
+                if slot is None:
+                    return wait, None
                 self._unsent.append(now + wait)
                 del self._unsent[:-self.calls]  # at most `calls` of them can still matter
-                return wait
-            self._unsent.clear()
+                return wait, slot
+            self._unsent.clear()  # counted in Redis now
+            if wait < 0:  # not free now (and not reserved ahead): ask again after -wait seconds
+                return -wait, None
             self.fallback.note(wait)
-            return max(0.0, wait)
+            return wait, ("redis", member)
 
-    def _reserve_script(self, client):
-        if self._script is None:
-            self._script = client.register_script(RESERVE_SCRIPT)
-        return self._script
+    def _finish(self, slot: Any) -> None:
+        if not isinstance(slot, tuple):  # reserved in this process while Redis was away
+            self.fallback._finish(slot)
+            return
+        try:
+            self.link.run(lambda r: self._script(r, "finish", FINISH_SCRIPT)(keys=[self.key], args=[slot[1], self.window]))
+        except RedisUnavailable:
+            pass  # counted from its start: this process's share of the limit holds meanwhile
+
+    def _script(self, client, name: str, text: str):
+        if name not in self._scripts:
+            self._scripts[name] = client.register_script(text)
+        return self._scripts[name]
 
 
 class RedisResponseCache:

@@ -52,10 +52,27 @@ def test_no_throttling_at_the_window_edge(dataset):
     assert max_in_window(times, 2.0) <= 20
 
 
-def test_without_the_margin_the_same_run_is_throttled(dataset, monkeypatch):
-    """The control: the same jitter with a window of exactly the period gets throttling answers."""
+def test_counted_from_the_answer_no_margin_is_needed(dataset, monkeypatch):
+    """A call counts from when its answer came back (by then it surely arrived), and a start is taken
+    only when free at that moment: the jitter cannot push two windows' calls into one."""
     monkeypatch.setattr(ratelimit, "safety_margin", lambda period: 0.0)
-    quota, results = sync_through_quota(dataset, "margin-test-key-without-margin")
+    quota, results = sync_through_quota(dataset, "margin-test-key-answer-time")
+    assert quota.throttled == 0
+    assert not [r for r in results if isinstance(r, BaseException)]
+
+
+def test_counted_from_the_send_without_a_margin_the_same_run_is_throttled(dataset, monkeypatch):
+    """The control: starts reserved ahead and counted from the send, with a window of exactly the
+    period, get throttling answers from the same jitter (so the two tests above can fail)."""
+    import contextlib
+
+    @contextlib.asynccontextmanager
+    async def from_the_send(self):
+        yield await self.acquire()
+
+    monkeypatch.setattr(ratelimit, "safety_margin", lambda period: 0.0)
+    monkeypatch.setattr(ratelimit.LimiterBase, "hold", from_the_send)
+    quota, results = sync_through_quota(dataset, "margin-test-key-send-time")
     assert quota.throttled > 0
     assert any(isinstance(r, BaseException) for r in results)
 

@@ -22,10 +22,16 @@ from dashboard.demo.pools import DEMO_LABEL
 from dashboard.models.dashboard_state import DEMO_DEFAULT_QUERY, LIVE_DEFAULT_QUERY, DashboardState
 from dashboard.models.source import default_client
 
-pn.extension("tabulator", notifications=True, throttled=True)
+pn.extension("tabulator", throttled=True)
 
 from dashboard.views.common import notify_warning  # noqa: E402  (after the extension is loaded)
 from dashboard.views.shell import APP_TITLE, DashboardApp  # noqa: E402
+
+# Notifications on, drawn by panel-material-ui's notification area (the Page's). Turned on here,
+# after panel-material-ui is imported, and not with `pn.extension(notifications=True)`: that also
+# put Panel's own notification library (notyf: a script and a stylesheet) and Font Awesome in the
+# page's head, files the page never used, fetched before anything could be drawn.
+pn.config.notifications = True
 
 
 @functools.lru_cache(maxsize=4)
@@ -171,6 +177,40 @@ def component_routes() -> list[tuple]:
     return [(f"/{COMPONENT_PATH}(.*)", component_resource_handler(), {})]
 
 
+# A year: what a browser may keep a versioned static file without asking again.
+VERSIONED_MAX_AGE = 365 * 24 * 3600
+# A day: files whose address does not change when their content does (a library's unversioned
+# bundle); after that the browser revalidates them with their ETag (a 304, no body).
+UNVERSIONED_MAX_AGE = 24 * 3600
+# esbuild's content hash in a file name, as panel-material-ui's fonts carry it ("...-LA5HL3OG.woff2").
+_HASHED_NAME = re.compile(r"-[A-Z0-9]{8}\.[a-z0-9]+$")
+
+
+def static_max_age(path: str, query: str) -> int:
+    """How long a browser may keep a static file: long when its address names its version (a `?v=`
+    or hash query, as Panel and Bokeh write them, or a content hash in the name), a day otherwise."""
+    return VERSIONED_MAX_AGE if query or _HASHED_NAME.search(path) else UNVERSIONED_MAX_AGE
+
+
+def static_routes() -> list[tuple]:
+    """/static/extensions/... (Panel's and panel-material-ui's scripts, styles and fonts) served as
+    Bokeh serves them, with a cache lifetime: Tornado gives one only to addresses with `?v=`, so
+    panel-material-ui's bundle (`?<hash>`), its fonts and Tabulator's scripts were revalidated or
+    left to the browser's guess. (Bokeh's own /static/js/... already carry `?v=`.)"""
+    from bokeh.embed.bundle import extension_dirs
+    from bokeh.server.views.multi_root_static_handler import MultiRootStaticHandler
+
+    class CachedStaticHandler(MultiRootStaticHandler):
+        def get_cache_time(self, path, modified, mime_type) -> int:
+            return static_max_age(path, self.request.query)
+
+        def set_extra_headers(self, path) -> None:
+            if static_max_age(path, self.request.query) == VERSIONED_MAX_AGE:
+                self.set_header("Cache-Control", f"max-age={VERSIONED_MAX_AGE}, immutable")
+
+    return [(r"/static/extensions/(.*)", CachedStaticHandler, {"root": extension_dirs})]
+
+
 def _origins(address: str, port: int) -> list[str]:
     hosts = {address, "localhost", "127.0.0.1"}
     if address in ("0.0.0.0", "::", ""):
@@ -197,7 +237,7 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, sett
 
     print(f"SEC dashboard on http://{address}:{port}/ ({settings.source_label}; Ctrl+C stops)", flush=True)
     kwargs.setdefault("liveness", True)  # GET /liveness answers 200 without opening a session
-    kwargs["extra_patterns"] = component_routes() + list(kwargs.get("extra_patterns", []))
+    kwargs["extra_patterns"] = component_routes() + static_routes() + list(kwargs.get("extra_patterns", []))
     pn.serve({"/": factory}, port=port, address=address, show=show, websocket_origin=_origins(address, port),
              title=APP_TITLE, num_procs=num_procs, **kwargs)
 

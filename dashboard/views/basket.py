@@ -43,6 +43,8 @@ class BasketPanel(pn.viewable.Viewer):
     state = param.ClassSelector(class_=DashboardState, doc="The dashboard state whose basket is shown.")
     report = param.Callable(default=None, doc="Builds the report: report(client, state.report_request()) -> HTML "
                             "text, run off the event loop; None when reports are not available.")
+    unsent = param.Callable(default=None, doc="Returns True while changes may not reach the browser (it has the "
+                            "document but has not drawn it): rows made then are not reused later.")
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -69,6 +71,8 @@ class BasketPanel(pn.viewable.Viewer):
         self.download = pmui.FileDownload(callback=self.report_file, filename=filename,
                                            label="Download report", icon="download", variant="contained",
                                            sizing_mode="stretch_width", margin=(12, 10), name="report-download")
+        self._rows: dict[str, pn.Row] = {}  # a row per fund in the basket (see `_refresh`)
+        self._empty = html_pane('<span class="sd-muted">Empty: add funds from the Fund explorer.</span>', margin=(2, 12))
         basket.param.watch(self._refresh, ["proj_ids"])
         state.param.watch(self._refresh, ["basket_revision"])
         self._refresh()
@@ -93,17 +97,38 @@ class BasketPanel(pn.viewable.Viewer):
         return f"Comparison basket: {n} fund{'s' if n != 1 else ''} (at most {MAX_BASKET})"
 
     def _refresh(self, *_):
+        """Show the basket's funds. A fund's row is made once and kept while the fund is in the
+        basket; a refresh only rewrites its text, so the browser keeps its models (remaking every
+        row and button at each step of a load was most of the first load's server time)."""
         state = self.state
+        ids = list(state.basket.proj_ids)
+        # A row made while the browser builds the page never reaches it (Panel drops the change);
+        # updating it later would name a model the browser does not know. Those are made anew.
+        unsent = self.unsent is not None and self.unsent()
+        if unsent:
+            self._rows.clear()
         rows = []
-        for proj_id in state.basket.proj_ids:
-            remove = pmui.IconButton(icon="close", size="small", description=f"Remove {proj_id} from the basket",
-                                     margin=(4, 0), width=36)
-            remove.on_click(lambda _e, p=proj_id: state.basket.remove(p))
-            rows.append(pn.Row(html_pane(fund_line(state, proj_id), margin=(2, 4)), remove, sizing_mode="stretch_width",
-                               margin=(0, 6)))
+        for proj_id in ids:
+            row = self._rows.get(proj_id)
+            if row is None:
+                remove = pmui.IconButton(icon="close", size="small", description=f"Remove {proj_id} from the basket",
+                                         margin=(4, 0), width=36)
+                remove.on_click(lambda _e, p=proj_id: state.basket.remove(p))
+                row = pn.Row(html_pane(fund_line(state, proj_id), margin=(2, 4)), remove,
+                             sizing_mode="stretch_width", margin=(0, 6))
+                if not unsent:
+                    self._rows[proj_id] = row
+            else:
+                text = fund_line(state, proj_id)
+                if row[0].object != text:
+                    row[0].object = text
+            rows.append(row)
+        for gone in set(self._rows) - set(ids):
+            del self._rows[gone]
         if not rows:
-            rows.append(html_pane('<span class="sd-muted">Empty: add funds from the Fund explorer.</span>', margin=(2, 12)))
-        self.fund_list.objects = rows
+            rows.append(self._empty)
+        if self.fund_list.objects != rows:
+            self.fund_list.objects = rows
 
 
     def _add_selected(self, *_):

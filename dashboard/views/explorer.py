@@ -31,6 +31,7 @@ from dashboard.present.text import (
     status_text,
     us_investors_text,
     pill,
+    policy_type_text,
 )
 
 RESULT_COLUMNS = ["proj_abbr_name", "proj_name_en", "proj_name_th", "status", "company", "regis_date", "proj_id"]
@@ -102,7 +103,7 @@ def overview_html(state: DashboardState) -> str:
         ("Company", company_text(fund) if fund.get("comp_name_en") else esc(state.company_name(fund.get("unique_id")))),
         ("Retail type", esc(ptype.get("proj_retail_type_label_en") or ptype.get("proj_retail_type")) if ptype else esc(None, "not published")),
         ("Term", (esc(ptype.get("proj_term_flag_label_en")) + (f" ({esc(sheet.term)})" if sheet.term else "")) if ptype else None),
-        ("Policy", f'<span lang="th">{esc(fund.get("policy_desc") or ptype.get("policy_desc"))}</span>'
+        ("Policy", esc(policy_type_text(fund.get("policy_desc") or ptype.get("policy_desc")))
          if not is_missing(fund.get("policy_desc") or ptype.get("policy_desc")) else None),
         ("Management style", esc(fund.get("management_style_label_en") or fund.get("management_style"))
          if not is_missing(fund.get("management_style")) else None),

@@ -100,7 +100,10 @@ class DashboardApp(pn.viewable.Viewer):
         self._licensee_filled = False
         self._start_notes: list = []  # the first load's notifications, until the page is drawn
 
-        self.basket_panel = BasketPanel(state=state, report=self.report)
+        # What changes while the browser builds the page may never reach it (see `on_page_ready`).
+        self._document = pn.state.curdoc
+        self._unsent = False
+        self.basket_panel = BasketPanel(state=state, report=self.report, unsent=self._browser_building)
         #: The sidebar's content (the basket panel), in a slot so that it can be sent again whole.
         self.sidebar = pn.Column(self.basket_panel, sizing_mode="stretch_width", name="sidebar")
         main = []
@@ -125,9 +128,6 @@ class DashboardApp(pn.viewable.Viewer):
         models = (state.search, state.factsheet, state.basket, state.licence, self.market)
         with edit_readonly(self.page):
             self.page.busy = pn.bind(lambda *loading: any(loading), *(m.param.loading for m in models))
-        # What changes while the browser builds the page may never reach it (see `on_page_ready`).
-        self._document = pn.state.curdoc
-        self._unsent = False
         watched = ((state, ["fund", "tab", "basket_revision", "search_error", "fund_error"]),
                    (state.search, ["loading", "results", "classes", "message"]),
                    (state.factsheet, ["loading", "loaded_at"]),

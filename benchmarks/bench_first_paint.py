@@ -1,0 +1,185 @@
+"""Benchmark: first paint of the dashboard against a minimal panel-material-ui page with a Tabulator.
+
+Both are served side by side on this machine (the dashboard in demo mode with `sec-dashboard
+--demo serve`, the minimal page with `pn.serve` of a pmui.Page holding a 20-row Tabulator), each
+in its own process on a free loopback port. Chromium loads them alternately:
+
+  cold  a fresh browser context whose HTTP cache is cleared and disabled-then-enabled (CDP), so
+        every script and stylesheet comes over the network;
+  warm  a second load in the same context (the browser's cache holds what the first load left).
+
+First paint is the time from navigation start (performance.timeOrigin) to the first Tabulator row
+drawn (for the dashboard: the Fund explorer's search results), polled every animation frame
+through the shadow roots Panel renders into. Prints median and p90 of each, the ratio
+dashboard/minimal (target: within 1.15, cold and warm), and for each page the bytes and requests
+transferred and the Bokeh models of the first document (`Bokeh.documents[0].all_models`).
+
+    python benchmarks/bench_first_paint.py [--runs 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.browser.dashboard_server import DashboardProcess, free_port  # noqa: E402
+
+# performance.now() once a Tabulator row is in the page (shadow roots included), else null.
+FIRST_ROW_JS = """() => {
+  const walk = root => { if (root.querySelector('.tabulator-row')) return true;
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot && walk(el.shadowRoot)) return true;
+    return false; };
+  return walk(document) ? performance.now() : null; }"""
+
+# What the page transferred (bytes on the wire, cached answers count 0) and how many requests.
+TRANSFER_JS = """() => { const entries = [...performance.getEntriesByType('navigation'),
+                                        ...performance.getEntriesByType('resource')];
+  return { bytes: entries.reduce((s, e) => s + (e.transferSize || 0), 0),
+           requests: entries.length,
+           fetched: entries.filter(e => (e.transferSize || 0) > 0).length }; }"""
+
+MODELS_JS = """() => { const d = window.Bokeh && Bokeh.documents[0];
+  return d ? { models: d.all_models.size, roots: d.roots().length } : null; }"""
+
+MINIMAL_APP = """
+import sys
+import numpy as np
+import pandas as pd
+import panel as pn
+import panel_material_ui as pmui
+
+pn.extension("tabulator")
+
+def page():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"fund": [f"FUND-{i:02d}" for i in range(20)], "name": [f"Fund number {i}" for i in range(20)],
+                          "nav": rng.normal(10, 2, 20).round(4), "status": ["Active"] * 20})
+    return pmui.Page(title="Minimal", main=[pn.widgets.Tabulator(frame, sizing_mode="stretch_width")])
+
+pn.serve({"/": page}, port=int(sys.argv[1]), address="127.0.0.1", show=False, liveness=True,
+         websocket_origin=[f"127.0.0.1:{sys.argv[1]}"])
+"""
+
+
+class MinimalProcess:
+    """The minimal page served by `pn.serve` in a child process on a free port."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def __enter__(self) -> "MinimalProcess":
+        self.process = subprocess.Popen([sys.executable, "-c", MINIMAL_APP, str(self.port)], cwd=ROOT,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(self.url + "liveness", timeout=2) as answer:
+                    if answer.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.2)
+        self.__exit__()
+        raise RuntimeError("the minimal page did not start")
+
+    def __exit__(self, *exc) -> None:
+        process, self.process = self.process, None
+        if process is not None and process.poll() is None:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+def load(page, url: str) -> dict:
+    """Navigate and wait for the first Tabulator row; the time is from navigation start."""
+    page.goto(url, wait_until="commit")
+    handle = page.wait_for_function(FIRST_ROW_JS, polling="raf", timeout=60_000)
+    paint_ms = handle.json_value()
+    out = {"ms": paint_ms, **(page.evaluate(MODELS_JS) or {})}
+    page.wait_for_function("() => window.Bokeh && Bokeh.documents.length > 0 && Bokeh.documents.every(d => d.is_idle)",
+                           timeout=60_000)
+    page.wait_for_timeout(300)
+    out.update(page.evaluate(TRANSFER_JS))
+    settled = page.evaluate(MODELS_JS) or {}
+    out["models_settled"] = settled.get("models")
+    return out
+
+
+def measure(browser, url: str) -> tuple[dict, dict]:
+    """One cold load (fresh context, cache cleared) and one warm load (same context, again)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    try:
+        page = context.new_page()
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.send("Network.clearBrowserCache")
+        cold = load(page, url)
+        page.goto("about:blank")
+        warm = load(page, url)
+        return cold, warm
+    finally:
+        context.close()
+
+
+def p90(values: list[float]) -> float:
+    vals = sorted(values)
+    return vals[min(len(vals) - 1, int(round(0.9 * (len(vals) - 1))))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    results: dict[tuple[str, str], list[dict]] = {}
+    with DashboardProcess(demo=True, env={"SEC_DASHBOARD_CACHE_DIR": os.environ.get("SEC_DASHBOARD_CACHE_DIR", "")}
+                          if os.environ.get("SEC_DASHBOARD_CACHE_DIR") else None) as dashboard, \
+            MinimalProcess() as minimal, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        pages = {"dashboard": dashboard.url, "minimal": minimal.url}
+        for name, url in pages.items():  # one untimed load each: server-side imports and caches
+            measure(browser, url)
+        for run in range(args.runs):
+            order = list(pages.items()) if run % 2 == 0 else list(pages.items())[::-1]
+            for name, url in order:
+                cold, warm = measure(browser, url)
+                results.setdefault((name, "cold"), []).append(cold)
+                results.setdefault((name, "warm"), []).append(warm)
+        browser.close()
+
+    print(f"First paint (navigation start -> first Tabulator row), {args.runs} runs each, alternating:")
+    medians = {}
+    for (name, cache), rows in sorted(results.items()):
+        ms = [r["ms"] for r in rows]
+        medians[(name, cache)] = statistics.median(ms)
+        print(f"  {name:<10} {cache:<5} median {statistics.median(ms):7.0f} ms   p90 {p90(ms):7.0f} ms   "
+              f"min {min(ms):7.0f}   max {max(ms):7.0f}   "
+              f"transferred {statistics.median(r['bytes'] for r in rows) / 1024:7.0f} KiB in "
+              f"{statistics.median(r['requests'] for r in rows):.0f} requests "
+              f"({statistics.median(r['fetched'] for r in rows):.0f} from the network)")
+    for cache in ("cold", "warm"):
+        ratio = medians[("dashboard", cache)] / medians[("minimal", cache)]
+        print(f"  ratio dashboard/minimal, {cache}: {ratio:.2f}  (target <= 1.15)")
+    for name in ("dashboard", "minimal"):
+        rows = results[(name, "cold")]
+        print(f"  Bokeh models, {name}: at first paint {statistics.median(r.get('models', 0) for r in rows):.0f} "
+              f"({statistics.median(r.get('roots', 0) for r in rows):.0f} roots), settled "
+              f"{statistics.median(r.get('models_settled') or 0 for r in rows):.0f}")
+
+
+if __name__ == "__main__":
+    main()

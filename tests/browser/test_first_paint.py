@@ -1,0 +1,82 @@
+"""The served dashboard's first paint (issue 11): cacheable static files, a small first document.
+
+Static files: every script, stylesheet and font the page loads answers with a cache lifetime, a
+year (and `immutable`) when its address carries a version. Before, panel-material-ui's bundle and
+fonts and Tabulator's scripts had none (the browser guessed or revalidated), and Panel's own
+notification library and Font Awesome were loaded although the page never used them.
+
+The first document (what the browser builds before anything is drawn) holds the shown tab only:
+no chart, no other tab's table. No timing assertions: `benchmarks/bench_first_paint.py` measures.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.request
+
+import pytest
+
+from tests.browser.dashboard_server import COUNT_JS, DashboardProcess
+
+YEAR = 365 * 24 * 3600
+# Measured: 138 models in the browser's first document with the demo data.
+FIRST_DOCUMENT_MAX_MODELS = 152
+
+
+@pytest.fixture(scope="module")
+def server():
+    with DashboardProcess(demo=True) as server:
+        yield server
+
+
+def fetch(url: str) -> tuple[int, dict, bytes]:
+    with urllib.request.urlopen(url, timeout=30) as answer:
+        return answer.status, {k.lower(): v for k, v in answer.headers.items()}, answer.read()
+
+
+def max_age(headers: dict) -> int:
+    found = re.search(r"max-age=(\d+)", headers.get("cache-control", ""))
+    return int(found.group(1)) if found else 0
+
+
+def test_static_files_have_long_cache_lifetimes(server):
+    _, _, body = fetch(server.url)
+    page = body.decode()
+    assets = sorted(set(re.findall(r'(?:src|href)="(static/[^"]+)"', page)))
+    assert any("bokeh.min.js" in a for a in assets) and any("tabulator.min.js" in a for a in assets)
+    assert not [a for a in assets if "notyf" in a or "font-awesome" in a]
+    # What the page loads later: panel-material-ui's bundle (a hash query) and a font (a hash in its name).
+    assets += ["static/extensions/panel-material-ui/panel-material-ui.bundle.js?a9a9cc4f19fadba2c108149eeaf498f3",
+               "static/extensions/panel-material-ui/roboto-latin-400-normal-LOX3CHMS.woff2"]
+    for asset in assets:
+        status, headers, _ = fetch(server.url + asset)
+        assert status == 200, asset
+        versioned = "?" in asset or asset.endswith("LOX3CHMS.woff2")
+        if versioned:
+            assert max_age(headers) >= YEAR, (asset, headers)
+            # Bokeh's own handler (/static/js, ten years) is left as it is; the extensions' says immutable.
+            assert asset.startswith("static/js/") or "immutable" in headers["cache-control"], (asset, headers)
+        else:
+            assert max_age(headers) >= 24 * 3600, (asset, headers)
+        assert headers.get("etag"), asset
+    # Revalidation of an unversioned file still answers 304 without a body.
+    unversioned = next(a for a in assets if "tabulator.min.js" in a)
+    _, headers, _ = fetch(server.url + unversioned)
+    request = urllib.request.Request(server.url + unversioned, headers={"If-None-Match": headers["etag"]})
+    with pytest.raises(urllib.error.HTTPError) as answer:
+        urllib.request.urlopen(request, timeout=30)
+    assert answer.value.code == 304
+
+
+def test_first_document_holds_the_shown_tab_only(server, page):
+    page.goto(server.url)
+    page.wait_for_function(f"() => ({COUNT_JS})('.tabulator-row') > 0", timeout=60_000)
+    first = page.evaluate("""() => { const d = Bokeh.documents[0];
+        return { size: d.all_models.size, types: [...d.all_models].map(m => m.type) }; }""")
+    types = first["types"]
+    assert first["size"] <= FIRST_DOCUMENT_MAX_MODELS, sorted(set(types))
+    assert not [t for t in types if t.endswith("Figure") or t.endswith("Plot")]
+    # The results and the unit classes "Demo" matches: the other tabs' tables are not built.
+    assert sum(t.endswith("DataTabulator") for t in types) == 2
+    assert page.evaluate("() => typeof window.Notyf") == "undefined"
+    assert page.console_log.errors == []

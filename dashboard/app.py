@@ -15,6 +15,7 @@ import urllib.parse
 from datetime import date
 
 import panel as pn
+from panel.io.notifications import NotificationAreaBase
 
 from dashboard.api.sync import SecClient
 from dashboard.config import ApiSettings
@@ -97,6 +98,7 @@ def create_dashboard(settings: ApiSettings | None = None, client: SecClient | No
     )
     if served:
         pn.state.on_session_destroyed(lambda _context: app.market.close())
+        pn.state.on_session_destroyed(release_notification_area)
         # Start loading now, while the browser fetches the scripts, not after the page has
         # rendered: the data is usually there by the time the first paint is.
         app.page_ready = False
@@ -117,6 +119,19 @@ def url_search(state: DashboardState) -> str:
 def ignored_notice(ignored: list[str]) -> str:
     """The notice for parts of a link that could not be used (they are removed from the address)."""
     return f"Parts of the link could not be used and were left out: {'; '.join(ignored)}."
+
+
+def release_notification_area(session_context) -> None:
+    """Drop the ended session's notification area from Panel's registry of views.
+
+    Panel (1.9) registers each session's notification area as a root view when it serves the page
+    but never removes it when the session ends (its destroy hook only knows documents it was served
+    into), so every session left its area, its Bokeh model and its whole document behind.
+    """
+    doc = session_context._document
+    for ref, (viewable, _model, view_doc, _comm) in list(pn.state._views.items()):
+        if view_doc is doc and isinstance(viewable, NotificationAreaBase):
+            del pn.state._views[ref]
 
 
 def sync_url(state: DashboardState) -> None:

@@ -1,0 +1,163 @@
+"""Many sessions: fund-switch time with 10, 25 and 50 concurrent sessions on 1 and 2 processes, and server memory.
+
+Each session is a real server session opened over the websocket the way BokehJS opens one
+(`tests.views.test_sessions.ServedSession`: pull the document, report it drawn, pick a results row,
+read the patches), without a browser, so the time measured is the server's: from the row's
+selection being sent to the new fund's overview having arrived. The servers run
+`python -m dashboard --demo serve [--num-procs 2]` (demo data answers in-process).
+
+Memory is the resident set (RSS) of the server process(es): idle (after a warm-up, its sessions
+ended), with 50 sessions open (delta / 50 = per session), and after 200 sessions opened and
+closed and ended by the server (Bokeh ends a session 15 s after its last connection, checking
+every 17 s, so the run waits 40 s for that).
+
+    python benchmarks/bench_sessions.py [--switches 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.browser.dashboard_server import DashboardProcess  # noqa: E402
+from tests.views.test_sessions import ServedSession  # noqa: E402
+
+COUNTS = (10, 25, 50)
+CHURN = 200
+SESSION_END_WAIT_S = 40  # Bokeh's defaults: unused session lifetime 15 s, checked every 17 s
+
+
+class ServerProcesses(DashboardProcess):
+    """The dashboard CLI with `--num-procs N`."""
+
+    def __init__(self, num_procs: int):
+        super().__init__(demo=True)
+        self.num_procs = num_procs
+
+    def start(self):
+        import subprocess
+
+        real_popen = subprocess.Popen
+
+        def popen(cmd, *args, **kwargs):
+            return real_popen([*cmd, "--num-procs", str(self.num_procs)], *args, **kwargs)
+
+        subprocess.Popen = popen
+        try:
+            return super().start()
+        finally:
+            subprocess.Popen = real_popen
+
+    def rss_mb(self) -> float:
+        """RSS of the serving processes (the children when forked; the parent only waits on them)."""
+        parent = psutil.Process(self.pid)
+        children = parent.children(recursive=True)
+        procs = children if (self.num_procs > 1 and children) else [parent]
+        return sum(p.memory_info().rss for p in procs) / 2**20
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def open_sessions(port: int, count: int, parallel: int = 5) -> list[ServedSession]:
+    gate = asyncio.Semaphore(parallel)
+
+    async def one() -> ServedSession:
+        async with gate:
+            session = await ServedSession.open(port, timeout=120)
+            await session.first_load(timeout=120)
+            return session
+
+    return list(await asyncio.gather(*(one() for _ in range(count))))
+
+
+async def switch_all(sessions: list[ServedSession], switches: int) -> list[float]:
+    """Every session switches fund `switches` times (a random 0-0.5 s pause before each), all at once."""
+    async def one(session: ServedSession, seed: int) -> list[float]:
+        rng = random.Random(seed)
+        rows = [r for r in range(min(20, len(session.proj_ids))) if session.labels[r]]
+        times = []
+        for _ in range(switches):
+            await asyncio.sleep(rng.uniform(0, 0.5))
+            row = rng.choice([r for r in rows if not session.shows(r)])
+            times.append(await session.switch(row, timeout=120))
+        return times
+
+    results = await asyncio.gather(*(one(s, i) for i, s in enumerate(sessions)))
+    return [t for times in results for t in times]
+
+
+async def close_all(sessions: list[ServedSession]) -> None:
+    for session in sessions:
+        await session.close()
+
+
+async def switching(server: ServerProcesses, switches: int, memory: dict | None) -> dict[int, list[float]]:
+    port = server.port
+    if memory is not None:
+        memory["cold idle"] = server.rss_mb()
+        await close_all(await open_sessions(port, 5))  # warm-up: modules, demo data, caches
+        await asyncio.sleep(SESSION_END_WAIT_S)
+        memory["idle"] = server.rss_mb()
+    out: dict[int, list[float]] = {}
+    sessions: list[ServedSession] = []
+    for count in COUNTS:
+        sessions += await open_sessions(port, count - len(sessions))
+        out[count] = await switch_all(sessions, switches)
+        print(f"  {server.num_procs} proc, {count} sessions: p50 {statistics.median(out[count]) * 1000:.0f} ms",
+              flush=True)
+    if memory is not None:
+        memory["50 open"] = server.rss_mb()
+    await close_all(sessions)
+    if memory is not None:
+        opened = len(sessions)
+        while opened < CHURN:
+            batch = min(25, CHURN - opened)
+            await close_all(await open_sessions(port, batch))
+            opened += batch
+        await asyncio.sleep(SESSION_END_WAIT_S)
+        memory["after 200"] = server.rss_mb()
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--switches", type=int, default=5, help="fund switches per session at each count")
+    args = parser.parse_args()
+    started = time.monotonic()
+    timings: dict[int, dict[int, list[float]]] = {}
+    memory: dict[str, float] = {}
+    for procs in (1, 2):
+        with ServerProcesses(procs) as server:
+            timings[procs] = asyncio.run(switching(server, args.switches, memory if procs == 1 else None))
+    print("\nFund switch (server-side sessions over the websocket, no browser: row selection sent -> new overview "
+          f"received; {args.switches} switches per session, random 0-0.5 s pause, all sessions at once)")
+    print(f"{'sessions':>9} | {'1 proc p50':>10} {'p95':>7} | {'2 procs p50':>11} {'p95':>7}   (ms)")
+    for count in COUNTS:
+        one, two = timings[1][count], timings[2][count]
+        print(f"{count:>9} | {statistics.median(one) * 1000:>10.0f} {pct(one, .95) * 1000:>7.0f} | "
+              f"{statistics.median(two) * 1000:>11.0f} {pct(two, .95) * 1000:>7.0f}")
+    print("\nServer memory (RSS, 1 process)")
+    print(f"  cold idle {memory['cold idle']:.0f} MB; idle after warm-up {memory['idle']:.0f} MB")
+    print(f"  50 sessions open {memory['50 open']:.0f} MB -> {(memory['50 open'] - memory['idle']) / 50 * 1024:.0f} KB "
+          "per session")
+    print(f"  after {CHURN} sessions opened, closed and ended {memory['after 200']:.0f} MB "
+          f"({memory['after 200'] - memory['idle']:+.0f} MB against idle)")
+    print(f"\n(run took {time.monotonic() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,280 @@
+"""Served sessions are released: opening and closing sessions of a real server leaves no dashboard behind.
+
+The sessions are real server sessions: `ServedSession` speaks Bokeh's websocket protocol the way
+BokehJS does (pull the document, report it drawn, send a selection, read the patches), without a
+browser. `benchmarks/bench_sessions.py` uses it to time fund switches under many sessions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import html
+import time
+import weakref
+from typing import Any
+
+import pytest
+from bokeh.client.websocket import WebSocketClientConnectionWrapper
+from bokeh.protocol import Protocol
+from bokeh.protocol.messages.patch_doc import patch_doc
+from bokeh.protocol.receiver import Receiver
+from bokeh.util.token import generate_jwt_token, generate_session_id
+from tornado.websocket import websocket_connect
+
+RESULTS_CLASS = "sd-results"  # the Fund explorer's results table
+OVERVIEW_CLASS = "sd-overview"  # the selected fund's overview
+TABS_NAME = "main-tabs"  # the page's tabs
+DOCUMENT_READY = {"kind": "MessageSent", "msg_type": "bokeh_event",
+                  "msg_data": {"type": "event", "name": "document_ready", "values": {"type": "map"}}}
+
+
+def _models(tree: Any, found: dict[str, dict]) -> dict[str, dict]:
+    """Every model representation ({"type": "object", "id": ...}) in a serialized document."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if node.get("type") == "object" and "id" in node and "attributes" in node:
+                found.setdefault(node["id"], node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+def _column(data: Any, name: str) -> list | None:
+    """A column of a serialized ColumnDataSource's data (a map of arrays), when sent as a list."""
+    entries = data.get("entries", []) if isinstance(data, dict) else []
+    for key, value in entries:
+        if key == name:
+            array = value.get("array") if isinstance(value, dict) else value
+            return list(array) if isinstance(array, list) else None
+    return None
+
+
+def _css(model: dict) -> list:
+    classes = model["attributes"].get("css_classes") or []
+    return classes if isinstance(classes, list) else []
+
+
+class ServedSession:
+    """One dashboard session of a running server, opened over its websocket (`await ServedSession.open(url)`).
+
+    `switch(row)` picks a row of the Fund explorer's results, as a click does, and returns the
+    seconds until the server has sent the new fund's overview.
+    """
+
+    def __init__(self, socket, protocol: Protocol):
+        self._socket = socket
+        self._protocol = protocol
+        self._receiver = Receiver(protocol)
+        self.selection_id = ""
+        self.source_id = ""
+        self.overview_id = ""
+        self.tabs_id = ""
+        self.overview = ""
+        self.proj_ids: list[str] = []
+        self.labels: list[str] = []
+        self._changed = asyncio.Event()
+        self._reader: asyncio.Task | None = None
+        self.closed = False
+
+    @classmethod
+    async def open(cls, port: int, host: str = "127.0.0.1", timeout: float = 60.0) -> "ServedSession":
+        protocol = Protocol()
+        token = generate_jwt_token(generate_session_id())
+        socket = await websocket_connect(f"ws://{host}:{port}/ws", subprotocols=["bokeh", token],
+                                         max_message_size=50 * 1024 * 1024)
+        session = cls(WebSocketClientConnectionWrapper(socket), protocol)
+        await asyncio.wait_for(session._start(), timeout)
+        return session
+
+    async def _next(self):
+        while True:
+            fragment = await self._socket.read_message()
+            if fragment is None:
+                return None
+            message = await self._receiver.consume(fragment)
+            if message is not None:
+                return message
+
+    async def _start(self) -> None:
+        ack = await self._next()
+        if ack is None or ack.msgtype != "ACK":
+            raise ConnectionError(f"the server did not acknowledge the session: {ack!r}")
+        await self._protocol.create("PULL-DOC-REQ").send(self._socket)
+        while True:
+            message = await self._next()
+            if message is None:
+                raise ConnectionError("the server closed the session before sending the document")
+            if message.msgtype == "PULL-DOC-REPLY":
+                break
+        models = _models(message.content, {})
+        for model in models.values():
+            if RESULTS_CLASS in _css(model) and "source" in model["attributes"]:
+                source = model["attributes"]["source"]
+                self.source_id = source["id"]
+                self.selection_id = source["attributes"]["selected"]["id"]
+                self._read_data(source["attributes"].get("data"))
+            elif model["attributes"].get("name") == TABS_NAME:
+                self.tabs_id = model["id"]
+            elif OVERVIEW_CLASS in _css(model):
+                self.overview_id = model["id"]
+                self.overview = html.unescape(str(model["attributes"].get("text") or ""))
+        if not (self.selection_id and self.overview_id and self.tabs_id):
+            raise ConnectionError("the served page has no Fund explorer results or overview")
+        self._reader = asyncio.ensure_future(self._read())
+        await self._send([DOCUMENT_READY])  # what BokehJS sends once it has drawn the page
+
+    def _read_data(self, data: Any) -> None:
+        ids, labels = _column(data, "proj_id"), _column(data, "proj_abbr_name")
+        if ids is not None:
+            self.proj_ids = [str(p) for p in ids]
+            self.labels = [str(a) for a in labels] if labels is not None and len(labels) == len(ids) else self.proj_ids
+
+    async def _read(self) -> None:
+        while True:
+            message = await self._next()
+            if message is None:
+                self.closed = True
+                self._changed.set()
+                return
+            if message.msgtype != "PATCH-DOC":
+                continue
+            for event in message.content.get("events", []):
+                target = (event.get("model") or {}).get("id")
+                if target == self.overview_id and event.get("attr") == "text":
+                    self.overview = html.unescape(str(event.get("new") or ""))
+                    self._changed.set()
+                elif target == self.source_id and event.get("kind") == "ModelChanged" and event.get("attr") == "data":
+                    self._read_data(event.get("new"))
+                elif event.get("kind") == "ColumnDataChanged" and (event.get("model") or {}).get("id") == self.source_id:
+                    self._read_data(event.get("data"))
+
+    async def _send(self, events: list[dict]) -> None:
+        message = patch_doc(patch_doc.create_header(), {}, {"events": events})
+        await message.send(self._socket)
+
+    def shows(self, row: int) -> bool:
+        """Whether the overview shows the fund of a results row (its title)."""
+        return f'class="sd-title">{self.labels[row]}<' in self.overview
+
+    async def wait_for(self, predicate, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            if self.closed:
+                raise ConnectionError("the server closed the session")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"the overview did not change in {timeout:.0f} s: {self.overview[:120]!r}")
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), remaining)
+            except asyncio.TimeoutError:
+                continue
+
+    async def first_load(self, timeout: float = 60.0) -> None:
+        """Wait until the first fund's overview is on the page (the session's first load is done)."""
+        await self.wait_for(lambda: 'class="sd-title">' in self.overview and bool(self.proj_ids), timeout)
+
+    async def switch(self, row: int, timeout: float = 60.0) -> float:
+        """Pick results row `row` (as a click does); the seconds until its overview has arrived."""
+        started = time.perf_counter()
+        await self._send([{"kind": "ModelChanged", "model": {"id": self.selection_id}, "attr": "indices", "new": [row]}])
+        await self.wait_for(lambda: self.shows(row), timeout)
+        return time.perf_counter() - started
+
+    async def show_tab(self, index: int) -> None:
+        """Open the tab at `index` of the page's tabs (as a click on it does)."""
+        await self._send([{"kind": "ModelChanged", "model": {"id": self.tabs_id}, "attr": "active", "new": index}])
+
+    async def close(self) -> None:
+        self._socket.close()
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):  # the reader we just cancelled
+                await self._reader
+
+
+# ---- the test ---------------------------------------------------------------------------------------------
+
+SESSIONS = 20
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _live(kind: type) -> int:
+    gc.collect()
+    return sum(isinstance(o, kind) for o in gc.get_objects())
+
+
+@pytest.fixture
+def served(monkeypatch):
+    """The dashboard served in this process on a free loopback port (demo data), sessions ending 0.1 s after
+    their last connection closes; yields (port, weak references to each session's page and document)."""
+    import panel as pn
+
+    import dashboard.app as app_module
+    from dashboard.config import ApiSettings
+
+    made: list[tuple[weakref.ref, weakref.ref]] = []
+    create_app = app_module.create_app
+
+    def recording_create_app(*args, **kwargs):
+        page = create_app(*args, **kwargs)
+        made.append((weakref.ref(page), weakref.ref(pn.state.curdoc)))
+        return page
+
+    monkeypatch.setattr(app_module, "create_app", recording_create_app)
+    port = _free_port()
+    app_module.serve(port=port, settings=ApiSettings.from_env(demo=True), threaded=True,
+                     check_unused_sessions_milliseconds=100, unused_session_lifetime_milliseconds=100)
+    try:
+        yield port, made
+    finally:
+        pn.state.kill_all_servers()
+
+
+def test_closed_sessions_release_their_dashboard_and_document(served):
+    import panel as pn
+    from bokeh.document import Document
+
+    from dashboard.models.dashboard_state import DashboardState
+    from dashboard.views.shell import DashboardApp
+
+    port, made = served
+    baseline_apps, baseline_states = _live(DashboardApp), _live(DashboardState)
+
+    async def use_sessions() -> None:
+        for number in range(SESSIONS):
+            session = await ServedSession.open(port)
+            await session.first_load()
+            await session.switch(1 + number % 5)
+            if number % 10 == 0:
+                await session.show_tab(6)  # the Market tab opens the snapshot's readers
+                await asyncio.sleep(0.3)
+            await session.close()
+
+    asyncio.run(use_sessions())
+    assert len(made) == SESSIONS
+    # The server thread keeps its current document in a context variable until another session runs
+    # there, so the last session's page may outlive it: one, never one per session.
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and sum(doc() is not None for _, doc in made) > 1:
+        time.sleep(0.5)
+        gc.collect()
+    assert sum(page() is not None for page, _ in made) <= 1
+    assert sum(doc() is not None for _, doc in made) <= 1
+    assert _live(DashboardApp) <= baseline_apps + 1 and _live(DashboardState) <= baseline_states + 1
+    # Panel's registry of served views keeps nothing of an ended session (its notification area was kept).
+    left = [type(view[0]).__name__ for view in pn.state._views.values()
+            if view[2] is not None and view[2].session_context is None]
+    assert left == []

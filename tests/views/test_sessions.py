@@ -245,7 +245,6 @@ def served(monkeypatch):
 
 def test_closed_sessions_release_their_dashboard_and_document(served):
     import panel as pn
-    from bokeh.document import Document
 
     from dashboard.models.dashboard_state import DashboardState
     from dashboard.views.shell import DashboardApp

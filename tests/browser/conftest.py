@@ -59,7 +59,9 @@ class ConsoleLog:
             self.errors.append(msg.text)
 
     def on_pageerror(self, exc) -> None:
-        self.errors.append(f"page error: {exc}")
+        # the script's stack says where, when the failure is rare (it is in the test's report)
+        stack = (getattr(exc, "stack", None) or "").strip().splitlines()[1:6]
+        self.errors.append(f"page error: {exc}" + ("".join(f"\n    {line.strip()}" for line in stack)))
 
 
 @pytest.fixture

@@ -41,6 +41,10 @@ MARGIN_SHARE = 0.05
 MIN_MARGIN_S = 0.25
 MAX_MARGIN_S = 1.0
 LIMITS_FILE = "ratelimit.sqlite3"
+# How long a process keeps retrying a file that another process holds locked. SQLite's busy timeout
+# does not cover every case: switching a new file to WAL mode, or reading it while another process
+# does so, answers "database is locked" at once. That is contention, not a failing file.
+LOCKED_RETRY_S = 10.0
 
 
 def safety_margin(period: float) -> float:
@@ -250,8 +254,8 @@ class FileRateLimiter(LimiterBase):
 
     def _switch_to_memory(self, exc: BaseException) -> RateLimiter:
         calls, period = local_share(self.calls, self.period, self.num_procs)
-        log.warning("the shared rate limit file %s stopped working (%s); this process goes on alone at %d calls "
-                    "per %g s", self.path, type(exc).__name__, calls, period)
+        log.warning("the shared rate limit file %s stopped working (%s: %s); this process goes on alone at %d calls "
+                    "per %g s", self.path, type(exc).__name__, exc, calls, period)
         self.fallback = RateLimiter(calls, period, min_interval=self.min_interval, margin=self.margin)
         return self.fallback
 
@@ -262,7 +266,7 @@ class FileRateLimiter(LimiterBase):
             if self.fallback is not None:
                 return self.fallback._reserve_slot(ahead)
             try:
-                return self._reserve_in_file(ahead)
+                return self._while_locked(lambda: self._reserve_in_file(ahead))
             except (sqlite3.Error, OSError) as exc:
                 return self._switch_to_memory(exc)._reserve_slot(ahead)
 
@@ -275,10 +279,25 @@ class FileRateLimiter(LimiterBase):
             if self.fallback is not None or self._pid != os.getpid():
                 return
             try:
-                self._connection().execute("UPDATE starts SET start = max(start, ?) WHERE rowid = ?",
-                                           (self._clock(), slot[1]))
+                self._while_locked(lambda: self._connection().execute(
+                    "UPDATE starts SET start = max(start, ?) WHERE rowid = ?", (self._clock(), slot[1])))
             except (sqlite3.Error, OSError) as exc:
                 self._switch_to_memory(exc)
+
+    @staticmethod
+    def _while_locked(step):
+        """Run `step`, again while another process holds the file locked (for up to LOCKED_RETRY_S)."""
+        deadline = time.monotonic() + LOCKED_RETRY_S
+        pause = 0.002
+        while True:
+            try:
+                return step()
+            except sqlite3.OperationalError as exc:
+                text = str(exc).lower()
+                if not ("locked" in text or "busy" in text) or time.monotonic() > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
 
     def _reserve_in_file(self, ahead: bool) -> tuple[float, tuple[str, int] | None]:
         con = self._connection()

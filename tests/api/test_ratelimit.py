@@ -102,3 +102,32 @@ def test_a_file_limiter_that_fails_goes_on_with_this_process_share_after_one_war
         waits = [limiter._reserve() for _ in range(3)]
     assert waits[:2] == [0, 0] and waits[2] > 9  # 2 of the 4 calls: this process's half
     assert len(caplog.records) == 1 and "goes on alone at 2 calls per 10 s" in caplog.text
+
+
+def _open_together(directory, barrier, answers):
+    limiter = FileRateLimiter(directory, "k", 100, 10.0)
+    barrier.wait()
+    for _ in range(3):
+        limiter._reserve_slot(ahead=False)
+    answers.put(limiter.fallback is None)
+
+
+def test_processes_opening_a_new_limit_file_at_once_all_share_it(tmp_path):
+    """A fresh file switched to WAL mode by one process answers "database is locked" to the others at
+    once, whatever the busy timeout: that is contention, and no process may go on alone because of it."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    answers = context.Queue()
+    for round_ in range(8):
+        directory = tmp_path / f"round{round_}"
+        directory.mkdir()
+        barrier = context.Barrier(4)
+        processes = [context.Process(target=_open_together, args=(directory, barrier, answers)) for _ in range(4)]
+        for process in processes:
+            process.start()
+        for process in processes:
+            process.join(30)
+            assert process.exitcode == 0
+        shared = [answers.get(timeout=5) for _ in processes]
+        assert all(shared), f"round {round_}: {shared.count(False)} of 4 processes left the shared file"

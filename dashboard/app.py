@@ -95,13 +95,13 @@ def create_dashboard(settings: ApiSettings | None = None, client: SecClient | No
         examples=demo_examples(client.today) if settings.demo else {},
         report=build_report,
         demo=settings.demo,
+        page_ready=not served,
     )
     if served:
         pn.state.on_session_destroyed(lambda _context: app.market.close())
         pn.state.on_session_destroyed(release_notification_area)
         # Start loading now, while the browser fetches the scripts, not after the page has
         # rendered: the data is usually there by the time the first paint is.
-        app.page_ready = False
         pn.state.onload(app.on_page_ready)
         pn.state.execute(app.start)
         sync_url(state)

@@ -226,6 +226,9 @@ class FundExplorer(pn.viewable.Viewer):
     """
 
     state = param.ClassSelector(class_=DashboardState, doc="The dashboard state this view shows and changes.")
+    deferred = param.Boolean(default=False, doc="Whether only what the first paint needs (the search, the results "
+                             "and the overview) is laid out until `complete()`: set for a page the browser has yet to "
+                             "draw, so that it draws the results sooner.")
     text = param.String(default="", doc="The search box: what the next search looks for; the last search run "
                         "once one has run (the state's query, which a shared link carries, changes only then).")
 
@@ -265,18 +268,28 @@ class FundExplorer(pn.viewable.Viewer):
         self.overview = html_pane(pn.bind(self._overview_html, state.factsheet.param.loaded_at, state.param.fund,
                                           state.param.fund_error, state.basket.param.proj_ids),
                                   name="fund-overview", css_classes=["sd-overview"])
-        self._layout = pn.Column(
-            pn.Row(self._query, self._go, sizing_mode="stretch_width"),
-            pn.Row(pn.pane.Markdown("Results: pick a fund to see its overview", margin=(0, 8)),
-                   stale_badge(state.search), sizing_mode="stretch_width"),
-            self.message,
-            pn.Column(self.results, loading=state.search.param.loading, sizing_mode="stretch_width"),
-            self._classes_title,
-            self._classes,
-            pn.Row(self._basket_button, self._company_button, stale_badge(state.factsheet), sizing_mode="stretch_width"),
-            pn.Column(self.overview, loading=state.factsheet.param.loading, sizing_mode="stretch_width", min_height=200),
-            sizing_mode="stretch_width",
-        )
+        # In page order; the parts marked False wait for `complete()` when the view is deferred.
+        self._parts = [
+            (pn.Row(self._query, self._go, sizing_mode="stretch_width"), True),
+            (pn.Row(pn.pane.Markdown("Results: pick a fund to see its overview", margin=(0, 8)),
+                    stale_badge(state.search), sizing_mode="stretch_width"), True),
+            (self.message, False),
+            (pn.Column(self.results, loading=state.search.param.loading, sizing_mode="stretch_width"), True),
+            (self._classes_title, False),
+            (self._classes, False),
+            (pn.Row(self._basket_button, self._company_button, stale_badge(state.factsheet),
+                    sizing_mode="stretch_width"), False),
+            (pn.Column(self.overview, loading=state.factsheet.param.loading, sizing_mode="stretch_width",
+                       min_height=200), True),
+        ]
+        self._layout = pn.Column(*(part for part, first in self._parts if first or not self.deferred),
+                                 sizing_mode="stretch_width")
+
+    def complete(self) -> None:
+        """Lay out the parts a deferred view left out (messages, unit-class matches, the basket buttons)."""
+        if self.deferred:
+            self.deferred = False
+            self._layout.objects = [part for part, _first in self._parts]
 
     def __panel__(self):
         return self._layout

@@ -55,7 +55,7 @@ export function render({ view }) {
 """ % NARROW_SCREEN_PX
 
 
-VIEW_CLASSES = {"explorer": FundExplorer, "allocation": AllocationView, "holdings": HoldingsView, "fees": FeesView,
+VIEW_CLASSES = {"allocation": AllocationView, "holdings": HoldingsView, "fees": FeesView,
                 "risk": RiskView, "performance": PerformanceView}
 
 
@@ -66,7 +66,8 @@ class DashboardApp(pn.viewable.Viewer):
     source_label = param.String(default="", doc="Where the data comes from (settings.source_label), for the footer.")
     banner = param.String(default="", doc="Banner text shown above the tabs (the demo-data notice); none when empty.")
     examples = param.Dict(default={}, doc="Example licence-register identifiers to prefill (demo mode).")
-    page_ready = param.Boolean(default=True, doc="Whether the browser has drawn the page (served apps start False).")
+    page_ready = param.Boolean(default=True, doc="Whether the browser has drawn the page (served apps start False: "
+                               "their first document holds only what the first paint shows, the rest follows).")
     report = param.Callable(default=None, doc="Builds the sidebar's report: report(client, state.report_request()) "
                             "-> HTML text; None when reports are not available.")
     market = param.ClassSelector(class_=MarketScreen, default=None, allow_None=True,
@@ -104,8 +105,9 @@ class DashboardApp(pn.viewable.Viewer):
         self._document = pn.state.curdoc
         self._unsent = False
         self.basket_panel = BasketPanel(state=state, report=self.report, unsent=self._browser_building)
-        #: The sidebar's content (the basket panel), in a slot so that it can be sent again whole.
-        self.sidebar = pn.Column(self.basket_panel, sizing_mode="stretch_width", name="sidebar")
+        #: The sidebar's content (the basket panel), in a slot: a served page gets it once drawn.
+        self.sidebar = pn.Column(*([self.basket_panel] if self.page_ready else []), sizing_mode="stretch_width",
+                                 name="sidebar")
         main = []
         if self.banner:
             main.append(html_pane(demo_banner_html(self.banner), name="demo-banner", margin=(0, 8, 6, 8)))
@@ -161,6 +163,8 @@ class DashboardApp(pn.viewable.Viewer):
                 view = MarketView(state=state, market=self.market, demo=self.demo)
             elif tab == "holdings":
                 view = HoldingsView(state=state, market=self.market)
+            elif tab == "explorer":
+                view = FundExplorer(state=state, deferred=not self.page_ready)
             else:
                 view = VIEW_CLASSES[tab](state=state)
             self.views[tab] = view
@@ -257,17 +261,16 @@ class DashboardApp(pn.viewable.Viewer):
             self._unsent = True
 
     def resend(self) -> None:
-        """Send the browser the shown tab and the sidebar again, built from the state as it is now.
+        """Send the browser the shown tab's loading marks again, as they are now.
 
         The session starts loading while the browser fetches the scripts. The browser then pulls
         the document and builds the page; Panel (1.9) sends changes only once the page reports it
         is drawn, and drops the layout changes made in between (it counts on the document it
         serialized when the browser connected, but the browser has that one already). A load that
-        ended in that window left the sidebar's funds "loading…" under a spinner for good.
-        The sidebar goes back in its slot, so Panel builds its models anew, with today's values.
-        The shown tab keeps its models (putting back a table the browser may still be filling
-        broke its later updates); its containers send their classes again, which carry the
-        loading spinner.
+        ended in that window left a spinner on for good. The shown tab keeps its models (putting
+        back a table the browser may still be filling broke its later updates); its containers
+        send their classes again, which carry the loading spinner. (The sidebar is not in that
+        first document: it comes whole, with today's values, once the page is drawn.)
         """
         self._unsent = False
         if self._document is None:
@@ -276,9 +279,6 @@ class DashboardApp(pn.viewable.Viewer):
         self._document.add_next_tick_callback(self._resend_slots)
 
     def _resend_slots(self) -> None:
-        objects = list(self.sidebar.objects)
-        self.sidebar.objects = []
-        self.sidebar.objects = objects
         for layout in self.slots[self.state.tab].select(pn.layout.ListPanel):
             if RESENT_CLASS not in layout.css_classes:
                 layout.css_classes = [*layout.css_classes, RESENT_CLASS]
@@ -288,6 +288,7 @@ class DashboardApp(pn.viewable.Viewer):
         the browser is still building, as the Licensee tab's examples did when a reload opened on
         it, makes Tabulator patch a table it has not made yet.)"""
         self.page_ready = True
+        self._complete_page()
         if self._unsent:
             self.resend()
         self._notify_start()
@@ -295,6 +296,18 @@ class DashboardApp(pn.viewable.Viewer):
             await self._prefill_licensee()
         if self.state.tab in ("market", "holdings"):
             await self.view(self.state.tab).refresh()
+
+    def _complete_page(self) -> None:
+        """What the first paint left out: the sidebar's basket and the shown view's secondary parts.
+
+        The browser builds its page from the first document before it draws anything; the fewer
+        models that holds, the sooner the fund results show (the basket alone was a quarter of
+        them). Added now, these parts are built from today's values and reach the browser whole."""
+        if not self.sidebar.objects:
+            self.sidebar.objects = [self.basket_panel]
+        for view in self.views.values():
+            if isinstance(view, FundExplorer):
+                view.complete()
 
     # ---- footer -------------------------------------------------------------------------------------
 

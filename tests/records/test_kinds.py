@@ -649,6 +649,16 @@ def test_empty_frame_keeps_its_columns_and_dtypes(kind):
     pd.testing.assert_series_equal(empty.dtypes, full.dtypes[empty.columns])
 
 
+def test_an_empty_frame_changed_by_its_caller_leaves_the_next_one_empty():
+    """Empty frames are built once per kind and copied: a caller's changes stay its own."""
+    first = records_frame("fee", [])
+    first["added_by_caller"] = 1
+    first.loc[0] = None
+    again = records_frame("fee", None)
+    assert again.empty and "added_by_caller" not in again
+    assert list(again.columns) == list(SPEC_FIELDS["fee"]) + list(ADDED_FIELDS["fee"])
+
+
 def test_frame_numeric_and_date_columns():
     records = normalise_payload("holding", [EXAMPLES["holding"][0], {}], list_expected=True)
     frame = records_frame("holding", records)

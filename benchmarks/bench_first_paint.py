@@ -111,9 +111,15 @@ def load(page, url: str) -> dict:
     out = {"ms": paint_ms, **(page.evaluate(MODELS_JS) or {})}
     page.wait_for_function("() => window.Bokeh && Bokeh.documents.length > 0 && Bokeh.documents.every(d => d.is_idle)",
                            timeout=60_000)
-    page.wait_for_timeout(300)
+    # settled: what follows once the page is drawn (the sidebar, the unit classes) has arrived,
+    # i.e. the model count held for a second
+    settled, since = {}, time.monotonic()
+    while time.monotonic() - since < 1.0:
+        page.wait_for_timeout(200)
+        now = page.evaluate(MODELS_JS) or {}
+        if now != settled:
+            settled, since = now, time.monotonic()
     out.update(page.evaluate(TRANSFER_JS))
-    settled = page.evaluate(MODELS_JS) or {}
     out["models_settled"] = settled.get("models")
     return out
 

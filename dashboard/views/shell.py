@@ -104,10 +104,11 @@ class DashboardApp(pn.viewable.Viewer):
         # What changes while the browser builds the page may never reach it (see `on_page_ready`).
         self._document = pn.state.curdoc
         self._unsent = False
-        self.basket_panel = BasketPanel(state=state, report=self.report, unsent=self._browser_building)
-        #: The sidebar's content (the basket panel), in a slot: a served page gets it once drawn.
-        self.sidebar = pn.Column(*([self.basket_panel] if self.page_ready else []), sizing_mode="stretch_width",
-                                 name="sidebar")
+        #: The sidebar's content, in a slot: a served page gets it (built then) once drawn.
+        self.basket_panel: BasketPanel | None = None
+        self.sidebar = pn.Column(sizing_mode="stretch_width", name="sidebar")
+        if self.page_ready:
+            self._complete_page()
         main = []
         if self.banner:
             main.append(html_pane(demo_banner_html(self.banner), name="demo-banner", margin=(0, 8, 6, 8)))
@@ -303,7 +304,8 @@ class DashboardApp(pn.viewable.Viewer):
         The browser builds its page from the first document before it draws anything; the fewer
         models that holds, the sooner the fund results show (the basket alone was a quarter of
         them). Added now, these parts are built from today's values and reach the browser whole."""
-        if not self.sidebar.objects:
+        if self.basket_panel is None:
+            self.basket_panel = BasketPanel(state=self.state, report=self.report, unsent=self._browser_building)
             self.sidebar.objects = [self.basket_panel]
         for view in self.views.values():
             if isinstance(view, FundExplorer):

@@ -304,7 +304,12 @@ def cmd_demo_server(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    from dashboard.app import serve
+    from dashboard.app import serve, serving_environment
+
+    environment = serving_environment(dict(os.environ))
+    if environment is not None and args.from_command_line:
+        # run again, on the allocator that gives ended sessions' memory back (see SERVE_ALLOCATOR_ENV)
+        os.execve(sys.executable, [sys.executable, "-m", "dashboard", *sys.argv[1:]], environment)
 
     # Every process learns how many share this host, so that a limiter that cannot be shared (no
     # disk cache, Redis away) keeps this process to its share of the rate limit.
@@ -429,6 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.from_command_line = argv is None  # this process's own command line (not a call from Python)
     for name, default in (("base_url", None), ("demo", False), ("cache_dir", None), ("no_cache", False), ("verbose", False),
                           ("layout", None)):
         if not hasattr(args, name):

@@ -238,26 +238,9 @@ def _origins(address: str, port: int) -> list[str]:
     return sorted(f"[{h}]:{port}" if ":" in h else f"{h}:{port}" for h in hosts if h) + extra
 
 
-# The allocator a served process runs on: C's malloc for every object, in at most two arenas. With
-# Python's own allocator (pymalloc) the memory a crowd of sessions took stayed with the process after
-# they ended: an arena is given back only when wholly empty, and the few objects left in each kept
-# them all (idle 227 MB; after 25 sessions at once, ended, 282 MB, for good). On malloc, what ended
-# sessions freed goes back to the system on `malloc_trim` (243 MB after the same crowd). Set
-# SEC_DASHBOARD_ALLOCATOR=python to keep pymalloc.
-SERVE_ALLOCATOR_ENV = {"PYTHONMALLOC": "malloc", "MALLOC_ARENA_MAX": "2"}
 # After a session ends, how long to wait (for others to end too) before giving memory back.
 TRIM_DELAY_S = 5.0
 _trim_pending = False
-
-
-def serving_environment(environ: dict[str, str]) -> dict[str, str] | None:
-    """The environment `sec-dashboard serve` should run in, when it is not the one it runs in: the
-    allocator above on glibc, unless the user chose one (PYTHONMALLOC) or opted out."""
-    if environ.get("SEC_DASHBOARD_ALLOCATOR", "").strip().lower() == "python" or "PYTHONMALLOC" in environ:
-        return None
-    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
-        return None
-    return {**environ, **{k: environ.get(k, v) for k, v in SERVE_ALLOCATOR_ENV.items()}}
 
 
 def trim_heap() -> bool:
@@ -268,7 +251,7 @@ def trim_heap() -> bool:
     return bool(ctypes.CDLL(None).malloc_trim(0))
 
 
-def trim_heap_soon(_session_context=None) -> None:
+def trim_heap_soon(session_context) -> None:
     """After a session ends: trim the heap once, a few seconds later (one trim for a crowd leaving)."""
     global _trim_pending
     if _trim_pending:

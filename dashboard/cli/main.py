@@ -304,12 +304,13 @@ def cmd_demo_server(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    from dashboard.app import serve, serving_environment
+    from dashboard.cli.serving import serving_environment
 
     environment = serving_environment(dict(os.environ))
     if environment is not None and args.from_command_line:
         # run again, on the allocator that gives ended sessions' memory back (see SERVE_ALLOCATOR_ENV)
         os.execve(sys.executable, [sys.executable, "-m", "dashboard", *sys.argv[1:]], environment)
+    from dashboard.app import serve
 
     # Every process learns how many share this host, so that a limiter that cannot be shared (no
     # disk cache, Redis away) keeps this process to its share of the rate limit.

@@ -8,16 +8,17 @@ from pathlib import Path
 import pytest
 
 from dashboard import app
+from dashboard.cli.serving import serving_environment
 from tests.browser.dashboard_server import DashboardProcess
 
 
 def test_serve_runs_on_malloc_unless_told_otherwise():
-    env = app.serving_environment({"PATH": "/usr/bin"})
+    env = serving_environment({"PATH": "/usr/bin"})
     assert env == {"PATH": "/usr/bin", "PYTHONMALLOC": "malloc", "MALLOC_ARENA_MAX": "2"}
-    assert app.serving_environment(env) is None  # already so: no second run
-    assert app.serving_environment({"PYTHONMALLOC": "pymalloc_debug"}) is None  # the user's choice stands
-    assert app.serving_environment({"SEC_DASHBOARD_ALLOCATOR": "Python"}) is None
-    assert app.serving_environment({"MALLOC_ARENA_MAX": "8"})["MALLOC_ARENA_MAX"] == "8"
+    assert serving_environment(env) is None  # already so: no second run
+    assert serving_environment({"PYTHONMALLOC": "pymalloc_debug"}) is None  # the user's choice stands
+    assert serving_environment({"SEC_DASHBOARD_ALLOCATOR": "Python"}) is None
+    assert serving_environment({"MALLOC_ARENA_MAX": "8"})["MALLOC_ARENA_MAX"] == "8"
 
 
 def process_environment(pid: int) -> dict[str, str]:
@@ -43,9 +44,9 @@ def test_a_crowd_leaving_is_trimmed_once(monkeypatch):
 
     async def crowd():
         for _ in range(20):
-            app.trim_heap_soon()
+            app.trim_heap_soon(None)
         await asyncio.sleep(0.3)
-        app.trim_heap_soon()
+        app.trim_heap_soon(None)
         await asyncio.sleep(0.3)
 
     asyncio.run(crowd())

@@ -12,6 +12,7 @@ import contextlib
 import gc
 import html
 import time
+import urllib.request
 import weakref
 from typing import Any
 
@@ -237,6 +238,17 @@ def served(monkeypatch):
     port = _free_port()
     app_module.serve(port=port, settings=ApiSettings.from_env(demo=True), threaded=True,
                      check_unused_sessions_milliseconds=100, unused_session_lifetime_milliseconds=100)
+    # threaded: the server's thread starts listening a little after serve() returns
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/liveness", timeout=2) as answer:
+                if answer.status == 200:
+                    break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
     try:
         yield port, made
     finally:

@@ -161,8 +161,13 @@ class DataTable(pn.widgets.Tabulator):
         titles = unit_titles(self.column_titles, [*self.percent, *self.baht], self.percent, self.baht)
         return safe_titles(frame, titles)
 
-    def set_frame(self, frame: pd.DataFrame) -> None:
-        """Show `frame`, its text columns plaintext and its numbers formatted; nothing when unchanged."""
+    def set_frame(self, frame: pd.DataFrame, selection: list[int] | None = None) -> None:
+        """Show `frame`, its text columns plaintext and its numbers formatted; nothing when unchanged.
+
+        `selection` (row indices into `frame`), when given, is set in the same update as the rows:
+        set after them, a stale "nothing selected" could reach the browser after the user had
+        clicked one of the new rows, and Panel lets the server's value win over the click.
+        """
         formatters = table_formatters(frame, self.percent, self.baht, self.number)
         same_formatters = set(formatters) == set(self.formatters) and all(
             isinstance(v, str) == isinstance(self.formatters.get(k), str) for k, v in formatters.items())
@@ -177,6 +182,8 @@ class DataTable(pn.widgets.Tabulator):
         titles = self.shown_titles(frame)
         if titles != self.titles:
             update["titles"] = titles
+        if selection is not None and list(selection) != list(self.selection):
+            update["selection"] = list(selection)
         if update:
             self.param.update(**update)
 

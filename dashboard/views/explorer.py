@@ -306,7 +306,8 @@ class FundExplorer(pn.viewable.Viewer):
     def _show_results(self, *_):
         search = self.state.search
         frame = results_frame(search.results)
-        self.results.set_frame(frame)
+        ids = frame["proj_id"].tolist() if not frame.empty else []
+        self.results.set_frame(frame, selection=[ids.index(self.state.fund)] if self.state.fund in ids else [])
         classes = display_frame(search.classes, CLASS_COLUMNS)
         self._classes.set_frame(classes)
         self._classes.visible = self._classes_title.visible = not classes.empty
@@ -317,10 +318,6 @@ class FundExplorer(pn.viewable.Viewer):
         else:
             self.message.object = ""
         self.message.visible = bool(self.message.object)
-        ids = frame["proj_id"].tolist() if not frame.empty else []
-        want = [ids.index(self.state.fund)] if self.state.fund in ids else []
-        if self.results.selection != want:
-            self.results.selection = want
 
     def _basket_label(self, *_) -> str:
         return "Remove from basket" if self.state.in_basket() else "Add to basket"

@@ -100,8 +100,10 @@ def test_demo_dashboard_end_to_end(demo_server, page, artifacts_dir):
     expect(page.get_by_role("contentinfo")).to_contain_text("current service paths (/v2/fund, /v1/license-check)")
     expect(page.get_by_text("not published by the current service").first).to_be_visible()
 
-    # add it to the basket
-    page.get_by_role("button", name="Add to basket").click()
+    # add it to the basket (a failed wait prints what the page holds)
+    add = page.get_by_role("button", name="Add to basket")
+    expect(add).to_be_enabled(timeout=15_000)
+    add.click()
     page.wait_for_function("(p) => (new URLSearchParams(location.search).get('basket') || '').includes(p)", arg=picked)
     expect(page.get_by_text(re.compile(r"Comparison basket: 5 funds"))).to_be_visible()
 
@@ -215,7 +217,9 @@ def test_a_hostile_fund_name_runs_no_script(page, artifacts_dir, tmp_path):
             expect(page.get_by_text(HOSTILE_TH).first).to_be_visible()
             page.get_by_role("button", name="Clear the basket").click()
             expect(page.get_by_text("Comparison basket: 0 funds (at most 30)")).to_be_visible()
-            page.get_by_role("button", name="Add to basket").click()
+            add = page.get_by_role("button", name="Add to basket")
+            expect(add).to_be_enabled(timeout=20_000)  # a failed wait prints what the page holds
+            add.click()
             expect(page.get_by_text("Comparison basket: 1 fund (at most 30)")).to_be_visible()
             screenshot_full(page, artifacts_dir / "dashboard-hostile.png")
 

@@ -297,3 +297,30 @@ def test_a_failed_fee_or_risk_call_is_shown_as_a_failure_not_as_no_data(make_cli
     assert "could not be loaded" in fees.note.object and "503" in fees.note.object
     assert "could not be loaded" in risk.note.object
     assert "No fees published" not in fees.note.object
+
+
+def test_new_results_and_their_selection_reach_the_table_in_one_update():
+    """A search's rows and the selection that goes with them are one change. Sent one after the
+    other, a stale "nothing selected" could reach the browser after the user clicked a new row,
+    and Panel lets the server's value win over the click (a click that opened nothing)."""
+    client = open_client(ApiSettings.from_env(demo=True, environ={}), today=lambda: TODAY)
+    try:
+        app = create_dashboard(client=client)
+        run(app.start())
+        state, table = app.state, app.views["explorer"].results
+        assert table.selection == [table.value["proj_id"].tolist().index(state.fund)]
+        batches = []
+        table.param.watch(lambda *events: batches.append(sorted(e.name for e in events)), ["value", "selection"])
+        selected, first_query = state.fund, state.query
+        other = next(r for r in state.search.records if r["proj_id"] != selected)
+        run(state.search_funds(other["proj_abbr_name"]))
+        assert selected not in table.value["proj_id"].tolist()
+        assert table.selection == []
+        assert batches == [["selection", "value"]]
+        # back to the first search: its rows come with the selected fund's row selected
+        batches.clear()
+        run(state.search_funds(first_query))
+        assert table.selection == [table.value["proj_id"].tolist().index(selected)]
+        assert batches == [["selection", "value"]]
+    finally:
+        client.close()

@@ -165,7 +165,8 @@ def test_settling_the_heap_puts_the_libraries_beyond_the_collector():
 
     try:
         frozen = settle_heap()
-        assert frozen == gc.get_freeze_count() > 50_000
+        # a frozen object that dies leaves the count (another test's server thread may free some)
+        assert frozen >= gc.get_freeze_count() > 50_000
         assert len(gc.get_objects()) < frozen  # what the collector still walks
     finally:
         gc.unfreeze()

@@ -43,6 +43,21 @@ RESULT_TITLES = {"proj_abbr_name": "Abbreviation", "proj_name_en": "English name
 CLASS_COLUMNS = ["proj_abbr_name", "class_abbr_name", "class_name", "class_additional_desc", "proj_id"]
 CLASS_TITLES = {"proj_abbr_name": "Fund", "class_abbr_name": "Class", "class_name": "Class name",
                 "class_additional_desc": "Description", "proj_id": "Fund id"}
+# Heights in pixels of what the browser draws late (measured at 1280 px, Roboto), reserved from
+# the start so that nothing below moves when it comes (the overview would jump by a table's
+# height): a table's header, paging bar and margins, and a row; the unit-class matches' title;
+# the search box's and the basket buttons' rows (drawn once their script has loaded).
+TABLE_FRAME_PX, TABLE_ROW_PX = 103, 36
+CLASS_MATCHES_TITLE_PX = 63
+SEARCH_ROW_PX, FUND_ACTIONS_PX = 66, 45
+RESULTS_PAGE, CLASSES_PAGE = 8, 5
+
+
+def table_height(rows: int, page_size: int) -> int:
+    """The height of a paged table showing `rows` rows (a page at most); 0 when it has none."""
+    return TABLE_FRAME_PX + TABLE_ROW_PX * min(rows, page_size) if rows else 0
+
+
 GRID = '<div style="display:grid;grid-template-columns:repeat(auto-fill,minmax(400px,1fr));gap:10px;">{}</div>'
 
 
@@ -240,19 +255,18 @@ class FundExplorer(pn.viewable.Viewer):
                                placeholder="e.g. Demo, Equity, DCPEQ", sizing_mode="stretch_width")
         self._go = pmui.Button(label="Search", icon="search", variant="contained", margin=(12, 8), width=120)
         self._go.on_click(self._on_search)
-        self.results = data_table(results_frame(state.search.results), titles=RESULT_TITLES, selectable=1, page_size=8,
-                                  hidden_columns=["proj_id"], name="fund-results", widths=RESULT_WIDTHS,
+        self.results = data_table(results_frame(state.search.results), titles=RESULT_TITLES, selectable=1,
+                                  page_size=RESULTS_PAGE, hidden_columns=["proj_id"], name="fund-results", widths=RESULT_WIDTHS,
                                   layout="fit_columns", css_classes=["sd-results"])
         self.results.param.watch(self._on_select, "selection")
         self._classes = data_table(display_frame(state.search.classes, CLASS_COLUMNS), titles=CLASS_TITLES, selectable=1,
-                                   page_size=5, hidden_columns=["proj_id"], visible=False)
+                                   page_size=CLASSES_PAGE, hidden_columns=["proj_id"], visible=False)
         self._classes.param.watch(self._on_select_class, "selection")
         self._classes_title = pn.pane.Markdown("Unit classes whose abbreviation matches: pick one to open its fund",
                                                margin=(8, 8, 0, 8), visible=False)
         self.message = html_pane("")
         state.search.param.watch(self._show_results, ["results", "classes", "message"])
         state.param.watch(self._show_results, ["search_error", "fund"])
-        self._show_results()
 
         # The button says what it will do for the selected fund, and is off while none is selected.
         self._basket_button = pmui.Button(label=self._basket_label(), disabled=not state.fund,
@@ -268,28 +282,40 @@ class FundExplorer(pn.viewable.Viewer):
         self.overview = html_pane(pn.bind(self._overview_html, state.factsheet.param.loaded_at, state.param.fund,
                                           state.param.fund_error, state.basket.param.proj_ids),
                                   name="fund-overview", css_classes=["sd-overview"])
-        # In page order; the parts marked False wait for `complete()` when the view is deferred.
-        self._parts = [
-            (pn.Row(self._query, self._go, sizing_mode="stretch_width"), True),
-            (pn.Row(pn.pane.Markdown("Results: pick a fund to see its overview", margin=(0, 8)),
-                    stale_badge(state.search), sizing_mode="stretch_width"), True),
-            (self.message, False),
-            (pn.Column(self.results, loading=state.search.param.loading, sizing_mode="stretch_width"), True),
-            (self._classes_title, False),
-            (self._classes, False),
-            (pn.Row(self._basket_button, self._company_button, stale_badge(state.factsheet),
-                    sizing_mode="stretch_width"), False),
-            (pn.Column(self.overview, loading=state.factsheet.param.loading, sizing_mode="stretch_width",
-                       min_height=200), True),
-        ]
-        self._layout = pn.Column(*(part for part, first in self._parts if first or not self.deferred),
-                                 sizing_mode="stretch_width")
+        # A deferred view's first document leaves out the unit-class matches and the fund's
+        # buttons (a quarter of its models; they come once the page is drawn). Their places, and
+        # the results' while the browser builds their table, are kept at their heights, so that
+        # nothing below moves when they come.
+        self._results_area = pn.Column(self.results, loading=state.search.param.loading, sizing_mode="stretch_width",
+                                       margin=0)
+        self._class_matches = pn.Column(sizing_mode="stretch_width", margin=0, visible=False,
+                                        css_classes=["sd-class-matches"])
+        fund_actions = pn.Row(sizing_mode="stretch_width", css_classes=["sd-fund-actions"], min_height=FUND_ACTIONS_PX)
+        #: The places a deferred view fills in `complete()`, with what goes in them.
+        self._later = [(self._class_matches, [self._classes_title, self._classes]),
+                       (fund_actions, [self._basket_button, self._company_button, stale_badge(state.factsheet)])]
+        if not self.deferred:
+            self.complete()
+        self._layout = pn.Column(
+            pn.Row(self._query, self._go, sizing_mode="stretch_width", css_classes=["sd-search"],
+                   min_height=SEARCH_ROW_PX),
+            pn.Row(pn.pane.Markdown("Results: pick a fund to see its overview", margin=(0, 8)),
+                   stale_badge(state.search), sizing_mode="stretch_width"),
+            self.message,
+            self._results_area,
+            self._class_matches,
+            fund_actions,
+            pn.Column(self.overview, loading=state.factsheet.param.loading, sizing_mode="stretch_width",
+                      min_height=200),
+            sizing_mode="stretch_width")
+        self._show_results()
 
     def complete(self) -> None:
-        """Lay out the parts a deferred view left out (messages, unit-class matches, the basket buttons)."""
-        if self.deferred:
-            self.deferred = False
-            self._layout.objects = [part for part, _first in self._parts]
+        """Lay out what a deferred view left out: the unit-class matches and the fund's buttons."""
+        self.deferred = False
+        for place, parts in self._later:
+            if not place.objects:
+                place.objects = parts
 
     def __panel__(self):
         return self._layout
@@ -311,6 +337,9 @@ class FundExplorer(pn.viewable.Viewer):
         classes = display_frame(search.classes, CLASS_COLUMNS)
         self._classes.set_frame(classes)
         self._classes.visible = self._classes_title.visible = not classes.empty
+        self._results_area.min_height = table_height(len(frame), RESULTS_PAGE)
+        self._class_matches.param.update(visible=not classes.empty, min_height=CLASS_MATCHES_TITLE_PX + table_height(
+            len(classes), CLASSES_PAGE))
         if self.state.search_error:
             self.message.object = empty_html(f"The search failed: {self.state.search_error}", error=True)
         elif search.message:

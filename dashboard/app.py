@@ -10,7 +10,6 @@ import ctypes
 import functools
 import gc
 import os
-import platform
 import re
 import socket
 import sys
@@ -21,7 +20,7 @@ import panel as pn
 from panel.io.notifications import NotificationAreaBase
 
 from dashboard.api.sync import SecClient
-from dashboard.config import ApiSettings
+from dashboard.config import ApiSettings, on_glibc
 from dashboard.demo.pools import DEMO_LABEL
 from dashboard.models.dashboard_state import DEMO_DEFAULT_QUERY, LIVE_DEFAULT_QUERY, DashboardState
 from dashboard.models.source import default_client
@@ -246,7 +245,7 @@ _trim_pending = False
 def trim_heap() -> bool:
     """Collect garbage and give the C heap's free pages back to the system (glibc); whether any went."""
     gc.collect()
-    if platform.libc_ver()[0] != "glibc":
+    if not on_glibc():
         return False
     return bool(ctypes.CDLL(None).malloc_trim(0))
 
@@ -283,11 +282,13 @@ def settle_heap() -> int:
 
 
 def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, settings: ApiSettings | None = None,
-          num_procs: int = 1, **kwargs) -> None:
+          num_procs: int = 1, settle: bool = True, **kwargs) -> None:
     """Serve the dashboard until interrupted (the `sec-dashboard serve` command).
 
     `num_procs` > 1 forks that many server processes sharing the port (Panel's multi-process
-    serving; 0 means one per CPU); each has its own sessions, all share the disk cache.
+    serving; 0 means one per CPU); each has its own sessions, all share the disk cache. `settle`
+    freezes the heap first (`settle_heap`): off for a server started inside another program (a
+    test's thread), whose heap is not the server's to freeze.
     """
     if num_procs < 0:
         raise ValueError(f"num_procs must be 0 (one per CPU) or more, not {num_procs}")
@@ -301,7 +302,8 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, sett
     print(f"SEC dashboard on http://{address}:{port}/ ({settings.source_label}; Ctrl+C stops)", flush=True)
     kwargs.setdefault("liveness", True)  # GET /liveness answers 200 without opening a session
     kwargs["extra_patterns"] = component_routes() + static_routes() + list(kwargs.get("extra_patterns", []))
-    settle_heap()
+    if settle:
+        settle_heap()
     pn.serve({"/": factory}, port=port, address=address, show=show, websocket_origin=_origins(address, port),
              title=APP_TITLE, num_procs=num_procs, **kwargs)
 

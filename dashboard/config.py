@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import platform
 import re
 import urllib.parse
 from dataclasses import dataclass, field
@@ -274,3 +276,10 @@ class ApiSettings:
         return tuple(k for k in (self.api_key, self.fund_api_key, self.license_api_key, self.secondary_key) if k is not None)
 
     __str__ = __repr__
+
+
+@functools.cache
+def on_glibc() -> bool:
+    """Whether this process runs on Linux with glibc, whose malloc a served process uses and trims
+    (`sec-dashboard serve`'s allocator, `dashboard.app.trim_heap`). Asked once: it reads the binary."""
+    return platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"

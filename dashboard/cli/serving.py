@@ -3,7 +3,7 @@ changing the allocator means starting the interpreter again."""
 
 from __future__ import annotations
 
-import platform
+from dashboard.config import on_glibc
 
 # The allocator a served process runs on: C's malloc for every object, in at most two arenas. With
 # Python's own allocator (pymalloc) the memory a crowd of sessions took stayed with the process after
@@ -19,6 +19,6 @@ def serving_environment(environ: dict[str, str]) -> dict[str, str] | None:
     allocator above on glibc, unless the user chose one (PYTHONMALLOC) or opted out."""
     if environ.get("SEC_DASHBOARD_ALLOCATOR", "").strip().lower() == "python" or "PYTHONMALLOC" in environ:
         return None
-    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+    if not on_glibc():
         return None
     return {**environ, **{k: environ.get(k, v) for k, v in SERVE_ALLOCATOR_ENV.items()}}

@@ -236,8 +236,10 @@ def served(monkeypatch):
 
     monkeypatch.setattr(app_module, "create_app", recording_create_app)
     port = _free_port()
-    app_module.serve(port=port, settings=ApiSettings.from_env(demo=True), threaded=True,
+    frozen = gc.get_freeze_count()
+    app_module.serve(port=port, settings=ApiSettings.from_env(demo=True), threaded=True, settle=False,
                      check_unused_sessions_milliseconds=100, unused_session_lifetime_milliseconds=100)
+    assert gc.get_freeze_count() <= frozen  # settle=False: the test process's heap is not frozen
     # threaded: the server's thread starts listening a little after serve() returns
     deadline = time.monotonic() + 60
     while True:

@@ -25,14 +25,13 @@ import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from tests.browser.dashboard_server import DashboardProcess, free_port  # noqa: E402
+from tests.browser.dashboard_server import DashboardProcess, free_port, wait_until_live  # noqa: E402
 
 # performance.now() once a Tabulator row is in the page (shadow roots included), else null.
 FIRST_ROW_JS = """() => {
@@ -85,16 +84,12 @@ class MinimalProcess:
     def __enter__(self) -> "MinimalProcess":
         self.process = subprocess.Popen([sys.executable, "-c", MINIMAL_APP, str(self.port)], cwd=ROOT,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(self.url + "liveness", timeout=2) as answer:
-                    if answer.status == 200:
-                        return self
-            except OSError:
-                time.sleep(0.2)
-        self.__exit__()
-        raise RuntimeError("the minimal page did not start")
+        try:
+            wait_until_live(self.url, 60, process=self.process, what="the minimal page")
+        except RuntimeError:
+            self.__exit__()
+            raise
+        return self
 
     def __exit__(self, *exc) -> None:
         process, self.process = self.process, None

@@ -39,6 +39,24 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def wait_until_live(url: str, timeout: float, process: subprocess.Popen | None = None, what: str = "the server") -> None:
+    """Wait until the Panel server at `url` answers its health check (/liveness), or fail with
+    RuntimeError: when `process` (the server's) ends, or after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"{what} exited with code {process.returncode}")
+        try:
+            with urllib.request.urlopen(url + "liveness", timeout=2) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not answer on {url} within {timeout:g} s")
+        time.sleep(0.1)
+
+
 class DashboardProcess:
     """`python -m dashboard ... serve` in a child process; `with DashboardProcess(demo=True) as server:`."""
 
@@ -70,18 +88,13 @@ class DashboardProcess:
                "--port", str(self.port), "--address", "127.0.0.1"]
         self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self.process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + self.startup_timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the dashboard exited with code {self.process.returncode}; see {self.log_path}")
-            try:
-                with urllib.request.urlopen(self.url + "liveness", timeout=2) as answer:
-                    if answer.status == 200:
-                        return self
-            except OSError:
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"the dashboard did not answer on {self.url} within {self.startup_timeout:g} s")
+        try:
+            wait_until_live(self.url, self.startup_timeout, process=self.process,
+                            what=f"the dashboard (its log: {self.log_path})")
+        except RuntimeError:
+            self.stop()
+            raise
+        return self
 
     def stop(self) -> None:
         process, self.process = self.process, None

@@ -12,7 +12,6 @@ import contextlib
 import gc
 import html
 import time
-import urllib.request
 import weakref
 from typing import Any
 
@@ -23,6 +22,8 @@ from bokeh.protocol.messages.patch_doc import patch_doc
 from bokeh.protocol.receiver import Receiver
 from bokeh.util.token import generate_jwt_token, generate_session_id
 from tornado.websocket import websocket_connect
+
+from tests.browser.dashboard_server import wait_until_live
 
 RESULTS_CLASS = "sd-results"  # the Fund explorer's results table
 OVERVIEW_CLASS = "sd-overview"  # the selected fund's overview
@@ -241,16 +242,7 @@ def served(monkeypatch):
                      check_unused_sessions_milliseconds=100, unused_session_lifetime_milliseconds=100)
     assert gc.get_freeze_count() <= frozen  # settle=False: the test process's heap is not frozen
     # threaded: the server's thread starts listening a little after serve() returns
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/liveness", timeout=2) as answer:
-                if answer.status == 200:
-                    break
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
+    wait_until_live(f"http://127.0.0.1:{port}/", 60)
     try:
         yield port, made
     finally:

@@ -240,10 +240,10 @@ def served(monkeypatch):
     frozen = gc.get_freeze_count()
     app_module.serve(port=port, settings=ApiSettings.from_env(demo=True), threaded=True, settle=False,
                      check_unused_sessions_milliseconds=100, unused_session_lifetime_milliseconds=100)
-    assert gc.get_freeze_count() <= frozen  # settle=False: the test process's heap is not frozen
-    # threaded: the server's thread starts listening a little after serve() returns
-    wait_until_live(f"http://127.0.0.1:{port}/", 60)
-    try:
+    try:  # the server's thread keeps the test process alive until it is stopped, whatever fails
+        assert gc.get_freeze_count() <= frozen  # settle=False: the test process's heap is not frozen
+        # threaded: the server's thread starts listening a little after serve() returns
+        wait_until_live(f"http://127.0.0.1:{port}/", 60)
         yield port, made
     finally:
         pn.state.kill_all_servers()

@@ -55,6 +55,21 @@ export function render({ view }) {
 """ % NARROW_SCREEN_PX
 
 
+class TitledTabs(pmui.Tabs):
+    """panel-material-ui's Tabs for tabs titled with text only.
+
+    pmui makes a header pane for every tab, an empty one when the title is text (which it then
+    draws instead): eight models in every session's first document that the browser builds and
+    never shows. These tabs send no header panes; titles come from the tabs' names, as before.
+    """
+
+    def __init__(self, *objects, **params):
+        super().__init__(*objects, **params)
+        if any(isinstance(name, pn.viewable.Viewable) for name in self._names):
+            raise ValueError("TitledTabs takes text titles only")
+        self._headers = []
+
+
 VIEW_CLASSES = {"allocation": AllocationView, "holdings": HoldingsView, "fees": FeesView,
                 "risk": RiskView, "performance": PerformanceView}
 
@@ -92,7 +107,7 @@ class DashboardApp(pn.viewable.Viewer):
         # The tabs take the height of what they show: Panel's default (the height of the scrolling
         # area) put the footer in the middle of a long tab, and its minimum width (590 px) made a
         # phone's page scroll sideways.
-        self.tabs = pmui.Tabs(*self.slots.values(), active=TABS.index(state.tab),
+        self.tabs = TitledTabs(*self.slots.values(), active=TABS.index(state.tab),
                               sizing_mode="stretch_width", name="main-tabs", stylesheets=[TABS_CSS])
         self.tabs.param.watch(self._tab_from_widget, "active")
         state.param.watch(self._tab_from_state, "tab")

@@ -28,6 +28,7 @@ from dashboard.models.source import default_client
 pn.extension("tabulator", throttled=True)
 
 from dashboard.views.common import notify_warning  # noqa: E402  (after the extension is loaded)
+from dashboard.views import delivery  # noqa: E402
 from dashboard.views.shell import APP_TITLE, DashboardApp  # noqa: E402
 
 # Notifications on, drawn by panel-material-ui's notification area (the Page's). Turned on here,
@@ -100,6 +101,7 @@ def create_dashboard(settings: ApiSettings | None = None, client: SecClient | No
         page_ready=not served,
     )
     if served:
+        delivery.install()  # what changes while the browser builds the page reaches it
         pn.state.on_session_destroyed(lambda _context: app.market.close())
         pn.state.on_session_destroyed(release_notification_area)
         pn.state.on_session_destroyed(trim_heap_soon)

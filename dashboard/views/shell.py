@@ -30,8 +30,6 @@ APP_TITLE = "SEC Thailand funds and licences"
 TABS_CSS = ":host { height: auto !important; min-height: fit-content; min-width: 0 !important; }"
 # MUI's "sm" breakpoint: below it the Page's sidebar is a drawer drawn over the content.
 NARROW_SCREEN_PX = 600
-# Marks a container whose classes were sent again once the page was drawn (see `DashboardApp.resend`).
-RESENT_CLASS = "sd-resent"
 
 
 class NarrowScreenSidebar(JSComponent):
@@ -116,9 +114,7 @@ class DashboardApp(pn.viewable.Viewer):
         self._licensee_filled = False
         self._start_notes: list = []  # the first load's notifications, until the page is drawn
 
-        # What changes while the browser builds the page may never reach it (see `on_page_ready`).
         self._document = pn.state.curdoc
-        self._unsent = False
         #: The sidebar's content, in a slot: a served page gets it (built then) once drawn.
         self.basket_panel: BasketPanel | None = None
         self.sidebar = pn.Column(sizing_mode="stretch_width", name="sidebar")
@@ -146,12 +142,6 @@ class DashboardApp(pn.viewable.Viewer):
         models = (state.search, state.factsheet, state.basket, state.licence, self.market)
         with edit_readonly(self.page):
             self.page.busy = pn.bind(lambda *loading: any(loading), *(m.param.loading for m in models))
-        watched = ((state, ["fund", "tab", "basket_revision", "search_error", "fund_error"]),
-                   (state.search, ["loading", "results", "classes", "message"]),
-                   (state.factsheet, ["loading", "loaded_at"]),
-                   (state.basket, ["loading", "loaded", "proj_ids", "progress"]))
-        for model, names in watched:
-            model.param.watch(self._note_unsent, names)
 
     def __panel__(self):
         return self.page
@@ -272,41 +262,12 @@ class DashboardApp(pn.viewable.Viewer):
         session = getattr(context, "session", None)
         return not self.page_ready and session is not None and session.connection_count > 0
 
-    def _note_unsent(self, *_):
-        if self._browser_building():
-            self._unsent = True
-
-    def resend(self) -> None:
-        """Send the browser the shown tab's loading marks again, as they are now.
-
-        The session starts loading while the browser fetches the scripts. The browser then pulls
-        the document and builds the page; Panel (1.9) sends changes only once the page reports it
-        is drawn, and drops the layout changes made in between (it counts on the document it
-        serialized when the browser connected, but the browser has that one already). A load that
-        ended in that window left a spinner on for good. The shown tab keeps its models (putting
-        back a table the browser may still be filling broke its later updates); its containers
-        send their classes again, which carry the loading spinner. (The sidebar is not in that
-        first document: it comes whole, with today's values, once the page is drawn.)
-        """
-        self._unsent = False
-        if self._document is None:
-            return
-        # Changes reach the browser in order only from a tick callback (it holds the document's lock).
-        self._document.add_next_tick_callback(self._resend_slots)
-
-    def _resend_slots(self) -> None:
-        for layout in self.slots[self.state.tab].select(pn.layout.ListPanel):
-            if RESENT_CLASS not in layout.css_classes:
-                layout.css_classes = [*layout.css_classes, RESENT_CLASS]
-
     async def on_page_ready(self):
         """The browser has drawn the page: lookups may now fill the tables it drew. (Filling a table
         the browser is still building, as the Licensee tab's examples did when a reload opened on
         it, makes Tabulator patch a table it has not made yet.)"""
         self.page_ready = True
         self._complete_page()
-        if self._unsent:
-            self.resend()
         self._notify_start()
         if self.state.tab == "licensee":
             await self._prefill_licensee()

@@ -22,8 +22,7 @@ import functools
 import weakref
 
 import panel.io.document as panel_document
-from bokeh.document.events import (DocumentPatchedEvent, MessageSentEvent, SessionCallbackAdded,
-                                   SessionCallbackRemoved)
+from bokeh.document.events import DocumentPatchedEvent, MessageSentEvent
 from bokeh.server.session import ServerSession
 
 #: Documents the browser has pulled (weakly: a closed session's document goes).
@@ -49,22 +48,12 @@ def install() -> None:
     def _drain_unconnected_events(doc, lock):
         if doc not in PULLED:
             return drain(doc, lock)
-        # Panel's sorting, but the model changes are sent instead of dropped: session callbacks
-        # now, custom messages once the page is drawn (as Panel does), model changes on the next tick.
+        # Panel sorts what was held (session callbacks now, custom messages once the page is
+        # drawn) and drops the model changes: those are taken first, and sent on the next tick.
         with lock:
-            events = list(doc.callbacks._held_events or [])
-            doc.callbacks._held_events = []
-            doc.callbacks._hold = None
-        now, changes, later = [], [], []
-        for event in events:
-            if isinstance(event, (SessionCallbackAdded, SessionCallbackRemoved)):
-                now.append(event)
-            elif isinstance(event, MessageSentEvent) or not isinstance(event, DocumentPatchedEvent):
-                later.append(event)
-            else:
-                changes.append(event)
-        if later:
-            panel_document._UNCONNECTED_EVENTS.setdefault(doc, []).extend(later)
+            changes = [e for e in doc.callbacks._held_events or []
+                       if isinstance(e, DocumentPatchedEvent) and not isinstance(e, MessageSentEvent)]
+        now = drain(doc, lock)
         if changes:
             doc.add_next_tick_callback(functools.partial(panel_document._dispatch_events, doc, changes))
         return now

@@ -256,14 +256,14 @@ class FundExplorer(pn.viewable.Viewer):
         self._go = pmui.Button(label="Search", icon="search", variant="contained", margin=(12, 8), width=120)
         self._go.on_click(self._on_search)
         self.results = data_table(results_frame(state.search.results), titles=RESULT_TITLES, selectable=1,
-                                  page_size=RESULTS_PAGE, hidden_columns=["proj_id"], name="fund-results", widths=RESULT_WIDTHS,
-                                  layout="fit_columns", css_classes=["sd-results"])
+                                  page_size=RESULTS_PAGE, hidden_columns=["proj_id"], name="fund-results",
+                                  widths=RESULT_WIDTHS, layout="fit_columns", css_classes=["sd-results"])
         self.results.param.watch(self._on_select, "selection")
         self._classes = data_table(display_frame(state.search.classes, CLASS_COLUMNS), titles=CLASS_TITLES, selectable=1,
-                                   page_size=CLASSES_PAGE, hidden_columns=["proj_id"], visible=False)
+                                   page_size=CLASSES_PAGE, hidden_columns=["proj_id"])
         self._classes.param.watch(self._on_select_class, "selection")
         self._classes_title = pn.pane.Markdown("Unit classes whose abbreviation matches: pick one to open its fund",
-                                               margin=(8, 8, 0, 8), visible=False)
+                                               margin=(8, 8, 0, 8))
         self.message = html_pane("")
         state.search.param.watch(self._show_results, ["results", "classes", "message"])
         state.param.watch(self._show_results, ["search_error", "fund"])
@@ -336,7 +336,6 @@ class FundExplorer(pn.viewable.Viewer):
         self.results.set_frame(frame, selection=[ids.index(self.state.fund)] if self.state.fund in ids else [])
         classes = display_frame(search.classes, CLASS_COLUMNS)
         self._classes.set_frame(classes)
-        self._classes.visible = self._classes_title.visible = not classes.empty
         self._results_area.min_height = table_height(len(frame), RESULTS_PAGE)
         self._class_matches.param.update(visible=not classes.empty, min_height=CLASS_MATCHES_TITLE_PX + table_height(
             len(classes), CLASSES_PAGE))

@@ -4,11 +4,13 @@ Each session is a real server session opened over the websocket the way BokehJS 
 (`tests.views.test_sessions.ServedSession`: pull the document, report it drawn, pick a results row,
 read the patches), without a browser, so the time measured is the server's: from the row's
 selection being sent to the new fund's overview having arrived. The servers run
-`python -m dashboard --demo serve [--num-procs 2]` (demo data answers in-process).
+`python -m dashboard --demo serve [--num-procs 2]` (demo data answers in-process), on the
+allocator `serve` picks (jemalloc where installed; `--allocator malloc` or `python` to compare).
 
 Memory is the resident set (RSS) of the server process(es): idle (after a warm-up, its sessions
-ended), with 50 sessions open (delta / 50 = per session), and after 200 sessions opened and
-closed and ended by the server (Bokeh ends a session 15 s after its last connection, checking
+ended), warm idle (after five sessions have opened every fund once and ended, so the bounded
+caches hold what later sessions ask for), with 50 sessions open (delta / 50 = per session), and
+after 200 sessions opened and closed and ended by the server (Bokeh ends a session 15 s after its last connection, checking
 every 17 s, so the run waits 40 s for that).
 
     python benchmarks/bench_sessions.py [--switches 5]
@@ -40,8 +42,8 @@ SESSION_END_WAIT_S = 40  # Bokeh's defaults: unused session lifetime 15 s, check
 class ServerProcesses(DashboardProcess):
     """The dashboard CLI with `--num-procs N`."""
 
-    def __init__(self, num_procs: int):
-        super().__init__(demo=True)
+    def __init__(self, num_procs: int, allocator: str = ""):
+        super().__init__(demo=True, env={"SEC_DASHBOARD_ALLOCATOR": allocator} if allocator else None)
         self.num_procs = num_procs
 
     def start(self):
@@ -99,6 +101,17 @@ async def switch_all(sessions: list[ServedSession], switches: int) -> list[float
     return [t for times in results for t in times]
 
 
+async def visit_every_fund(port: int, parallel: int = 5) -> None:
+    """Five sessions that between them open every fund in the results, then end: the process's
+    caches (answers, derived tables) hold what any later session can ask for."""
+    sessions = await open_sessions(port, parallel)
+    for i, session in enumerate(sessions):
+        for row, label in enumerate(session.labels):
+            if row % parallel == i and label and not session.shows(row):
+                await session.switch(row, timeout=120)
+    await close_all(sessions)
+
+
 async def close_all(sessions: list[ServedSession]) -> None:
     for session in sessions:
         await session.close()
@@ -111,6 +124,9 @@ async def switching(server: ServerProcesses, switches: int, memory: dict | None)
         await close_all(await open_sessions(port, 5))  # warm-up: modules, demo data, caches
         await asyncio.sleep(SESSION_END_WAIT_S)
         memory["idle"] = server.rss_mb()
+        await visit_every_fund(port)
+        await asyncio.sleep(SESSION_END_WAIT_S)
+        memory["warm idle"] = server.rss_mb()
     out: dict[int, list[float]] = {}
     sessions: list[ServedSession] = []
     for count in COUNTS:
@@ -135,12 +151,14 @@ async def switching(server: ServerProcesses, switches: int, memory: dict | None)
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--switches", type=int, default=5, help="fund switches per session at each count")
+    parser.add_argument("--allocator", choices=("jemalloc", "malloc", "python"), default="",
+                        help="the served processes' allocator (default: what `serve` picks)")
     args = parser.parse_args()
     started = time.monotonic()
     timings: dict[int, dict[int, list[float]]] = {}
     memory: dict[str, float] = {}
     for procs in (1, 2):
-        with ServerProcesses(procs) as server:
+        with ServerProcesses(procs, args.allocator) as server:
             timings[procs] = asyncio.run(switching(server, args.switches, memory if procs == 1 else None))
     print("\nFund switch (server-side sessions over the websocket, no browser: row selection sent -> new overview "
           f"received; {args.switches} switches per session, random 0-0.5 s pause, all sessions at once)")
@@ -149,12 +167,14 @@ def main() -> int:
         one, two = timings[1][count], timings[2][count]
         print(f"{count:>9} | {statistics.median(one) * 1000:>10.0f} {pct(one, .95) * 1000:>7.0f} | "
               f"{statistics.median(two) * 1000:>11.0f} {pct(two, .95) * 1000:>7.0f}")
-    print("\nServer memory (RSS, 1 process)")
-    print(f"  cold idle {memory['cold idle']:.0f} MB; idle after warm-up {memory['idle']:.0f} MB")
-    print(f"  50 sessions open {memory['50 open']:.0f} MB -> {(memory['50 open'] - memory['idle']) / 50 * 1024:.0f} KB "
-          "per session")
+    print(f"\nServer memory (RSS, 1 process, allocator: {args.allocator or 'what serve picks'})")
+    print(f"  cold idle {memory['cold idle']:.0f} MB; idle after warm-up {memory['idle']:.0f} MB; "
+          f"warm idle (every fund visited once, caches full) {memory['warm idle']:.0f} MB")
+    print(f"  50 sessions open {memory['50 open']:.0f} MB -> "
+          f"{(memory['50 open'] - memory['warm idle']) / 50 * 1024:.0f} KB per session (against warm idle)")
     print(f"  after {CHURN} sessions opened, closed and ended {memory['after 200']:.0f} MB "
-          f"({memory['after 200'] - memory['idle']:+.0f} MB against idle)")
+          f"({memory['after 200'] - memory['warm idle']:+.0f} MB against warm idle, "
+          f"{memory['after 200'] - memory['idle']:+.0f} MB against idle)")
     print(f"\n(run took {time.monotonic() - started:.0f} s)")
     return 0
 

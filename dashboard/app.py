@@ -102,6 +102,7 @@ def create_dashboard(settings: ApiSettings | None = None, client: SecClient | No
     )
     if served:
         delivery.install()  # what changes while the browser builds the page reaches it
+        restore_background_purging()  # a `--num-procs` process forked without it
         pn.state.on_session_destroyed(lambda _context: app.market.close())
         pn.state.on_session_destroyed(release_notification_area)
         pn.state.on_session_destroyed(trim_heap_soon)
@@ -244,9 +245,56 @@ TRIM_DELAY_S = 5.0
 _trim_pending = False
 
 
+# jemalloc's name for "every arena" in `arena.<i>.purge` (MALLCTL_ARENAS_ALL).
+_JEMALLOC_ALL_ARENAS = b"arena.4096.purge"
+_background_threads_pid: int | None = None
+
+
+@functools.cache
+def jemalloc_mallctl():
+    """jemalloc's `mallctl`, when this process runs on jemalloc (`sec-dashboard serve` preloads it
+    where installed, see `dashboard.cli.serving`); None otherwise."""
+    try:
+        mallctl = ctypes.CDLL(None).mallctl
+    except (AttributeError, OSError):
+        return None
+    mallctl.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+    mallctl.restype = ctypes.c_int
+    return mallctl
+
+
+def _jemalloc_flag(mallctl, name: bytes) -> bool:
+    value, size = ctypes.c_bool(), ctypes.c_size_t(ctypes.sizeof(ctypes.c_bool))
+    return mallctl(name, ctypes.byref(value), ctypes.byref(size), None, 0) == 0 and value.value
+
+
+def _restore_background_threads(mallctl) -> None:
+    """jemalloc stops its purging threads in a forked child (each `--num-procs` process is one);
+    start them again where the configuration asked for them. Once per process."""
+    global _background_threads_pid
+    if _background_threads_pid == os.getpid():
+        return
+    _background_threads_pid = os.getpid()
+    if _jemalloc_flag(mallctl, b"opt.background_thread") and not _jemalloc_flag(mallctl, b"background_thread"):
+        on = ctypes.c_bool(True)
+        mallctl(b"background_thread", None, None, ctypes.byref(on), ctypes.sizeof(on))
+
+
+def restore_background_purging() -> None:
+    """On jemalloc, have its background threads purge freed pages in this process too."""
+    mallctl = jemalloc_mallctl()
+    if mallctl is not None:
+        _restore_background_threads(mallctl)
+
+
 def trim_heap() -> bool:
-    """Collect garbage and give the C heap's free pages back to the system (glibc); whether any went."""
+    """Collect garbage and give the C heap's free pages back to the system (jemalloc: purge every
+    arena; glibc: malloc_trim); whether it could."""
     gc.collect()
+    mallctl = jemalloc_mallctl()
+    if mallctl is not None:
+        _restore_background_threads(mallctl)
+        return mallctl(_JEMALLOC_ALL_ARENAS, None, None, None, 0) == 0
     if not on_glibc():
         return False
     return bool(ctypes.CDLL(None).malloc_trim(0))

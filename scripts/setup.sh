@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Create .venv and install the project (and, with --test, what the test suite needs: the test
-# extras, Debian's Chromium, Thai fonts and redis-server). Safe to run again: it only installs what is missing.
+# extras, Debian's Chromium, Thai fonts, redis-server and jemalloc). Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +33,8 @@ if [ "$want_test" = 1 ]; then
   [ -x /usr/bin/chromium ] || need+=(chromium)
   dpkg -s fonts-thai-tlwg >/dev/null 2>&1 || need+=(fonts-thai-tlwg)
   [ -x /usr/bin/redis-server ] || need+=(redis-server)  # the scale-out tests start their own on loopback
+  # the allocator a served process runs on where installed (tests check it is used)
+  ls /usr/lib/*-linux-gnu/libjemalloc.so.2 >/dev/null 2>&1 || need+=(libjemalloc2)
   if [ ${#need[@]} -gt 0 ]; then
     sudo=""
     [ "$(id -u)" = 0 ] || sudo="sudo"

@@ -11,6 +11,7 @@ import functools
 import gc
 import os
 import re
+import signal
 import socket
 import sys
 import urllib.parse
@@ -102,7 +103,6 @@ def create_dashboard(settings: ApiSettings | None = None, client: SecClient | No
     )
     if served:
         delivery.install()  # what changes while the browser builds the page reaches it
-        restore_background_purging()  # a `--num-procs` process forked without it
         pn.state.on_session_destroyed(lambda _context: app.market.close())
         pn.state.on_session_destroyed(release_notification_area)
         pn.state.on_session_destroyed(trim_heap_soon)
@@ -240,6 +240,8 @@ def _origins(address: str, port: int) -> list[str]:
     return sorted(f"[{h}]:{port}" if ":" in h else f"{h}:{port}" for h in hosts if h) + extra
 
 
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
+
 # After a session ends, how long to wait (for others to end too) before giving memory back.
 TRIM_DELAY_S = 5.0
 _trim_pending = False
@@ -331,6 +333,26 @@ def settle_heap() -> int:
     return gc.get_freeze_count()
 
 
+_forked_server = False  # whether this process is one `--num-procs` forked
+
+
+def _on_forked_server(parent: int) -> None:
+    """In each process `--num-procs` forks: end with the parent (the process a user or supervisor
+    stops: without this, stopping it left the others serving the port, orphaned), and purge freed
+    memory in the background as the parent does (jemalloc stops that in a forked child). A process
+    forked by one of those (its own children) is left alone."""
+    global _forked_server
+    if _forked_server:
+        return
+    _forked_server = True
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent:  # the parent ended before the line above: nobody would stop this one
+            os._exit(0)
+    restore_background_purging()
+
+
 def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, settings: ApiSettings | None = None,
           num_procs: int = 1, settle: bool = True, **kwargs) -> None:
     """Serve the dashboard until interrupted (the `sec-dashboard serve` command).
@@ -354,6 +376,8 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, sett
     kwargs["extra_patterns"] = component_routes() + static_routes() + list(kwargs.get("extra_patterns", []))
     if settle:
         settle_heap()
+    if num_procs != 1:
+        os.register_at_fork(after_in_child=functools.partial(_on_forked_server, os.getpid()))
     pn.serve({"/": factory}, port=port, address=address, show=show, websocket_origin=_origins(address, port),
              title=APP_TITLE, num_procs=num_procs, **kwargs)
 

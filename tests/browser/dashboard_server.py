@@ -61,8 +61,9 @@ class DashboardProcess:
     """`python -m dashboard ... serve` in a child process; `with DashboardProcess(demo=True) as server:`."""
 
     def __init__(self, *, demo: bool = True, env: dict[str, str] | None = None, log_path: Path | None = None,
-                 startup_timeout: float = 90.0):
+                 startup_timeout: float = 90.0, serve_args: tuple[str, ...] = ()):
         self.demo = demo
+        self.serve_args = tuple(serve_args)
         self.port = free_port()
         self.extra_env = dict(env or {})
         self.log_path = log_path
@@ -85,7 +86,7 @@ class DashboardProcess:
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         env.update(self.extra_env)
         cmd = [sys.executable, "-m", "dashboard", *(["--demo"] if self.demo else []), "serve",
-               "--port", str(self.port), "--address", "127.0.0.1"]
+               "--port", str(self.port), "--address", "127.0.0.1", *self.serve_args]
         self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self.process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         try:

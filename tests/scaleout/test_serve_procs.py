@@ -1,8 +1,11 @@
-"""`sec-dashboard serve --num-procs N`: the number reaches Panel and every process's settings."""
+"""`sec-dashboard serve --num-procs N`: the number reaches Panel and every process's settings, and
+the processes end together."""
 
 from __future__ import annotations
 
 import os
+import sys
+import urllib.request
 
 import pytest
 
@@ -40,3 +43,25 @@ def test_settings_read_the_scale_out_variables_and_never_show_a_redis_password()
     assert "s3cret-pass" not in repr(settings) and "redis://cache.internal:6380/2" in repr(settings)
     with pytest.raises(ValueError, match="SEC_DASHBOARD_REDIS_URL"):
         ApiSettings.from_env(environ={"SEC_DASHBOARD_REDIS_URL": "http://cache.internal"})
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes end with their parent on Linux")
+def test_stopping_a_multi_process_server_stops_every_process():
+    """`serve --num-procs 2` forks two serving processes; stopping the one a user or supervisor
+    started (SIGTERM to it alone, as `kill PID` does) must not leave them serving the port."""
+    import psutil
+
+    from tests.browser.dashboard_server import DashboardProcess
+
+    server = DashboardProcess(demo=True, serve_args=("--num-procs", "2")).start()
+    try:
+        children = psutil.Process(server.pid).children()
+        assert len(children) == 2
+        with urllib.request.urlopen(server.url + "liveness", timeout=10) as answer:
+            assert answer.status == 200
+    finally:
+        server.stop()
+    gone, alive = psutil.wait_procs(children, timeout=15)
+    for process in alive:  # do not leave them to the rest of the run
+        process.kill()
+    assert not alive, f"still running after their parent stopped: {[p.pid for p in alive]}"

@@ -232,6 +232,43 @@ def static_routes() -> list[tuple]:
     return [(r"/static/extensions/(.*)", CachedStaticHandler, {"root": extension_dirs})]
 
 
+def cache_component_resources() -> None:
+    """Have Panel work out the style sheets and scripts its custom components need once, not on
+    every page served.
+
+    Each GET of the page had Panel list them by walking every component class it knows (about 120,
+    most of them panel-material-ui's) and resolving each one's files on disk: 29 ms of the 146 ms
+    the server took to answer, the same answer every time. It changes only when a component class
+    is defined, an extension loaded, or the page is served under another path, so those make the
+    key. What the walk adds to a list is kept, and added again the way Panel adds it (in order,
+    skipping what the list already holds), so the page names the same files in the same order."""
+    from panel.io.resources import Resources
+    from panel.io.state import state
+    from panel.reactive import ReactiveCustomBase, ReactiveMetaBase
+    from panel.util import _descendents
+
+    walk = Resources.extra_resources
+    if getattr(walk, "cached_by_dashboard", False):
+        return
+    found: dict[tuple, list[str]] = {}
+
+    def extra_resources(self, resources, resource_type):
+        extensions = state._extensions
+        key = (resource_type, self.mode, state.rel_path, tuple(sorted(ReactiveMetaBase._loaded_extensions)),
+               None if extensions is None else tuple(sorted(extensions)),
+               tuple(_descendents(ReactiveCustomBase, concrete=True)))
+        if key not in found:
+            fresh: list[str] = []
+            walk(self, fresh, resource_type)
+            found[key] = fresh
+        for resource in found[key]:
+            if resource not in resources:
+                resources.append(resource)
+
+    extra_resources.cached_by_dashboard = True
+    Resources.extra_resources = extra_resources
+
+
 def _origins(address: str, port: int) -> list[str]:
     hosts = {address, "localhost", "127.0.0.1"}
     if address in ("0.0.0.0", "::", ""):
@@ -374,6 +411,7 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, sett
     print(f"SEC dashboard on http://{address}:{port}/ ({settings.source_label}; Ctrl+C stops)", flush=True)
     kwargs.setdefault("liveness", True)  # GET /liveness answers 200 without opening a session
     kwargs["extra_patterns"] = component_routes() + static_routes() + list(kwargs.get("extra_patterns", []))
+    cache_component_resources()
     if settle:
         settle_heap()
     if num_procs != 1:

@@ -187,3 +187,40 @@ def test_settling_the_heap_puts_the_libraries_beyond_the_collector():
         assert len(gc.get_objects()) < frozen  # what the collector still walks
     finally:
         gc.unfreeze()
+
+
+def test_component_resources_are_worked_out_once_and_stay_what_panel_lists(tmp_path):
+    """`cache_component_resources` (installed by `serve()`): the page's style sheets are the ones
+    Panel lists, in its order; a component class defined later is listed too. Run in a child
+    process: the cache and the class it defines would otherwise stay in this one."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        from panel.custom import JSComponent
+        from panel.io.resources import Resources
+        import dashboard.app as app
+
+        def sheets():
+            return Resources(mode="server").css_files
+
+        panels_own = sheets()
+        app.cache_component_resources()
+        app.cache_component_resources()  # installing twice wraps once
+        assert getattr(Resources.extra_resources, "cached_by_dashboard", False)
+        first, again = sheets(), sheets()
+        assert first == panels_own and again == panels_own, (first, panels_own)
+        assert any("panel-material-ui.bundle.css" in s for s in panels_own), panels_own
+
+        class Later(JSComponent):
+            __css__ = ["https://example.invalid/later.css"]
+            _esm = "export function render() {}"
+
+        listed = sheets()
+        assert "https://example.invalid/later.css" in listed, listed
+        assert [s for s in listed if "later.css" not in s] == panels_own
+        print("ok")
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]

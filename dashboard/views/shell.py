@@ -127,10 +127,7 @@ class DashboardApp(pn.viewable.Viewer):
                                         state.factsheet.param.stale, state.basket.param.stale),
                                 name="footer", margin=(16, 8, 8, 8))
         main += [self.tabs, self.footer]
-        header = [NarrowScreenSidebar(width=0, height=0, margin=0, name="narrow-screen-sidebar"),
-                  pmui.Typography("DEMO DATA" if self.banner else "", variant="overline", margin=(0, 12),
-                                  visible=bool(self.banner), styles={"color": "#ffd54f", "font-weight": "700"})]
-        self.page = pmui.Page(title=APP_TITLE, main=main, sidebar=[self.sidebar], header=header,
+        self.page = pmui.Page(title=APP_TITLE, main=main, sidebar=[self.sidebar], header=self._header() if self.page_ready else [],
                               sidebar_width=300, theme_toggle=True, stylesheets=STYLESHEETS,
                               dark_theme=state.theme == "dark")
         # The theme is kept in the URL: the toggle sets the state, a link sets the toggle.
@@ -286,6 +283,17 @@ class DashboardApp(pn.viewable.Viewer):
         for view in self.views.values():
             if isinstance(view, FundExplorer):
                 view.complete()
+        page = getattr(self, "page", None)  # None while __init__ builds it (then with its header)
+        if page is not None and not page.header:
+            page.header = self._header()
+
+    def _header(self) -> list:
+        """The header's own items: the narrow-screen sidebar switch and the demo chip (the banner
+        above the tabs says "demo data" from the first paint on; these are React components,
+        each one more for the browser to render before it draws the results)."""
+        return [NarrowScreenSidebar(width=0, height=0, margin=0, name="narrow-screen-sidebar"),
+                pmui.Typography("DEMO DATA" if self.banner else "", variant="overline", margin=(0, 12),
+                                visible=bool(self.banner), styles={"color": "#ffd54f", "font-weight": "700"})]
 
     # ---- footer -------------------------------------------------------------------------------------
 

@@ -3,10 +3,10 @@
 The served page's first document is what `Page.server_doc` makes of the dashboard once its first
 load is done (in the browser it usually is, by the time the page pulls the document). Only the shown
 tab is built (the other six tabs' tables and 13 charts are not in it), and of that tab only the
-search, its results and the fund's overview: the basket sidebar, the unit classes "Demo" matches
-and the basket buttons follow once the browser has drawn the page, into places kept at their
+search, its results and the fund's overview: the basket sidebar, the unit classes "Demo" matches,
+the basket buttons and the header's items follow once the browser has drawn the page, into places kept at their
 height (so that the overview does not move when they come). Measured with the demo data the first
-document holds 67 models (136 when it held everything); the bound allows a little growth.
+document holds 65 models (136 when it held everything); the bound allows a little growth.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from dashboard.views.explorer import (CLASS_MATCHES_TITLE_PX, CLASSES_PAGE, FUND
 from dashboard.views.shell import DashboardApp
 from tests.conftest import TODAY, run
 
-# Measured: 67 models with the demo data's first load (136 with everything in the first document).
+# Measured: 65 models with the demo data's first load (136 with everything in the first document).
 FIRST_DOCUMENT_MAX_MODELS = 76
 
 
@@ -84,6 +84,8 @@ def test_the_first_document_holds_the_results_and_overview_only_and_few_models(s
     assert len(tables) == 1 and explorer.results._models and not explorer._classes._models
     assert explorer.results.value["proj_id"].tolist()  # the first load's results are in it
     assert app.sidebar.objects == [] and app.basket_panel is None  # built once the page is drawn
+    # the header's two React components (narrow-screen switch, demo chip) too: the banner says demo
+    assert app.page.header == [] and [m for m in models if "Demo data" in str(getattr(m, "text", ""))]
     assert app.state.fund and app.state.fund in explorer.overview.object
     # the places of what follows keep their heights meanwhile, empty and light
     classes = explorer._class_matches
@@ -112,6 +114,8 @@ def test_once_the_page_is_drawn_the_rest_follows_with_todays_values(served_first
     assert not [line for line in lines if "loading" in line]
     assert explorer._classes._models and explorer._classes.visible
     assert explorer._basket_button._models
+    assert [type(h).__name__ for h in app.page.header] == ["NarrowScreenSidebar", "Typography"]
+    assert all(h._models for h in app.page.header) and app.page.header[1].object == "DEMO DATA"
     assert len([m for m in doc.models if isinstance(m, DataTabulator)]) == 2
     assert len(doc.models) > first + 40
     assert all(place.objects == parts for place, parts in explorer._later)
@@ -125,6 +129,7 @@ def test_once_the_page_is_drawn_the_rest_follows_with_todays_values(served_first
 def test_a_view_first_opened_after_the_page_is_drawn_is_whole(demo_app):
     explorer = demo_app.views["explorer"]
     assert not explorer.deferred and all(place.objects == parts for place, parts in explorer._later)
+    assert [type(h).__name__ for h in demo_app.page.header] == ["NarrowScreenSidebar", "Typography"]
     assert explorer._basket_button in explorer._later[1][0].objects
     assert demo_app.sidebar.objects == [demo_app.basket_panel.__panel__()]
 

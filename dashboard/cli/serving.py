@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import sys
 from collections.abc import Callable
 
@@ -64,7 +65,7 @@ def serving_environment(environ: dict[str, str],
         env.setdefault("MALLOC_ARENA_MAX", SERVE_ALLOCATOR_ENV["MALLOC_ARENA_MAX"])
         return env
     preload = environ.get("LD_PRELOAD", "").strip()
-    if library not in preload.split():
+    if library not in re.split(r"[:\s]+", preload):  # ld.so takes spaces or colons between them
         env["LD_PRELOAD"] = f"{library} {preload}".strip()
     env.setdefault("MALLOC_CONF", JEMALLOC_CONF)
     return env

@@ -28,6 +28,8 @@ def test_serve_runs_on_jemalloc_where_installed():
     assert env["LD_PRELOAD"] == f"{JEMALLOC} /opt/x.so" and env["MALLOC_CONF"] == "narenas:2"
     env = serving_environment({"LD_PRELOAD": JEMALLOC}, jemalloc=lambda: JEMALLOC)
     assert env["LD_PRELOAD"] == JEMALLOC
+    env = serving_environment({"LD_PRELOAD": f"/opt/x.so:{JEMALLOC}"}, jemalloc=lambda: JEMALLOC)
+    assert env["LD_PRELOAD"] == f"/opt/x.so:{JEMALLOC}"  # already there, colon-separated
 
 
 def test_serve_runs_on_malloc_without_jemalloc_or_when_told(capsys):

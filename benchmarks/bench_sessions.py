@@ -163,8 +163,9 @@ def main() -> int:
     print(f"  after {CHURN} sessions opened, closed and ended {memory['after 200']:.0f} MB "
           f"({memory['after 200'] - memory['warm idle']:+.0f} MB against warm idle, "
           f"{memory['after 200'] - memory['idle']:+.0f} MB against idle)")
-    print(f"  after {CHURN} more {memory['after 400']:.0f} MB ({memory['after 400'] - memory['after 200']:+.0f} MB against "
-          f"after {CHURN}: what stays is the bounded caches, not the sessions)")
+    grown = memory["after 400"] - memory["after 200"]
+    print(f"  after {CHURN} more {memory['after 400']:.0f} MB ({grown:+.0f} MB against after {CHURN}: "
+          "what stays is the bounded caches, not the sessions)")
     print(f"\n(run took {time.monotonic() - started:.0f} s)")
     return 0
 

@@ -41,15 +41,20 @@ class NarrowScreenSidebar(JSComponent):
     opens it as usual.
     """
 
+    # At `initialize` (when BokehJS builds this view, before the page's React render) the drawer
+    # is shut before it is ever drawn; at `render` it was drawn open and slid shut in the first
+    # frames. `render` checks again, for a document that was not yet attached at `initialize`.
     _esm = """
-export function render({ view }) {
+function closeOnNarrowScreen(model) {
   if (window.innerWidth >= %d) { return }
-  const doc = view.model.document
+  const doc = model.document
   if (!doc) { return }
   for (const m of doc.all_models) {
     if ("sidebar_open" in m && "sidebar_variant" in m && m.sidebar_open === true) { m.sidebar_open = false }
   }
 }
+export function initialize({ model }) { closeOnNarrowScreen(model) }
+export function render({ model }) { closeOnNarrowScreen(model) }
 """ % NARROW_SCREEN_PX
 
 
@@ -127,7 +132,12 @@ class DashboardApp(pn.viewable.Viewer):
                                         state.factsheet.param.stale, state.basket.param.stale),
                                 name="footer", margin=(16, 8, 8, 8))
         main += [self.tabs, self.footer]
-        self.page = pmui.Page(title=APP_TITLE, main=main, sidebar=[self.sidebar], header=self._header() if self.page_ready else [],
+        # The narrow-screen switch is in the first document: it closes a phone's sidebar drawer before
+        # it is drawn (later, the drawer opened over the page and slid shut). The demo chip follows.
+        header = [NarrowScreenSidebar(width=0, height=0, margin=0, name="narrow-screen-sidebar")]
+        if self.page_ready:
+            header.append(self._demo_chip())
+        self.page = pmui.Page(title=APP_TITLE, main=main, sidebar=[self.sidebar], header=header,
                               sidebar_width=300, theme_toggle=True, stylesheets=STYLESHEETS,
                               dark_theme=state.theme == "dark")
         # The theme is kept in the URL: the toggle sets the state, a link sets the toggle.
@@ -283,17 +293,19 @@ class DashboardApp(pn.viewable.Viewer):
         for view in self.views.values():
             if isinstance(view, FundExplorer):
                 view.complete()
-        page = getattr(self, "page", None)  # None while __init__ builds it (then with its header)
-        if page is not None and not page.header:
-            page.header = self._header()
+        page = getattr(self, "page", None)  # None while __init__ builds it (then with the chip)
+        if page is not None and len(page.header) == 1:
+            page.header = [*page.header, self._demo_chip()]
 
-    def _header(self) -> list:
-        """The header's own items: the narrow-screen sidebar switch and the demo chip (the banner
-        above the tabs says "demo data" from the first paint on; these are React components,
-        each one more for the browser to render before it draws the results)."""
-        return [NarrowScreenSidebar(width=0, height=0, margin=0, name="narrow-screen-sidebar"),
-                pmui.Typography("DEMO DATA" if self.banner else "", variant="overline", margin=(0, 12),
-                                visible=bool(self.banner), styles={"color": "#ffd54f", "font-weight": "700"})]
+    def _demo_chip(self) -> pmui.Typography:
+        """The header's "DEMO DATA" chip. A React component, one more for the browser to render
+        before it draws the results, so a served page gets it once drawn: the banner above the
+        tabs says "demo data" from the first paint on."""
+        # on one line: wrapped ("DEMO / DATA"), it made a phone's header taller than the title and
+        # the header then covered the top of the banner
+        return pmui.Typography("DEMO DATA" if self.banner else "", variant="overline", margin=(0, 12),
+                               visible=bool(self.banner),
+                               styles={"color": "#ffd54f", "font-weight": "700", "white-space": "nowrap"})
 
     # ---- footer -------------------------------------------------------------------------------------
 

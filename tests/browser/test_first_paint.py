@@ -106,3 +106,35 @@ def test_first_document_holds_the_results_only_and_the_rest_follows(server, page
     assert tops and max(tops) - min(tops) <= 2, sorted(set(tops))  # it jumped by 390 px, then 80
     assert page.evaluate("() => typeof window.Notyf") == "undefined"
     assert page.console_log.errors == []
+
+
+# Notes, every frame from the first results row on, how far onto the screen the sidebar's drawer
+# reaches (its right edge; 0 or less is off screen). (Before the first row, while BokehJS builds the
+# page, the drawer can exist for a frame or two, open, under nothing drawn yet.)
+DRAWER_FRAMES_JS = """(() => { window.__drawerRight = -1e9;
+  const all = (root, sel, out) => { root.querySelectorAll(sel).forEach(e => out.push(e));
+    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) all(e.shadowRoot, sel, out); return out; };
+  const poll = () => { if (all(document, '.tabulator-row', []).length) {
+      for (const el of all(document, '.MuiDrawer-paper', [])) { const box = el.getBoundingClientRect();
+        if (box.width > 0) window.__drawerRight = Math.max(window.__drawerRight, box.right); } }
+    requestAnimationFrame(poll); }; poll(); })();"""
+
+
+def test_on_a_phone_the_sidebar_never_covers_the_page_and_the_demo_chip_follows(server, browser):
+    """At 390 px the sidebar is a drawer over the page: it must stay shut from the first frame (it
+    opened over the page and slid shut when its switch came after the first paint). The header's
+    "DEMO DATA" chip comes once the page is drawn, on one line (wrapped, it made the header taller
+    and the header covered the banner's top)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        page.add_init_script(DRAWER_FRAMES_JS)
+        page.goto(server.url)
+        page.wait_for_function(f"() => ({COUNT_JS})('.tabulator-row') > 0", timeout=60_000)
+        page.get_by_text("DEMO DATA", exact=True).wait_for(timeout=30_000)
+        page.wait_for_timeout(1000)
+        assert page.evaluate("() => window.__drawerRight") <= 0
+        chip = page.get_by_text("DEMO DATA", exact=True).bounding_box()
+        assert chip and chip["height"] < 40, chip  # one line (two were 64 px)
+    finally:
+        context.close()

@@ -1,5 +1,6 @@
 """A served process gives the memory of ended sessions back: it runs on jemalloc where installed (C's
-malloc in few arenas otherwise) and purges the heap a few seconds after sessions end. The figures are `benchmarks/bench_sessions.py`'s."""
+malloc in few arenas otherwise) and purges the heap a few seconds after sessions end. The figures
+are `benchmarks/bench_sessions.py`'s."""
 
 from __future__ import annotations
 

@@ -84,8 +84,10 @@ def test_the_first_document_holds_the_results_and_overview_only_and_few_models(s
     assert len(tables) == 1 and explorer.results._models and not explorer._classes._models
     assert explorer.results.value["proj_id"].tolist()  # the first load's results are in it
     assert app.sidebar.objects == [] and app.basket_panel is None  # built once the page is drawn
-    # the header's two React components (narrow-screen switch, demo chip) too: the banner says demo
-    assert app.page.header == [] and [m for m in models if "Demo data" in str(getattr(m, "text", ""))]
+    # the header's demo chip (a React component) too: the banner says demo data meanwhile. The
+    # narrow-screen switch is there, to close a phone's drawer before it is drawn.
+    assert [type(h).__name__ for h in app.page.header] == ["NarrowScreenSidebar"]
+    assert app.page.header[0]._models and [m for m in models if "Demo data" in str(getattr(m, "text", ""))]
     assert app.state.fund and app.state.fund in explorer.overview.object
     # the places of what follows keep their heights meanwhile, empty and light
     classes = explorer._class_matches

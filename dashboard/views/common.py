@@ -184,6 +184,10 @@ class DataTable(pn.widgets.Tabulator):
             update["titles"] = titles
         if selection is not None and list(selection) != list(self.selection):
             update["selection"] = list(selection)
+        if "value" in update and "selection" in update and (current is None or not len(current)):
+            # Panel maps the selection through the old rows when the rows change; from an empty
+            # table that raised IndexError. Nothing could have been clicked in an empty table.
+            self.param.update(value=update.pop("value"))
         if update:
             self.param.update(**update)
 

@@ -60,3 +60,9 @@ def install() -> None:
 
     ServerSession._handle_pull = _handle_pull
     panel_document._drain_unconnected_events = _drain_unconnected_events
+
+
+def pulled(viewable) -> bool:
+    """Whether a browser has pulled a document this component is rendered in (and may be building
+    its page from it now)."""
+    return any(model.document in PULLED for model, _ in list(viewable._models.values()) if model.document is not None)

@@ -11,6 +11,7 @@ from dashboard.errors import SecApiError
 from dashboard.models.dashboard_state import DashboardState
 from dashboard.models.fund import fund_label
 from dashboard.records.labels import TAX_INCENTIVE
+from dashboard.views import delivery
 from dashboard.views.common import data_table, html_pane, notify_error, stale_badge, text_box
 from dashboard.present.text import (
     STATUS_TONES,
@@ -311,11 +312,14 @@ class FundExplorer(pn.viewable.Viewer):
         self._show_results()
 
     def complete(self) -> None:
-        """Lay out what a deferred view left out: the unit-class matches and the fund's buttons."""
-        self.deferred = False
+        """Lay out what a deferred view left out (the unit-class matches and the fund's buttons), and
+        show results that came while the browser was building the page."""
+        was_deferred, self.deferred = self.deferred, False
         for place, parts in self._later:
             if not place.objects:
                 place.objects = parts
+        if was_deferred:
+            self._show_results()
 
     def __panel__(self):
         return self._layout
@@ -330,6 +334,12 @@ class FundExplorer(pn.viewable.Viewer):
         self.text = self.state.query
 
     def _show_results(self, *_):
+        if self.deferred and delivery.pulled(self.results):
+            # The browser is building the page from a document it has pulled: a new page of results
+            # now reaches a table Tabulator has yet to make, and Panel 1.9's table then fails
+            # ("Cannot read properties of undefined (reading 'setMaxPage')"). `complete()`, once
+            # the page is drawn, shows them. (Results in time for the pull are in the document.)
+            return
         search = self.state.search
         frame = results_frame(search.results)
         ids = frame["proj_id"].tolist() if not frame.empty else []

@@ -59,3 +59,13 @@ def test_a_text_box_is_its_parameter_and_enter_runs_with_the_text_as_typed():
     box.value_input = "typed"  # the browser sends Enter before it commits the text
     box.param.trigger("enter_pressed")
     assert model.query == "typed" and seen == ["typed"]
+
+
+def test_an_empty_table_takes_rows_and_a_selected_row_at_once():
+    """The first rows of a table and the selected one, in one call (a page drawn before its first
+    results came): Panel maps the selection through the old rows, and raised IndexError on none."""
+    table = data_table(pd.DataFrame({"proj_id": [], "name": []}), selectable=1)
+    table.set_frame(pd.DataFrame({"proj_id": ["A", "B"], "name": ["a", "b"]}), selection=[1])
+    assert table.value["proj_id"].tolist() == ["A", "B"] and table.selection == [1]
+    table.set_frame(pd.DataFrame({"proj_id": ["C", "B"], "name": ["c", "b"]}), selection=[0])
+    assert table.value["proj_id"].tolist() == ["C", "B"] and table.selection == [0]

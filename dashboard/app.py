@@ -307,23 +307,18 @@ def _jemalloc_flag(mallctl, name: bytes) -> bool:
     return mallctl(name, ctypes.byref(value), ctypes.byref(size), None, 0) == 0 and value.value
 
 
-def _restore_background_threads(mallctl) -> None:
-    """jemalloc stops its purging threads in a forked child (each `--num-procs` process is one);
-    start them again where the configuration asked for them. Once per process."""
+def restore_background_purging() -> None:
+    """On jemalloc, have its background threads purge freed pages in this process too: jemalloc
+    stops them in a forked child (each `--num-procs` process is one). Started again where the
+    configuration asked for them; once per process."""
     global _background_threads_pid
-    if _background_threads_pid == os.getpid():
+    mallctl = jemalloc_mallctl()
+    if mallctl is None or _background_threads_pid == os.getpid():
         return
     _background_threads_pid = os.getpid()
     if _jemalloc_flag(mallctl, b"opt.background_thread") and not _jemalloc_flag(mallctl, b"background_thread"):
         on = ctypes.c_bool(True)
         mallctl(b"background_thread", None, None, ctypes.byref(on), ctypes.sizeof(on))
-
-
-def restore_background_purging() -> None:
-    """On jemalloc, have its background threads purge freed pages in this process too."""
-    mallctl = jemalloc_mallctl()
-    if mallctl is not None:
-        _restore_background_threads(mallctl)
 
 
 def trim_heap() -> bool:
@@ -332,7 +327,7 @@ def trim_heap() -> bool:
     gc.collect()
     mallctl = jemalloc_mallctl()
     if mallctl is not None:
-        _restore_background_threads(mallctl)
+        restore_background_purging()
         return mallctl(_JEMALLOC_ALL_ARENAS, None, None, None, 0) == 0
     if not on_glibc():
         return False

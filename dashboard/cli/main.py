@@ -308,7 +308,7 @@ def cmd_serve(args) -> int:
 
     environment = serving_environment(dict(os.environ))
     if environment is not None and args.from_command_line:
-        # run again, on the allocator that gives ended sessions' memory back (see SERVE_ALLOCATOR_ENV)
+        # run again, on the allocator that gives ended sessions' memory back (see dashboard.cli.serving)
         os.execve(sys.executable, [sys.executable, "-m", "dashboard", *sys.argv[1:]], environment)
     from dashboard.app import serve
 

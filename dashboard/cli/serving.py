@@ -22,7 +22,7 @@ from dashboard.config import on_glibc
 # 200 sessions opened and closed left the process 44 MB above its warm idle on jemalloc, 76 MB on
 # glibc's malloc (benchmarks/bench_sessions.py). Otherwise C's malloc, in at most two arenas,
 # trimmed after sessions end. SEC_DASHBOARD_ALLOCATOR=malloc skips jemalloc; =python keeps pymalloc.
-SERVE_ALLOCATOR_ENV = {"PYTHONMALLOC": "malloc", "MALLOC_ARENA_MAX": "2"}
+MALLOC_ARENA_MAX = "2"  # glibc's malloc, when jemalloc is not there
 JEMALLOC_CONF = "background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0"
 JEMALLOC_PATTERNS = (
     "/usr/lib/*-linux-gnu/libjemalloc.so.2",
@@ -62,7 +62,7 @@ def serving_environment(environ: dict[str, str],
         if choice == "jemalloc":
             print("sec-dashboard: SEC_DASHBOARD_ALLOCATOR=jemalloc, but no libjemalloc.so.2 was found"
                   " (apt-get install libjemalloc2); using C's malloc", file=sys.stderr)
-        env.setdefault("MALLOC_ARENA_MAX", SERVE_ALLOCATOR_ENV["MALLOC_ARENA_MAX"])
+        env.setdefault("MALLOC_ARENA_MAX", MALLOC_ARENA_MAX)
         return env
     preload = environ.get("LD_PRELOAD", "").strip()
     if library not in re.split(r"[:\s]+", preload):  # ld.so takes spaces or colons between them

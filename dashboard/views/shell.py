@@ -135,7 +135,7 @@ class DashboardApp(pn.viewable.Viewer):
         # The narrow-screen switch is in the first document: it closes a phone's sidebar drawer before
         # it is drawn (later, the drawer opened over the page and slid shut). The demo chip follows.
         header = [NarrowScreenSidebar(width=0, height=0, margin=0, name="narrow-screen-sidebar")]
-        if self.page_ready:
+        if self.page_ready and self.banner:
             header.append(self._demo_chip())
         self.page = pmui.Page(title=APP_TITLE, main=main, sidebar=[self.sidebar], header=header,
                               sidebar_width=300, theme_toggle=True, stylesheets=STYLESHEETS,
@@ -294,17 +294,16 @@ class DashboardApp(pn.viewable.Viewer):
             if isinstance(view, FundExplorer):
                 view.complete()
         page = getattr(self, "page", None)  # None while __init__ builds it (then with the chip)
-        if page is not None and len(page.header) == 1:
+        if page is not None and self.banner and len(page.header) == 1:
             page.header = [*page.header, self._demo_chip()]
 
     def _demo_chip(self) -> pmui.Typography:
-        """The header's "DEMO DATA" chip. A React component, one more for the browser to render
-        before it draws the results, so a served page gets it once drawn: the banner above the
-        tabs says "demo data" from the first paint on."""
+        """The header's "DEMO DATA" chip (demo data only). A React component, one more for the
+        browser to render before it draws the results, so a served page gets it once drawn: the
+        banner above the tabs says "demo data" from the first paint on."""
         # on one line: wrapped ("DEMO / DATA"), it made a phone's header taller than the title and
         # the header then covered the top of the banner
-        return pmui.Typography("DEMO DATA" if self.banner else "", variant="overline", margin=(0, 12),
-                               visible=bool(self.banner),
+        return pmui.Typography("DEMO DATA", variant="overline", margin=(0, 12),
                                styles={"color": "#ffd54f", "font-weight": "700", "white-space": "nowrap"})
 
     # ---- footer -------------------------------------------------------------------------------------

@@ -15,11 +15,13 @@ import signal
 import socket
 import sys
 import urllib.parse
+import weakref
 from datetime import date
 
 import panel as pn
 from panel.io.notifications import NotificationAreaBase
 
+from dashboard import spare_sessions
 from dashboard.api.sync import SecClient
 from dashboard.config import ApiSettings, on_glibc
 from dashboard.demo.pools import DEMO_LABEL
@@ -102,6 +104,7 @@ def create_dashboard(settings: ApiSettings | None = None, client: SecClient | No
         page_ready=not served,
     )
     if served:
+        _DASHBOARDS[pn.state.curdoc] = app
         delivery.install()  # what changes while the browser builds the page reaches it
         pn.state.on_session_destroyed(lambda _context: app.market.close())
         pn.state.on_session_destroyed(release_notification_area)
@@ -114,6 +117,22 @@ def create_dashboard(settings: ApiSettings | None = None, client: SecClient | No
         if state.ignored_url:
             pn.state.onload(functools.partial(notify_warning, ignored_notice(state.ignored_url)))
     return app
+
+
+#: Each served document's dashboard (weakly: an ended session's goes with its document).
+_DASHBOARDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def dashboard_of(document) -> DashboardApp | None:
+    """The dashboard served in a session's document (None for another document)."""
+    return _DASHBOARDS.get(document)
+
+
+def spare_usable(document) -> bool:
+    """Whether a page built ahead of its visitor may be handed over: not when its first load failed
+    (the service was failing then; the visitor's own session tries again)."""
+    app = dashboard_of(document)
+    return app is None or not app.state.load_failed()
 
 
 def url_search(state: DashboardState) -> str:
@@ -386,13 +405,15 @@ def _on_forked_server(parent: int) -> None:
 
 
 def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, settings: ApiSettings | None = None,
-          num_procs: int = 1, settle: bool = True, **kwargs) -> None:
+          num_procs: int = 1, settle: bool = True, spares: bool = True, **kwargs) -> None:
     """Serve the dashboard until interrupted (the `sec-dashboard serve` command).
 
     `num_procs` > 1 forks that many server processes sharing the port (Panel's multi-process
     serving; 0 means one per CPU); each has its own sessions, all share the disk cache. `settle`
     freezes the heap first (`settle_heap`): off for a server started inside another program (a
-    test's thread), whose heap is not the server's to freeze.
+    test's thread), whose heap is not the server's to freeze. `spares` builds each process's next
+    session before its visitor comes (`dashboard.spare_sessions`): a plain visit's page then
+    answers at once instead of after the session's build.
     """
     if num_procs < 0:
         raise ValueError(f"num_procs must be 0 (one per CPU) or more, not {num_procs}")
@@ -407,6 +428,11 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, sett
     kwargs.setdefault("liveness", True)  # GET /liveness answers 200 without opening a session
     kwargs["extra_patterns"] = component_routes() + static_routes() + list(kwargs.get("extra_patterns", []))
     cache_component_resources()
+    if spares:
+        spare_sessions.enable(spare_sessions.Template(protocol="http", host=f"{address}:{port}", path="/", uri="/"),
+                              usable=spare_usable)
+    else:
+        spare_sessions.disable()
     if settle:
         settle_heap()
     if num_procs != 1:

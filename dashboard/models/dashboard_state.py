@@ -404,6 +404,12 @@ class DashboardState(param.Parameterized):
                 errors.append(exc)
         return errors
 
+    def load_failed(self) -> bool:
+        """Whether a part of what is on screen failed to load or came from an expired cache entry
+        because the service failed (a page built ahead of its visitor is then built again for them)."""
+        return bool(self.search_error or self.fund_error or self.basket_error or self.search.stale
+                    or self.factsheet.stale or self.basket.stale)
+
     # ---- what the footer and the report button need ------------------------------------------------
 
     def as_of(self) -> dict[str, str]:

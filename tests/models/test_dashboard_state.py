@@ -190,14 +190,16 @@ def test_start_collects_errors_instead_of_raising(make_client, simulator):
     state = DashboardState(client=make_client(use_cache=False, max_attempts=1))
     simulator.app.inject("503", times=500)
     errors = run(state.start())
-    assert errors and state.search_error and state.started
+    assert errors and state.search_error and state.started and state.load_failed()
     simulator.app.clear_faults()
     assert run(state.search_funds("Demo"))  # works again afterwards
+    assert not state.load_failed()
 
 
 def test_as_of_and_report_request(demo_client, dataset):
     state = DashboardState(client=demo_client)
     run(state.start())
+    assert not state.load_failed()
     as_of = state.as_of()
     assert set(as_of) == {"fund record updated", "performance as of", "holdings as of"}
     assert state.report_request() == {"kind": "fund", "proj_ids": [state.fund], "funds": {state.fund: state.factsheet.fund}}

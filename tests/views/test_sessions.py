@@ -84,9 +84,11 @@ class ServedSession:
         self.closed = False
 
     @classmethod
-    async def open(cls, port: int, host: str = "127.0.0.1", timeout: float = 60.0) -> "ServedSession":
+    async def open(cls, port: int, host: str = "127.0.0.1", timeout: float = 60.0,
+                   token: str | None = None) -> "ServedSession":
+        """Open a session: the one of `token` (a served page's), or a new one."""
         protocol = Protocol()
-        token = generate_jwt_token(generate_session_id())
+        token = token or generate_jwt_token(generate_session_id())
         socket = await websocket_connect(f"ws://{host}:{port}/ws", subprotocols=["bokeh", token],
                                          max_message_size=50 * 1024 * 1024)
         session = cls(WebSocketClientConnectionWrapper(socket), protocol)
@@ -238,7 +240,7 @@ def served(monkeypatch):
     monkeypatch.setattr(app_module, "create_app", recording_create_app)
     port = _free_port()
     frozen = gc.get_freeze_count()
-    app_module.serve(port=port, settings=ApiSettings.from_env(demo=True), threaded=True, settle=False,
+    app_module.serve(port=port, settings=ApiSettings.from_env(demo=True), threaded=True, settle=False, spares=False,
                      check_unused_sessions_milliseconds=100, unused_session_lifetime_milliseconds=100)
     try:  # the server's thread keeps the test process alive until it is stopped, whatever fails
         assert gc.get_freeze_count() <= frozen  # settle=False: the test process's heap is not frozen

@@ -1,0 +1,257 @@
+"""One session built ahead of the next visitor, handed over when a plain address is opened.
+
+Building a session (the app's objects, then its Bokeh document: about 120 ms of CPU here) used to
+happen inside the visitor's GET, on the server's only event loop. The page's HTML waited for it,
+and so did every script and style sheet a cold browser asked for meanwhile. A spare session is
+built while the server is otherwise idle; a visitor whose address carries no query (`/`, the
+address most people open) gets it at once, under the visitor's own session id and token, and
+the next spare is built once that visitor's page is drawn.
+
+A spare is built from a request without headers or cookies (the path, host and scheme of the
+last plain visit; only a visit to the same path gets it) and takes the visitor's request when
+handed over, so no visitor ever sees another's headers or cookies. Addresses with a query (a
+shared link: `?fund=...`) and requests with a signed-in user get a session built for them, as
+before; so does a visit that finds the spare older than `MAX_AGE_S` or with data that failed to
+load (the spare is then ended).
+
+`enable()` patches Bokeh's `ApplicationContext` (process-wide, once; `disable()` turns it off);
+each application context of each server process keeps its own spare.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+import uuid
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bokeh.document import Document
+from bokeh.server.contexts import ApplicationContext, _RequestProxy
+from bokeh.server.session import ServerSession
+from bokeh.util.token import generate_jwt_token, get_token_payload
+from tornado.ioloop import IOLoop
+
+log = logging.getLogger("dashboard.spare_sessions")
+
+#: After a spare is handed over, how long to wait for the visitor's page to be drawn before
+#: building the next one anyway (a visitor without a browser never reports it).
+FALLBACK_DELAY_S = 5.0
+#: After the visitor's page is drawn, how long to leave the server to the work that follows it
+#: (the parts a page gets once drawn) before building the next spare.
+AFTER_DRAWN_DELAY_S = 0.5
+#: A spare older than this is not handed over: its data would be older than a new session's.
+MAX_AGE_S = 300.0
+SPARE_PREFIX = "spare-"
+#: After the server starts, when to build its first spare.
+START_DELAY_S = 0.5
+
+
+@dataclass(frozen=True)
+class Template:
+    """What a spare session's request looks like: the scheme, host and path of a plain visit."""
+
+    protocol: str
+    host: str
+    path: str
+    uri: str
+
+    @classmethod
+    def of(cls, request) -> "Template":
+        return cls(protocol=getattr(request, "protocol", "http"), host=getattr(request, "host", ""),
+                   path=getattr(request, "path", "/"), uri=getattr(request, "uri", "/"))
+
+
+class SpareRequest:
+    """The request a spare is built from: a template's address, no query, headers or cookies."""
+
+    def __init__(self, template: Template):
+        self.protocol, self.host, self.path, self.uri = template.protocol, template.host, template.path, template.uri
+        self.arguments: dict = {}
+        self.query_arguments: dict = {}
+        self.cookies: dict = {}
+        self.headers: dict = {}
+
+
+@dataclass
+class Spare:
+    session: ServerSession
+    template: Template
+    built_at: float
+
+
+class SparePool:
+    """The spare of one application context: at most one, ready or being built."""
+
+    def __init__(self, context: ApplicationContext):
+        self.context = context
+        self.spare: Spare | None = None
+        self.building = False
+        self.template: Template | None = None
+        self._timer = None
+        #: Sessions handed over so far (for tests and the log).
+        self.handed_over = 0
+
+    # ---- handing over --------------------------------------------------------------------------
+
+    def take(self, session_id: str, request, token: str | None) -> ServerSession | None:
+        """The spare, now the session `session_id` of the visitor who sent `request` with `token`;
+        None when there is none to give (then the visitor's session is built as before)."""
+        if request is None or token is None or not plain_visit(request, token):
+            return None
+        # The next spare is built for the address visitors use (only the path shapes a session:
+        # the browser tells its page's own address as soon as it has the page).
+        self.template = Template.of(request)
+        spare, self.spare = self.spare, None
+        if spare is None:
+            self.build_soon(FALLBACK_DELAY_S)
+            return None
+        if (spare.template.path != self.template.path or time.monotonic() - spare.built_at > MAX_AGE_S
+                or not _usable(spare.session.document)):
+            self._discard(spare.session)
+            self.build_soon(FALLBACK_DELAY_S)
+            return None
+        session, context = spare.session, self.context
+        session_context = context._session_contexts.pop(session.id)
+        del context._sessions[session.id]
+        payload = get_token_payload(token)
+        session._id = session_context._id = session_id
+        session._token = session_context._token = token
+        session_context._request = _RequestProxy(request, arguments=payload.get("arguments"),
+                                                 cookies=payload.get("cookies"), headers=payload.get("headers"))
+        context._sessions[session_id] = session
+        context._session_contexts[session_id] = session_context
+        session.unblock_expiration()  # from now on it expires like any session nobody opened
+        self.handed_over += 1
+        session.document.on_event("document_ready", self._visitor_drawn)
+        self.build_soon(FALLBACK_DELAY_S)
+        return session
+
+    def _visitor_drawn(self, _event) -> None:
+        self.build_soon(AFTER_DRAWN_DELAY_S)
+
+    # ---- building ------------------------------------------------------------------------------
+
+    def build_soon(self, delay: float) -> None:
+        """Build a spare in `delay` seconds (sooner if already due), unless one is there or coming."""
+        if self.spare is not None or self.building:
+            return
+        loop = self.context.io_loop or IOLoop.current()
+        due = loop.time() + delay
+        if self._timer is not None:
+            timer, when = self._timer
+            if when <= due:
+                return
+            loop.remove_timeout(timer)
+        self._timer = (loop.call_at(due, self._build), due)
+
+    async def _build(self) -> None:
+        self._timer = None
+        if self.spare is not None or self.building or self.template is None:
+            return
+        self.building = True
+        template = self.template
+        spare_id = f"{SPARE_PREFIX}{uuid.uuid4().hex}"
+        token = generate_jwt_token(spare_id, signed=False, extra_payload={"headers": {}, "cookies": {}, "arguments": {}})
+        try:
+            session = await _create_session(self.context, spare_id, SpareRequest(template), token)
+        except Exception as exc:  # noqa: BLE001 - a spare that cannot be built is no spare; visitors get their own
+            log.warning("A spare session could not be built (%s); sessions are built per visitor", exc)
+            return
+        finally:
+            self.building = False
+        session.block_expiration()  # nobody has opened it: Bokeh would otherwise end it after 15 s
+        self.spare = Spare(session=session, template=template, built_at=time.monotonic())
+
+    def _discard(self, session: ServerSession) -> None:
+        """End a spare that will not be handed over, the way Bokeh ends a session nobody opened."""
+        session.unblock_expiration()
+        session.request_expiration()
+
+
+def plain_visit(request, token: str) -> bool:
+    """Whether the visit opens the plain address: no query, no signed-in user, no route parameters
+    (a spare, built for nobody in particular, is the page such a visit gets)."""
+    payload = get_token_payload(token)
+    arguments = {k for k in (payload.get("arguments") or {}) if not k.startswith("bokeh-")}
+    return not arguments and not payload.get("user") and not payload.get("route_params")
+
+
+_create_session = ApplicationContext.create_session_if_needed
+_run_load_hook = ApplicationContext.run_load_hook
+#: The address a spare is first built for, while spares are on in this process (None: off).
+_first_template: Template | None = None
+_enabled = False
+#: Whether a spare's page may be handed over as it is (the app says: not when its first load failed).
+_usable: Callable[[Document], bool] = lambda _document: True
+
+
+#: Every pool of this process (weakly: a pool lives as long as its application context).
+_POOLS: weakref.WeakSet = weakref.WeakSet()
+
+
+def pool(context: ApplicationContext) -> SparePool:
+    """The spare pool of an application context (made on first use)."""
+    found = context.__dict__.get("_dashboard_spares")
+    if found is None:
+        found = context.__dict__["_dashboard_spares"] = SparePool(context)
+        _POOLS.add(found)
+    return found
+
+
+def pools() -> list[SparePool]:
+    """The spare pools of this process's application contexts (one per served page)."""
+    return list(_POOLS)
+
+
+def enable(template: Template | None = None, usable: Callable[[Document], bool] | None = None) -> None:
+    """Hand spares to plain visits in every application context of this process's servers.
+
+    `template` (the server's own address) lets the first spare be built when the server starts,
+    before anyone visits; without it the first plain visit is built as before and the spare follows.
+    `usable(document)` says whether a spare's page may be handed over (a page whose data failed to
+    load is ended instead, and the visitor's own session tries again)."""
+    global _enabled, _first_template, _usable
+    _enabled, _first_template = True, template
+    _usable = usable or (lambda _document: True)
+    if ApplicationContext.create_session_if_needed is not _create_session:
+        return  # patched already
+
+    @functools.wraps(_create_session)
+    async def create_session_if_needed(self, session_id, request=None, token=None):
+        if (_enabled and session_id not in self._sessions and session_id not in self._pending_sessions
+                and not str(session_id).startswith(SPARE_PREFIX) and not _websocket(request)):
+            try:
+                spare = pool(self).take(session_id, request, token)
+            except Exception:  # noqa: BLE001 - the visitor's page never depends on the spare
+                log.exception("A spare session could not be handed over; building the visitor's session")
+                spare = None
+            if spare is not None:
+                return spare
+        return await _create_session(self, session_id, request, token)
+
+    @functools.wraps(_run_load_hook)
+    def run_load_hook(self):
+        _run_load_hook(self)
+        if _enabled and _first_template is not None:
+            spares = pool(self)
+            spares.template = spares.template or _first_template
+            spares.build_soon(START_DELAY_S)
+
+    ApplicationContext.create_session_if_needed = create_session_if_needed
+    ApplicationContext.run_load_hook = run_load_hook
+
+
+def disable() -> None:
+    """Build every session for its visitor (spares already built stay until they expire)."""
+    global _enabled
+    _enabled = False
+
+
+def _websocket(request) -> bool:
+    """Whether the request opens a websocket (a client that connects without loading the page,
+    or a page whose session is gone: its session is built for it, as before)."""
+    headers = getattr(request, "headers", None) or {}
+    return str(headers.get("Upgrade", "")).lower() == "websocket"

@@ -1,0 +1,202 @@
+"""Spare sessions: a plain visit gets a session built before it came, and nothing of anybody else.
+
+The dashboard is served in this process (demo data) with spares on, as `sec-dashboard serve`
+runs it; a visit is a GET of the page, then the page's own token opens the session over the
+websocket the way BokehJS does (`ServedSession`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+import urllib.request
+
+import pytest
+from bokeh.util.token import get_session_id, get_token_payload
+
+from dashboard import spare_sessions
+from tests.browser.dashboard_server import free_port, wait_until_live
+from tests.views.test_sessions import ServedSession
+
+TOKEN = re.compile(r'"token":"([^"]+)"')
+
+
+def visit(port: int, path: str = "/", cookie: str = "", agent: str = "test-visitor") -> str:
+    """GET the page as a browser does; the token of the session it was given."""
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers={"User-Agent": agent})
+    if cookie:
+        request.add_header("Cookie", cookie)
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        assert answer.status == 200
+        page = answer.read().decode()
+    found = TOKEN.search(page)
+    assert found, "the page carries no session token"
+    return found.group(1)
+
+
+def wait_until(predicate, timeout: float = 30.0, what: str = "the condition"):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not happen within {timeout:g} s")
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def served():
+    """The dashboard served in this process with spares on; yields (port, its spare pool)."""
+    import panel as pn
+
+    import dashboard.app as app_module
+    from dashboard.config import ApiSettings
+
+    before = set(map(id, spare_sessions.pools()))
+    port = free_port()
+    app_module.serve(port=port, address="127.0.0.1", settings=ApiSettings.from_env(demo=True), threaded=True,
+                     settle=False)
+    try:
+        wait_until_live(f"http://127.0.0.1:{port}/", 60)
+        wait_until(lambda: any(id(p) not in before for p in spare_sessions.pools()), what="the server's spare pool")
+        pool = next(p for p in spare_sessions.pools() if id(p) not in before)
+        yield port, pool
+    finally:
+        spare_sessions.disable()
+        pn.state.kill_all_servers()
+
+
+def ready_spare(pool: spare_sessions.SparePool):
+    """The pool's spare once built (the server builds one shortly after it starts)."""
+    wait_until(lambda: pool.spare is not None, 60, "a spare session")
+    return pool.spare
+
+
+def test_a_plain_visit_gets_the_spare_with_its_own_id_request_and_data(served):
+    port, pool = served
+    spare = ready_spare(pool)
+    document = spare.session.document
+    assert spare.session.id.startswith(spare_sessions.SPARE_PREFIX)
+    assert dict(spare.session.document.session_context.request.cookies) == {}
+
+    token = visit(port, cookie="visitor=alice", agent="alice-browser")
+
+    session_id = get_session_id(token)
+    session = pool.context.get_session(session_id)
+    assert session.document is document  # built before the visit came
+    assert pool.handed_over == 1 and pool.spare is None
+    context = session.document.session_context
+    assert context.id == session_id and session.id == session_id and session.token == token
+    assert not any(s.startswith(spare_sessions.SPARE_PREFIX) for s in pool.context._sessions)
+    assert dict(context.request.cookies) == {"visitor": "alice"}
+    assert context.request.headers.get("User-Agent") == "alice-browser"
+
+    async def open_it():
+        opened = await ServedSession.open(port, token=token)
+        try:
+            await opened.first_load()  # the document reports the page drawn as BokehJS does
+            return list(opened.proj_ids), opened.overview
+        finally:
+            await opened.close()
+
+    proj_ids, overview = asyncio.run(open_it())
+    assert proj_ids and 'class="sd-title">' in overview
+    # once the visitor's page is drawn, the next spare is built for the next visitor
+    following = ready_spare(pool)
+    assert following.session.document is not document
+
+
+def test_each_visitor_gets_only_their_own_cookies(served):
+    port, pool = served
+    ready_spare(pool)
+    first = visit(port, cookie="visitor=alice")
+    # the first visitor never draws the page here: have the server build the next spare now
+    pool.context.io_loop.add_callback(pool.build_soon, 0)
+    ready_spare(pool)
+    second = visit(port, cookie="visitor=bob")
+
+    assert get_token_payload(second)["cookies"] == {"visitor": "bob"}
+    session = pool.context.get_session(get_session_id(second))
+    assert dict(session.document.session_context.request.cookies) == {"visitor": "bob"}
+    assert pool.handed_over == 2 and get_session_id(first) != get_session_id(second)
+
+
+def test_a_link_with_a_query_gets_a_session_built_for_it(served):
+    port, pool = served
+    spare = ready_spare(pool)
+    token = visit(port, "/?tab=fees&fund=M0001_2554")
+    session = pool.context.get_session(get_session_id(token))
+    assert session.document is not spare.session.document
+    assert pool.spare is spare and pool.handed_over == 0
+    assert session.document.session_context.request.arguments["tab"] == [b"fees"]
+
+
+def test_a_client_opening_the_websocket_directly_gets_a_session_built_for_it(served):
+    port, pool = served
+    spare = ready_spare(pool)
+
+    async def open_direct():
+        opened = await ServedSession.open(port)
+        await opened.close()
+
+    asyncio.run(open_direct())
+    assert pool.spare is spare and pool.handed_over == 0
+
+
+def test_an_old_spare_is_ended_not_handed_over(served, monkeypatch):
+    port, pool = served
+    spare = ready_spare(pool)
+    monkeypatch.setattr(spare_sessions, "MAX_AGE_S", 0.0)
+    token = visit(port)
+    assert pool.context.get_session(get_session_id(token)).document is not spare.session.document
+    assert pool.handed_over == 0
+    assert spare.session.expiration_requested and not spare.session.expiration_blocked
+
+
+def test_a_spare_whose_data_failed_to_load_is_ended_not_handed_over(served):
+    import dashboard.app as app_module
+
+    port, pool = served
+    spare = ready_spare(pool)
+    dashboard = app_module.dashboard_of(spare.session.document)
+    wait_until(lambda: dashboard.state.started and dashboard.state.factsheet.loaded_at, what="the spare's first load")
+    assert app_module.spare_usable(spare.session.document)
+    # as if the service had failed while the spare loaded
+    pool.context.io_loop.add_callback(lambda: setattr(dashboard.state, "search_error", "The service did not answer"))
+    wait_until(lambda: not app_module.spare_usable(spare.session.document), what="the failure")
+    token = visit(port)
+    assert pool.context.get_session(get_session_id(token)).document is not spare.session.document
+    assert pool.handed_over == 0 and spare.session.expiration_requested
+
+
+def test_a_failure_to_hand_over_leaves_the_visit_working(served, monkeypatch, caplog):
+    port, pool = served
+    ready_spare(pool)
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("spare pool broken")
+
+    monkeypatch.setattr(spare_sessions.SparePool, "take", broken)
+    with caplog.at_level(logging.ERROR, logger="dashboard.spare_sessions"):
+        token = visit(port)
+    assert pool.context.get_session(get_session_id(token)) is not None
+    assert any("could not be handed over" in r.getMessage() for r in caplog.records)
+
+
+def test_without_spares_no_session_is_built_ahead(monkeypatch):
+    import panel as pn
+
+    import dashboard.app as app_module
+    from dashboard.config import ApiSettings
+
+    before = set(map(id, spare_sessions.pools()))
+    port = free_port()
+    app_module.serve(port=port, address="127.0.0.1", settings=ApiSettings.from_env(demo=True), threaded=True,
+                     settle=False, spares=False)
+    try:
+        wait_until_live(f"http://127.0.0.1:{port}/", 60)
+        visit(port)
+        time.sleep(spare_sessions.START_DELAY_S + 1.0)
+        assert all(p.spare is None and not p.building for p in spare_sessions.pools() if id(p) not in before)
+    finally:
+        pn.state.kill_all_servers()

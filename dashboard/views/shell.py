@@ -8,7 +8,6 @@ import time
 import panel as pn
 import panel_material_ui as pmui
 import param
-from panel.custom import JSComponent
 from panel.util import edit_readonly
 
 from dashboard.errors import SecApiError
@@ -32,30 +31,39 @@ TABS_CSS = ":host { height: auto !important; min-height: fit-content; min-width:
 NARROW_SCREEN_PX = 600
 
 
-class NarrowScreenSidebar(JSComponent):
-    """Closes the page's sidebar when the page opens on a phone-width screen.
-
-    Below the "sm" breakpoint the Page's sidebar is a temporary drawer that covers the content
-    and the title; open at load, it hid the page. Only the browser knows its width, so the
-    decision is made there, once, before anyone could have opened the drawer; the menu button
-    opens it as usual.
-    """
-
-    # At `initialize` (when BokehJS builds this view, before the page's React render) the drawer
-    # is shut before it is ever drawn; at `render` it was drawn open and slid shut in the first
-    # frames. `render` checks again, for a document that was not yet attached at `initialize`.
-    _esm = """
-function closeOnNarrowScreen(model) {
-  if (window.innerWidth >= %d) { return }
-  const doc = model.document
-  if (!doc) { return }
-  for (const m of doc.all_models) {
-    if ("sidebar_open" in m && "sidebar_variant" in m && m.sidebar_open === true) { m.sidebar_open = false }
-  }
-}
-export function initialize({ model }) { closeOnNarrowScreen(model) }
-export function render({ model }) { closeOnNarrowScreen(model) }
-""" % NARROW_SCREEN_PX
+# The served page: panel-material-ui's page template, with a script that shuts the sidebar's drawer
+# on a phone-width screen before the page is first drawn. Below the "sm" breakpoint the sidebar is
+# a temporary drawer over the content and the title: open at load, it hid the page. Only the
+# browser knows its width. BokehJS pushes each document it makes onto `Bokeh.documents` from the
+# document's constructor; the first push wraps the documents' `add_root`, so the page's root (whose
+# data has `sidebar_open` and `sidebar_variant`) is shut as it is added, before anything is drawn.
+# (A component in the page doing this cost every page an ES module to compile before its first paint.)
+PAGE_TEMPLATE = """{%% extends "base.html" %%}
+{%% block postamble %%}{{ super() }}
+<script>
+(function () {
+  var documents = window.Bokeh && window.Bokeh.documents;
+  if (!documents || typeof documents.push !== "function") { return; }
+  var push = documents.push;
+  documents.push = function (doc) {
+    documents.push = push;
+    var proto = doc && Object.getPrototypeOf(doc);
+    if (proto && typeof proto.add_root === "function") {
+      var addRoot = proto.add_root;
+      proto.add_root = function (model) {
+        var page = model && model.data;
+        if (window.innerWidth < %d && page && "sidebar_open" in page && "sidebar_variant" in page
+            && page.sidebar_open === true) {
+          page.sidebar_open = false;
+        }
+        return addRoot.apply(this, arguments);
+      };
+    }
+    return push.apply(this, arguments);
+  };
+})();
+</script>
+{%% endblock %%}""" % NARROW_SCREEN_PX
 
 
 class TitledTabs(pmui.Tabs):
@@ -132,14 +140,11 @@ class DashboardApp(pn.viewable.Viewer):
                                         state.factsheet.param.stale, state.basket.param.stale),
                                 name="footer", margin=(16, 8, 8, 8))
         main += [self.tabs, self.footer]
-        # The narrow-screen switch is in the first document: it closes a phone's sidebar drawer before
-        # it is drawn (later, the drawer opened over the page and slid shut). The demo chip follows.
-        header = [NarrowScreenSidebar(width=0, height=0, margin=0, name="narrow-screen-sidebar")]
-        if self.page_ready and self.banner:
-            header.append(self._demo_chip())
+        # The demo chip follows the first paint (PAGE_TEMPLATE shuts a phone's drawer meanwhile).
+        header = [self._demo_chip()] if self.page_ready and self.banner else []
         self.page = pmui.Page(title=APP_TITLE, main=main, sidebar=[self.sidebar], header=header,
                               sidebar_width=300, theme_toggle=True, stylesheets=STYLESHEETS,
-                              dark_theme=state.theme == "dark")
+                              dark_theme=state.theme == "dark", template=PAGE_TEMPLATE)
         # The theme is kept in the URL: the toggle sets the state, a link sets the toggle.
         self.page.param.watch(self._theme_from_page, "dark_theme")
         state.param.watch(self._theme_from_state, "theme")
@@ -294,7 +299,7 @@ class DashboardApp(pn.viewable.Viewer):
             if isinstance(view, FundExplorer):
                 view.complete()
         page = getattr(self, "page", None)  # None while __init__ builds it (then with the chip)
-        if page is not None and self.banner and len(page.header) == 1:
+        if page is not None and self.banner and not page.header:
             page.header = [*page.header, self._demo_chip()]
 
     def _demo_chip(self) -> pmui.Typography:

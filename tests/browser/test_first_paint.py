@@ -127,6 +127,8 @@ def test_on_a_phone_the_sidebar_never_covers_the_page_and_the_demo_chip_follows(
     and the header covered the banner's top)."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))  # the page's script must not break it
     try:
         page.add_init_script(DRAWER_FRAMES_JS)
         page.goto(server.url)
@@ -136,5 +138,11 @@ def test_on_a_phone_the_sidebar_never_covers_the_page_and_the_demo_chip_follows(
         assert page.evaluate("() => window.__drawerRight") <= 0
         chip = page.get_by_text("DEMO DATA", exact=True).bounding_box()
         assert chip and chip["height"] < 40, chip  # one line (two were 64 px)
+        # shut at load only: the menu button opens it, and it stays open
+        page.get_by_role("button", name="Open drawer").click()
+        page.wait_for_timeout(800)
+        assert page.evaluate("() => window.__drawerRight") > 200
+        assert page.get_by_text("Comparison basket:", exact=False).first.is_visible()
+        assert errors == []
     finally:
         context.close()

@@ -104,7 +104,7 @@ def create_dashboard(settings: ApiSettings | None = None, client: SecClient | No
         page_ready=not served,
     )
     if served:
-        _DASHBOARDS[pn.state.curdoc] = app
+        _DASHBOARDS[pn.state.curdoc] = weakref.ref(app)
         delivery.install()  # what changes while the browser builds the page reaches it
         pn.state.on_session_destroyed(lambda _context: app.market.close())
         pn.state.on_session_destroyed(release_notification_area)
@@ -119,13 +119,15 @@ def create_dashboard(settings: ApiSettings | None = None, client: SecClient | No
     return app
 
 
-#: Each served document's dashboard (weakly: an ended session's goes with its document).
+#: Each served document's dashboard, both weakly: the dashboard holds its document, so a strong
+#: value would keep every ended session's document (and dashboard) alive for good.
 _DASHBOARDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def dashboard_of(document) -> DashboardApp | None:
     """The dashboard served in a session's document (None for another document)."""
-    return _DASHBOARDS.get(document)
+    ref = _DASHBOARDS.get(document)
+    return ref() if ref is not None else None
 
 
 def spare_usable(document) -> bool:

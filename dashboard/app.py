@@ -342,10 +342,42 @@ def restore_background_purging() -> None:
         mallctl(b"background_thread", None, None, ctypes.byref(on), ctypes.sizeof(on))
 
 
+def prune_dead_frame_references() -> int:
+    """Drop the dead references pandas keeps on the data of frames that outlive sessions; how many.
+
+    With copy-on-write, every copy of a frame (sessions copy the shared, cached frames they show)
+    adds a weak reference to the original's data, and pandas drops the dead ones only once their
+    number doubles. 200 sessions left about 28,000 of them on the process's cached frames, each
+    made while the sessions were open, scattered through pages the allocator could otherwise give
+    back (bench_sessions: 37 MB above the warm idle after 200 sessions; 22 MB with them pruned).
+    pandas prunes a frame's list when asked whether the data is shared (`has_reference`)."""
+    import pandas as pd
+
+    def prune(refs) -> int:
+        before = len(refs.referenced_blocks)
+        refs.has_reference()
+        return before - len(refs.referenced_blocks)
+
+    pruned = 0
+    for obj in gc.get_objects():
+        if isinstance(obj, (pd.DataFrame, pd.Series)):
+            for block in getattr(getattr(obj, "_mgr", None), "blocks", ()):
+                refs = getattr(block, "refs", None)
+                if refs is not None:
+                    pruned += prune(refs)
+        elif isinstance(obj, pd.Index):
+            refs = getattr(obj, "_references", None)
+            if refs is not None:
+                pruned += prune(refs)
+    return pruned
+
+
 def trim_heap() -> bool:
-    """Collect garbage and give the C heap's free pages back to the system (jemalloc: purge every
-    arena; glibc: malloc_trim); whether it could."""
+    """Collect garbage, drop dead frame references, and give the C heap's free pages back to the
+    system (jemalloc: purge every arena; glibc: malloc_trim); whether it could."""
     gc.collect()
+    if prune_dead_frame_references():
+        gc.collect()
     mallctl = jemalloc_mallctl()
     if mallctl is not None:
         restore_background_purging()

@@ -70,7 +70,6 @@ class SpareRequest:
     def __init__(self, template: Template):
         self.protocol, self.host, self.path, self.uri = template.protocol, template.host, template.path, template.uri
         self.arguments: dict = {}
-        self.query_arguments: dict = {}
         self.cookies: dict = {}
         self.headers: dict = {}
 
@@ -91,7 +90,7 @@ class SparePool:
         self.building = False
         self.template: Template | None = None
         self._timer = None
-        #: Sessions handed over so far (for tests and the log).
+        #: Sessions handed over so far.
         self.handed_over = 0
 
     # ---- handing over --------------------------------------------------------------------------
@@ -99,7 +98,10 @@ class SparePool:
     def take(self, session_id: str, request, token: str | None) -> ServerSession | None:
         """The spare, now the session `session_id` of the visitor who sent `request` with `token`;
         None when there is none to give (then the visitor's session is built as before)."""
-        if request is None or token is None or not plain_visit(request, token):
+        if request is None or token is None:
+            return None
+        payload = get_token_payload(token)
+        if not plain_visit(payload):
             return None
         # The next spare is built for the address visitors use (only the path shapes a session:
         # the browser tells its page's own address as soon as it has the page).
@@ -116,7 +118,6 @@ class SparePool:
         session, context = spare.session, self.context
         session_context = context._session_contexts.pop(session.id)
         del context._sessions[session.id]
-        payload = get_token_payload(token)
         session._id = session_context._id = session_id
         session._token = session_context._token = token
         session_context._request = _RequestProxy(request, arguments=payload.get("arguments"),
@@ -171,10 +172,9 @@ class SparePool:
         session.request_expiration()
 
 
-def plain_visit(request, token: str) -> bool:
-    """Whether the visit opens the plain address: no query, no signed-in user, no route parameters
-    (a spare, built for nobody in particular, is the page such a visit gets)."""
-    payload = get_token_payload(token)
+def plain_visit(payload: dict) -> bool:
+    """Whether a visit (its token's payload) opens the plain address: no query, no signed-in user,
+    no route parameters (a spare, built for nobody in particular, is the page such a visit gets)."""
     arguments = {k for k in (payload.get("arguments") or {}) if not k.startswith("bokeh-")}
     return not arguments and not payload.get("user") and not payload.get("route_params")
 
@@ -245,7 +245,7 @@ def enable(template: Template | None = None, usable: Callable[[Document], bool] 
 
 
 def disable() -> None:
-    """Build every session for its visitor (spares already built stay until they expire)."""
+    """Build every session for its visitor (a spare already built stays with its server, unused)."""
     global _enabled
     _enabled = False
 

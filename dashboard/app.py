@@ -21,7 +21,7 @@ from datetime import date
 import panel as pn
 from panel.io.notifications import NotificationAreaBase
 
-from dashboard import spare_sessions
+from dashboard import session_tokens, spare_sessions
 from dashboard.api.sync import SecClient
 from dashboard.config import ApiSettings, on_glibc
 from dashboard.demo.pools import DEMO_LABEL
@@ -462,6 +462,7 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, sett
     kwargs.setdefault("liveness", True)  # GET /liveness answers 200 without opening a session
     kwargs["extra_patterns"] = component_routes() + static_routes() + list(kwargs.get("extra_patterns", []))
     cache_component_resources()
+    session_tokens.install()  # a garbled session token gets a 400, not a traceback
     if spares:
         spare_sessions.enable(spare_sessions.Template(protocol="http", host=f"{address}:{port}", path="/", uri="/"),
                               usable=spare_usable)
@@ -476,6 +477,7 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, sett
 
 
 if __name__.startswith("bokeh_app"):  # run by `panel serve dashboard/app.py`
+    session_tokens.install()
     create_app().servable(title=APP_TITLE)
 elif __name__ == "__main__":
     serve()

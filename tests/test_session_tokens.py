@@ -1,0 +1,155 @@
+"""A garbled or expired session token is refused in one line (400 / 403), never with a traceback.
+
+The token checks on their own, then the dashboard served in this process (demo data, as
+`sec-dashboard serve` runs it): pages and websockets carrying bad tokens, and good ones beside them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import logging
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+from bokeh.util.token import generate_jwt_token, generate_session_id
+from tornado.httpclient import HTTPClientError
+from tornado.websocket import websocket_connect
+
+from dashboard.session_tokens import token_problem, websocket_token
+from tests.browser.dashboard_server import free_port, wait_until_live
+from tests.test_spare_sessions import visit
+
+
+def raw_token(payload) -> str:
+    """A token whose payload is `payload` as JSON (unsigned, as the server's own are by default)."""
+    return base64.urlsafe_b64encode(json.dumps(payload).encode()).decode().rstrip("=") + ".sig"
+
+
+def fresh_token(expiration: int = 300) -> str:
+    return generate_jwt_token(generate_session_id(), expiration=expiration)
+
+
+GARBLED = ["garbage", "!!!", raw_token([1, 2]), raw_token({"x": 1}), raw_token({"session_id": 1}),
+           raw_token({"session_id": ""}), base64.urlsafe_b64encode(b"\x81\x82").decode()]
+
+
+def test_the_servers_own_tokens_pass():
+    token = fresh_token()
+    assert token_problem(token) is None
+    assert token_problem(token, websocket=True) is None
+
+
+@pytest.mark.parametrize("token", GARBLED)
+def test_a_garbled_token_is_malformed(token):
+    assert token_problem(token) == (400, "Malformed session token")
+    assert token_problem(token, websocket=True) == (400, "Malformed session token")
+
+
+def test_the_websockets_token_must_carry_an_expiry_not_yet_passed():
+    assert token_problem(raw_token({"session_id": "abc"})) is None  # a page's token: Bokeh needs only the id
+    assert token_problem(raw_token({"session_id": "abc"}), websocket=True) == (400, "Malformed session token")
+    assert token_problem(raw_token({"session_id": "abc", "session_expiry": "soon"}), websocket=True)[0] == 400
+    token = fresh_token(expiration=60)
+    assert token_problem(token, websocket=True, now=time.time() + 30) is None
+    assert token_problem(token, websocket=True, now=time.time() + 120) == (403, "Session token expired")
+    assert token_problem(None, websocket=True) == (400, "No session token")
+
+
+def test_a_signed_servers_token_must_carry_its_signature():
+    key = b"k" * 32
+    signed = generate_jwt_token(generate_session_id(secret_key=key, signed=True), secret_key=key, signed=True)
+    assert token_problem(signed, secret_key=key, signed=True) is None
+    assert token_problem(fresh_token(), secret_key=key, signed=True) == (403, "Invalid session token")
+
+
+def test_the_websockets_token_is_read_as_tornado_splits_the_header():
+    assert websocket_token("bokeh, abc.def") == "abc.def"
+    assert websocket_token("bokeh,abc") == "abc"
+    assert websocket_token(None) is None
+    assert websocket_token("bokeh") is None
+    assert websocket_token("other, abc") is None
+    assert websocket_token("bokeh, a, b") is None
+
+
+@pytest.fixture(scope="module")
+def port():
+    import panel as pn
+
+    import dashboard.app as app_module
+    from dashboard.config import ApiSettings
+
+    port = free_port()
+    app_module.serve(port=port, address="127.0.0.1", settings=ApiSettings.from_env(demo=True), threaded=True,
+                     settle=False, spares=False)
+    try:
+        wait_until_live(f"http://127.0.0.1:{port}/", 60)
+        yield port
+    finally:
+        pn.state.kill_all_servers()
+
+
+def status_of(port: int, query: str) -> int:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/{query}", timeout=60) as answer:
+            return answer.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def tracebacks(caplog) -> list[str]:
+    return [r.getMessage()[:200] for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+
+
+@pytest.mark.parametrize("token", GARBLED)
+def test_a_page_asked_for_with_a_garbled_token_is_refused_with_400(port, token, caplog):
+    caplog.set_level(logging.INFO)
+    assert status_of(port, f"?bokeh-token={token}") == 400
+    assert tracebacks(caplog) == []
+
+
+def test_a_page_asked_for_with_a_good_token_is_served(port, caplog):
+    caplog.set_level(logging.INFO)
+    assert status_of(port, f"?bokeh-token={fresh_token()}") == 200
+    assert tracebacks(caplog) == []
+
+
+def handshake(port: int, subprotocols: list[str] | None) -> int | str:
+    """Open the dashboard's websocket offering these subprotocols: the refusal's status, or "open"
+    once the server has answered the first message."""
+    async def attempt():
+        try:
+            socket = await websocket_connect(f"ws://127.0.0.1:{port}/ws", subprotocols=subprotocols)
+        except HTTPClientError as error:
+            return error.code
+        try:
+            first = await asyncio.wait_for(socket.read_message(), 30)
+            return "open" if first is not None else "closed"
+        finally:
+            socket.close()
+
+    return asyncio.run(attempt())
+
+
+@pytest.mark.parametrize("offered", [None, ["bokeh"], ["other", fresh_token()], ["bokeh", "garbage"],
+                                     ["bokeh", raw_token({"session_id": "abc"})]])
+def test_a_websocket_without_a_readable_token_is_refused_with_400(port, offered, caplog):
+    caplog.set_level(logging.INFO)
+    assert handshake(port, offered) == 400
+    assert tracebacks(caplog) == []
+
+
+def test_a_websocket_with_an_expired_token_is_refused_with_403(port, caplog):
+    caplog.set_level(logging.INFO)
+    token = raw_token({"session_id": generate_session_id(), "session_expiry": int(time.time()) - 5})
+    assert handshake(port, ["bokeh", token]) == 403
+    assert tracebacks(caplog) == []
+
+
+def test_a_pages_own_token_opens_its_websocket(port, caplog):
+    caplog.set_level(logging.INFO)
+    assert handshake(port, ["bokeh", visit(port)]) == "open"
+    assert tracebacks(caplog) == []

@@ -36,7 +36,9 @@ from dashboard.present.text import (
 )
 
 RESULT_COLUMNS = ["proj_abbr_name", "proj_name_en", "proj_name_th", "status", "company", "regis_date", "proj_id"]
-RESULT_WIDTHS = {"proj_abbr_name": 130, "proj_name_en": 300, "proj_name_th": 260, "status": 150, "company": 220,
+# Fixed widths that fit the whole row beside the open basket drawer at 1280 px (950 px); a name
+# longer than its column ends in "..." and shows whole on hover (the columns' tooltips).
+RESULT_WIDTHS = {"proj_abbr_name": 130, "proj_name_en": 220, "proj_name_th": 180, "status": 140, "company": 170,
                  "regis_date": 110}
 RESULT_TITLES = {"proj_abbr_name": "Abbreviation", "proj_name_en": "English name", "proj_name_th": "Thai name",
                  "status": "Status", "company": "Company", "regis_date": "Registered", "cancel_date": "Cancelled",
@@ -258,7 +260,8 @@ class FundExplorer(pn.viewable.Viewer):
         self._go.on_click(self._on_search)
         self.results = data_table(results_frame(state.search.results), titles=RESULT_TITLES, selectable=1,
                                   page_size=RESULTS_PAGE, hidden_columns=["proj_id"], name="fund-results",
-                                  widths=RESULT_WIDTHS, layout="fit_columns", css_classes=["sd-results"])
+                                  widths=RESULT_WIDTHS, layout="fit_columns", css_classes=["sd-results"],
+                                  configuration={"columnDefaults": {"tooltip": True}})
         self.results.param.watch(self._on_select, "selection")
         self._classes = data_table(display_frame(state.search.classes, CLASS_COLUMNS), titles=CLASS_TITLES, selectable=1,
                                    page_size=CLASSES_PAGE, hidden_columns=["proj_id"])

@@ -81,6 +81,32 @@ def test_every_tab_screenshotted_and_in_words_for_people(browser, server, artifa
         context.close()
 
 
+def test_search_results_fit_beside_the_basket_and_show_whole_names_on_hover(browser, server):
+    """At 1280 px with the basket drawer open, every results column is in view (no sideways
+    scrolling to find a fund's company); a name cut short shows whole on hover."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    page = context.new_page()
+    try:
+        page.goto(server.url, wait_until="domcontentloaded")
+        wait_for_overview(page)
+        holder = page.locator(".sd-results .tabulator-tableholder")
+        client, scroll = holder.evaluate("t => [t.clientWidth, t.scrollWidth]")
+        assert scroll <= client + 1, f"the results table needs {scroll} px in {client} px"
+        box = holder.bounding_box()
+        for field in ("company", "regis_date"):
+            header = page.locator(f".sd-results .tabulator-col[tabulator-field='{field}']").bounding_box()
+            assert header and header["x"] + header["width"] <= box["x"] + box["width"] + 1, field
+        cells = page.locator(".sd-results .tabulator-cell[tabulator-field='proj_name_en']")
+        cut = next(i for i in range(cells.count())
+                   if cells.nth(i).evaluate("c => c.scrollWidth > c.clientWidth"))  # the demo has long names
+        cells.nth(cut).hover()
+        tooltip = page.locator(".tabulator-tooltip")
+        tooltip.wait_for(timeout=5_000)
+        assert tooltip.inner_text().strip() == cells.nth(cut).inner_text().strip()
+    finally:
+        context.close()
+
+
 def test_factsheet_report_screenshots(browser, dataset, tmp_path, artifacts_dir):
     client = client_for(dataset, TODAY, layout="successor")
     try:

@@ -8,55 +8,97 @@ for the page, a 500 answer. An expired token on the websocket (a laptop waking a
 lifetime) did the same.
 
 `install()` checks the token first, where Tornado can still answer plainly: a token that cannot
-be read, or names no session, is answered 400; an expired token or a bad signature 403 (Bokeh's
-own answer to a token it could read and refused). Well-formed tokens go on to Bokeh unchanged.
+be read, names no session, or whose compressed part would inflate past MAX_PAYLOAD_BYTES (Bokeh
+inflates it whole: a few kilobytes of token could ask for a gigabyte) is answered 400; an expired
+token or a bad signature 403 (Bokeh's own answer to a token it could read and refused).
+Well-formed tokens go on to Bokeh unchanged.
 Process-wide, idempotent.
 """
 
 from __future__ import annotations
 
+import base64
 import calendar
 import datetime as dt
 import functools
+import json
 import logging
 import zlib
 
 from bokeh.server.views.auth_request_handler import AuthRequestHandler
 from bokeh.server.views.session_handler import SessionHandler
 from bokeh.server.views.ws import WSHandler
-from bokeh.util.token import check_token_signature, get_session_id, get_token_payload
+from bokeh.util.token import check_token_signature
 from tornado.web import HTTPError
 
 log = logging.getLogger("dashboard.session_tokens")
 
-#: Errors reading a token's payload raises (bad base64, bad UTF-8, bad JSON, bad zlib, not an object).
-_UNREADABLE = (ValueError, KeyError, TypeError, AttributeError, RecursionError, zlib.error)
+#: The most a token's compressed part may inflate to. Bokeh inflates it whole, unchecked; a page's
+#: own token (its request's headers and cookies) inflates to a few kilobytes.
+MAX_PAYLOAD_BYTES = 1 << 20
+#: Where Bokeh's tokens keep their compressed part (bokeh.util.token).
+ZLIB_KEY = "__bk__zlib_"
+#: Errors reading a token raises (bad base64, bad UTF-8, bad JSON, bad zlib, too deep).
+_UNREADABLE = (ValueError, TypeError, RecursionError, zlib.error)
 _installed = False
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _unbase64(text: str) -> bytes:
+    data = text.encode("ascii")  # UnicodeEncodeError (a ValueError) for anything else
+    return base64.urlsafe_b64decode(data + b"=" * (-len(data) % 4))
+
+
+def _read(token: str, *, inflate: bool) -> dict:
+    """The token's JSON header, its compressed part inflated (within MAX_PAYLOAD_BYTES) if asked."""
+    header = json.loads(_unbase64(token.split(".")[0]))
+    if not isinstance(header, dict):
+        raise TypeError("not an object")
+    packed = header.get(ZLIB_KEY)
+    if inflate and packed is not None:
+        inflater = zlib.decompressobj()
+        raw = inflater.decompress(_unbase64(packed), MAX_PAYLOAD_BYTES)
+        if inflater.unconsumed_tail:
+            raise _TooLarge
+        if not isinstance(json.loads(raw), dict):
+            raise TypeError("not an object")
+    return header
 
 
 def token_problem(token: str | None, *, websocket: bool = False, now: float | None = None,
                   secret_key: bytes | None = None, signed: bool = False) -> tuple[int, str] | None:
     """Why the server refuses this session token, as (HTTP status, reason), or None if it is
-    well-formed. The websocket's token must also carry an expiry not yet passed."""
+    well-formed. The websocket's token, whose whole payload Bokeh reads, must also inflate to at
+    most MAX_PAYLOAD_BYTES and carry an expiry not yet passed."""
     if not token:
         return 400, "No session token"
     try:
-        session_id = get_session_id(token)
-        payload = get_token_payload(token)
+        header = _read(token, inflate=False)
     except _UNREADABLE:
         return 400, "Malformed session token"
+    session_id = header.get("session_id")
     if not isinstance(session_id, str) or not session_id:
         return 400, "Malformed session token"
     if not check_token_signature(token, secret_key=secret_key, signed=signed):
         return 403, "Invalid session token"
-    if websocket:
-        expiry = payload.get("session_expiry")
-        if not isinstance(expiry, (int, float)) or isinstance(expiry, bool):
-            return 400, "Malformed session token"
-        if now is None:
-            now = calendar.timegm(dt.datetime.now(tz=dt.timezone.utc).timetuple())
-        if now >= expiry:
-            return 403, "Session token expired"
+    if not websocket:
+        return None  # a page's GET reads only the session id
+    try:
+        _read(token, inflate=True)
+    except _TooLarge:
+        return 400, "Session token too large"
+    except _UNREADABLE:
+        return 400, "Malformed session token"
+    expiry = header.get("session_expiry")
+    if not isinstance(expiry, (int, float)) or isinstance(expiry, bool):
+        return 400, "Malformed session token"
+    if now is None:
+        now = calendar.timegm(dt.datetime.now(tz=dt.timezone.utc).timetuple())
+    if now >= expiry:
+        return 403, "Session token expired"
     return None
 
 

@@ -12,14 +12,16 @@ import json
 import logging
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
+import zlib
 
 import pytest
 from bokeh.util.token import generate_jwt_token, generate_session_id
 from tornado.httpclient import HTTPClientError
 from tornado.websocket import websocket_connect
 
-from dashboard.session_tokens import token_problem, websocket_token
+from dashboard.session_tokens import MAX_PAYLOAD_BYTES, ZLIB_KEY, token_problem, websocket_token
 from tests.browser.dashboard_server import free_port, wait_until_live
 from tests.test_spare_sessions import visit
 
@@ -33,8 +35,9 @@ def fresh_token(expiration: int = 300) -> str:
     return generate_jwt_token(generate_session_id(), expiration=expiration)
 
 
-GARBLED = ["garbage", "!!!", raw_token([1, 2]), raw_token({"x": 1}), raw_token({"session_id": 1}),
-           raw_token({"session_id": ""}), base64.urlsafe_b64encode(b"\x81\x82").decode()]
+GARBLED = ["garbage", "!!!", "ก", raw_token([1, 2]), raw_token({"x": 1}), raw_token({"session_id": 1}),
+           raw_token({"session_id": ""}), base64.urlsafe_b64encode(b"\x81\x82").decode(),
+           base64.urlsafe_b64encode(b"[" * 5_000).decode()]
 
 
 def test_the_servers_own_tokens_pass():
@@ -47,6 +50,25 @@ def test_the_servers_own_tokens_pass():
 def test_a_garbled_token_is_malformed(token):
     assert token_problem(token) == (400, "Malformed session token")
     assert token_problem(token, websocket=True) == (400, "Malformed session token")
+
+
+def packed(payload: bytes) -> str:
+    return base64.urlsafe_b64encode(zlib.compress(payload, 9)).decode().rstrip("=")
+
+
+def test_a_websockets_token_must_inflate_to_a_bounded_payload():
+    expiry = int(time.time()) + 60
+    headers = {"headers": {"User-Agent": "x" * 2000}, "cookies": {"a": "b" * 3000}}
+    real = generate_jwt_token(generate_session_id(), extra_payload=headers)  # what a page's token carries
+    assert token_problem(real, websocket=True) is None
+    bomb = raw_token({"session_id": "abc", "session_expiry": expiry,
+                      ZLIB_KEY: packed(b'{"a": "' + b"x" * (4 * MAX_PAYLOAD_BYTES) + b'"}')})
+    assert len(bomb) < 20_000
+    assert token_problem(bomb, websocket=True) == (400, "Session token too large")
+    assert token_problem(bomb) is None  # a page's GET does not inflate it (nor does Bokeh there)
+    for part in ("!!!", base64.urlsafe_b64encode(b"not zlib").decode(), packed(b"[1]"), packed(b"\xff")):
+        token = raw_token({"session_id": "abc", "session_expiry": expiry, ZLIB_KEY: part})
+        assert token_problem(token, websocket=True) == (400, "Malformed session token"), part
 
 
 def test_the_websockets_token_must_carry_an_expiry_not_yet_passed():
@@ -107,7 +129,7 @@ def tracebacks(caplog) -> list[str]:
 @pytest.mark.parametrize("token", GARBLED)
 def test_a_page_asked_for_with_a_garbled_token_is_refused_with_400(port, token, caplog):
     caplog.set_level(logging.INFO)
-    assert status_of(port, f"?bokeh-token={token}") == 400
+    assert status_of(port, f"?bokeh-token={urllib.parse.quote(token)}") == 400
     assert tracebacks(caplog) == []
 
 
@@ -135,7 +157,9 @@ def handshake(port: int, subprotocols: list[str] | None) -> int | str:
 
 
 @pytest.mark.parametrize("offered", [None, ["bokeh"], ["other", fresh_token()], ["bokeh", "garbage"],
-                                     ["bokeh", raw_token({"session_id": "abc"})]])
+                                     ["bokeh", raw_token({"session_id": "abc"})],
+                                     ["bokeh", raw_token({"session_id": "abc", "session_expiry": 2**40,
+                                                          ZLIB_KEY: packed(b" " * (2 * MAX_PAYLOAD_BYTES))})]])
 def test_a_websocket_without_a_readable_token_is_refused_with_400(port, offered, caplog):
     caplog.set_level(logging.INFO)
     assert handshake(port, offered) == 400

@@ -9,7 +9,7 @@ lifetime) did the same.
 
 `install()` checks the token first, where Tornado can still answer plainly: a token that cannot
 be read, names no session, or whose compressed part would inflate past MAX_PAYLOAD_BYTES (Bokeh
-inflates it whole: a few kilobytes of token could ask for a gigabyte) is answered 400; an expired
+inflates it whole: zlib packs about 1,000 to 1, so a 60 KB header could ask for 60 MB) is answered 400; an expired
 token or a bad signature 403 (Bokeh's own answer to a token it could read and refused).
 Well-formed tokens go on to Bokeh unchanged.
 Process-wide, idempotent.

@@ -37,7 +37,8 @@ from dashboard.present.text import (
 
 RESULT_COLUMNS = ["proj_abbr_name", "proj_name_en", "proj_name_th", "status", "company", "regis_date", "proj_id"]
 # Fixed widths that fit the whole row beside the open basket drawer at 1280 px (950 px); a name
-# longer than its column ends in "..." and shows whole on hover (the columns' tooltips).
+# longer than its column ends in "..." and shows whole in the overview once picked. (Not in a
+# Tabulator tooltip: those set the cell's value as HTML, and a fund's name is the service's text.)
 RESULT_WIDTHS = {"proj_abbr_name": 130, "proj_name_en": 220, "proj_name_th": 180, "status": 140, "company": 170,
                  "regis_date": 110}
 RESULT_TITLES = {"proj_abbr_name": "Abbreviation", "proj_name_en": "English name", "proj_name_th": "Thai name",
@@ -260,8 +261,7 @@ class FundExplorer(pn.viewable.Viewer):
         self._go.on_click(self._on_search)
         self.results = data_table(results_frame(state.search.results), titles=RESULT_TITLES, selectable=1,
                                   page_size=RESULTS_PAGE, hidden_columns=["proj_id"], name="fund-results",
-                                  widths=RESULT_WIDTHS, layout="fit_columns", css_classes=["sd-results"],
-                                  configuration={"columnDefaults": {"tooltip": True}})
+                                  widths=RESULT_WIDTHS, layout="fit_columns", css_classes=["sd-results"])
         self.results.param.watch(self._on_select, "selection")
         self._classes = data_table(display_frame(state.search.classes, CLASS_COLUMNS), titles=CLASS_TITLES, selectable=1,
                                    page_size=CLASSES_PAGE, hidden_columns=["proj_id"])

@@ -53,7 +53,8 @@ def _unbase64(text: str) -> bytes:
 
 
 def _read(token: str, *, inflate: bool) -> dict:
-    """The token's JSON header, its compressed part inflated (within MAX_PAYLOAD_BYTES) if asked."""
+    """The token's JSON header; with `inflate`, its compressed part is checked to inflate to a JSON
+    object within MAX_PAYLOAD_BYTES."""
     header = json.loads(_unbase64(token.split(".")[0]))
     if not isinstance(header, dict):
         raise TypeError("not an object")
@@ -71,8 +72,8 @@ def _read(token: str, *, inflate: bool) -> dict:
 def token_problem(token: str | None, *, websocket: bool = False, now: float | None = None,
                   secret_key: bytes | None = None, signed: bool = False) -> tuple[int, str] | None:
     """Why the server refuses this session token, as (HTTP status, reason), or None if it is
-    well-formed. The websocket's token, whose whole payload Bokeh reads, must also inflate to at
-    most MAX_PAYLOAD_BYTES and carry an expiry not yet passed."""
+    well-formed: readable, a session id, a compressed part that inflates to at most
+    MAX_PAYLOAD_BYTES; the websocket's token must also carry an expiry not yet passed."""
     if not token:
         return 400, "No session token"
     try:
@@ -84,14 +85,14 @@ def token_problem(token: str | None, *, websocket: bool = False, now: float | No
         return 400, "Malformed session token"
     if not check_token_signature(token, secret_key=secret_key, signed=signed):
         return 403, "Invalid session token"
-    if not websocket:
-        return None  # a page's GET reads only the session id
     try:
-        _read(token, inflate=True)
+        _read(token, inflate=True)  # Bokeh inflates it for a page's session as for the websocket
     except _TooLarge:
         return 400, "Session token too large"
     except _UNREADABLE:
         return 400, "Malformed session token"
+    if not websocket:
+        return None  # a page's GET needs no expiry (Bokeh checks it on the websocket only)
     expiry = header.get("session_expiry")
     if not isinstance(expiry, (int, float)) or isinstance(expiry, bool):
         return 400, "Malformed session token"

@@ -56,7 +56,10 @@ def packed(payload: bytes) -> str:
     return base64.urlsafe_b64encode(zlib.compress(payload, 9)).decode().rstrip("=")
 
 
-def test_a_websockets_token_must_inflate_to_a_bounded_payload():
+BAD_PARTS = ["!!!", base64.urlsafe_b64encode(b"not zlib").decode(), packed(b"[1]"), packed(b"\xff")]
+
+
+def test_a_token_must_inflate_to_a_bounded_payload():
     expiry = int(time.time()) + 60
     headers = {"headers": {"User-Agent": "x" * 2000}, "cookies": {"a": "b" * 3000}}
     real = generate_jwt_token(generate_session_id(), extra_payload=headers)  # what a page's token carries
@@ -65,10 +68,11 @@ def test_a_websockets_token_must_inflate_to_a_bounded_payload():
                       ZLIB_KEY: packed(b'{"a": "' + b"x" * (4 * MAX_PAYLOAD_BYTES) + b'"}')})
     assert len(bomb) < 20_000
     assert token_problem(bomb, websocket=True) == (400, "Session token too large")
-    assert token_problem(bomb) is None  # a page's GET does not inflate it (nor does Bokeh there)
-    for part in ("!!!", base64.urlsafe_b64encode(b"not zlib").decode(), packed(b"[1]"), packed(b"\xff")):
+    assert token_problem(bomb) == (400, "Session token too large")  # Bokeh inflates a page's token too
+    for part in BAD_PARTS:
         token = raw_token({"session_id": "abc", "session_expiry": expiry, ZLIB_KEY: part})
         assert token_problem(token, websocket=True) == (400, "Malformed session token"), part
+        assert token_problem(token) == (400, "Malformed session token"), part
 
 
 def test_the_websockets_token_must_carry_an_expiry_not_yet_passed():
@@ -126,7 +130,8 @@ def tracebacks(caplog) -> list[str]:
     return [r.getMessage()[:200] for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
 
 
-@pytest.mark.parametrize("token", GARBLED)
+@pytest.mark.parametrize("token", [*GARBLED, *(raw_token({"session_id": "abc", ZLIB_KEY: p}) for p in BAD_PARTS),
+                                   raw_token({"session_id": "abc", ZLIB_KEY: packed(b" " * (2 * MAX_PAYLOAD_BYTES))})])
 def test_a_page_asked_for_with_a_garbled_token_is_refused_with_400(port, token, caplog):
     caplog.set_level(logging.INFO)
     assert status_of(port, f"?bokeh-token={urllib.parse.quote(token)}") == 400

@@ -25,7 +25,6 @@ import json
 import logging
 import zlib
 
-from bokeh.server.views.auth_request_handler import AuthRequestHandler
 from bokeh.server.views.session_handler import SessionHandler
 from bokeh.server.views.ws import WSHandler
 from bokeh.util.token import check_token_signature
@@ -52,14 +51,14 @@ def _unbase64(text: str) -> bytes:
     return base64.urlsafe_b64decode(data + b"=" * (-len(data) % 4))
 
 
-def _read(token: str, *, inflate: bool) -> dict:
-    """The token's JSON header; with `inflate`, its compressed part is checked to inflate to a JSON
-    object within MAX_PAYLOAD_BYTES."""
+def _read(token: str) -> dict:
+    """The token's JSON header, once its compressed part is seen to inflate to a JSON object within
+    MAX_PAYLOAD_BYTES (Bokeh inflates it for a page's session as for the websocket)."""
     header = json.loads(_unbase64(token.split(".")[0]))
     if not isinstance(header, dict):
         raise TypeError("not an object")
     packed = header.get(ZLIB_KEY)
-    if inflate and packed is not None:
+    if packed is not None:
         inflater = zlib.decompressobj()
         raw = inflater.decompress(_unbase64(packed), MAX_PAYLOAD_BYTES)
         if inflater.unconsumed_tail:
@@ -77,7 +76,9 @@ def token_problem(token: str | None, *, websocket: bool = False, now: float | No
     if not token:
         return 400, "No session token"
     try:
-        header = _read(token, inflate=False)
+        header = _read(token)
+    except _TooLarge:
+        return 400, "Session token too large"
     except _UNREADABLE:
         return 400, "Malformed session token"
     session_id = header.get("session_id")
@@ -85,12 +86,6 @@ def token_problem(token: str | None, *, websocket: bool = False, now: float | No
         return 400, "Malformed session token"
     if not check_token_signature(token, secret_key=secret_key, signed=signed):
         return 403, "Invalid session token"
-    try:
-        _read(token, inflate=True)  # Bokeh inflates it for a page's session as for the websocket
-    except _TooLarge:
-        return 400, "Session token too large"
-    except _UNREADABLE:
-        return 400, "Malformed session token"
     if not websocket:
         return None  # a page's GET needs no expiry (Bokeh checks it on the websocket only)
     expiry = header.get("session_expiry")
@@ -137,7 +132,7 @@ def install() -> None:
                 _refuse(self, problem)
         return await get_session(self)
 
-    prepare = WSHandler.prepare if "prepare" in vars(WSHandler) else AuthRequestHandler.prepare
+    prepare = WSHandler.prepare  # Bokeh's (inherited); Panel's handler calls it first in its own
 
     @functools.wraps(prepare)
     async def checked_prepare(self):

@@ -222,7 +222,9 @@ class DashboardState(param.Parameterized):
                 value = ",".join(ids)
             owner, attr = self._owner(path)
             values.setdefault(id(owner), {"_owner": owner})[attr] = value
-        for update in values.values():
+        # The state's own values last: a page already built (a session built ahead of its visitor)
+        # shows the link's tab once what that tab shows (the licence register's ids) is set.
+        for update in sorted(values.values(), key=lambda u: u["_owner"] is self):
             owner = update.pop("_owner")
             owner.param.update(**update)
         self.ignored_url = ignored

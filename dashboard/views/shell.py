@@ -218,13 +218,21 @@ class DashboardApp(pn.viewable.Viewer):
 
     # ---- loading (async: the page never waits on the service) --------------------------------------------
 
+    # Before the first load (`start`), a fund or basket set (a shared link applied to a page built
+    # ahead of its visitor) is loaded by it, in its order: the search first, whose records the
+    # fund's load uses, and with its errors kept until the page is drawn.
+
     async def _fund_changed(self, event):
+        if not self.state.started:
+            return
         try:
             await self.state.load_fund()
         except SecApiError as exc:
             notify_error(exc, "The fund could not be loaded")
 
     async def _basket_changed(self, event):
+        if not self.state.started:
+            return
         await self._load_basket()
 
     async def _load_basket(self):

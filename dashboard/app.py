@@ -92,6 +92,9 @@ def create_dashboard(settings: ApiSettings | None = None, client: SecClient | No
     default_query = DEMO_DEFAULT_QUERY if settings.demo else os.environ.get("SEC_DASHBOARD_DEFAULT_QUERY", LIVE_DEFAULT_QUERY)
     state = DashboardState(client=client, default_query=default_query)
     served = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
+    # A page built ahead of a shared link's visitor: the link is applied, and the first load
+    # started, when the visitor comes (`adopt_link`).
+    awaits_link = served and spare_sessions.awaits_link(pn.state.curdoc.session_context.id)
     if served:
         state.apply_url(dict(pn.state.session_args or {}))
     app = DashboardApp(
@@ -112,11 +115,31 @@ def create_dashboard(settings: ApiSettings | None = None, client: SecClient | No
         # Start loading now, while the browser fetches the scripts, not after the page has
         # rendered: the data is usually there by the time the first paint is.
         pn.state.onload(app.on_page_ready)
-        pn.state.execute(app.start)
         sync_url(state)
-        if state.ignored_url:
-            pn.state.onload(functools.partial(notify_warning, ignored_notice(state.ignored_url)))
+        if not awaits_link:
+            begin(app)
     return app
+
+
+def begin(app: DashboardApp) -> None:
+    """Start a served session's first load, and say (once its page is drawn) what of its link was ignored."""
+    pn.state.execute(app.start)
+    if app.state.ignored_url:
+        pn.state.onload(functools.partial(notify_warning, ignored_notice(app.state.ignored_url)))
+
+
+def adopt_link(document, arguments: dict) -> None:
+    """Make a page built ahead of a shared link's visitor theirs: apply the link's query (as a
+    session built for it would have) and start its first load. Raises if the page is not one
+    waiting for a link (the visitor's session is then built for them)."""
+    from panel.io.state import set_curdoc
+
+    app = dashboard_of(document)
+    if app is None or app.state.started:
+        raise RuntimeError("the page is not waiting for a link")
+    with set_curdoc(document):
+        app.state.apply_url(dict(arguments))
+        begin(app)
 
 
 #: Each served document's dashboard, both weakly: the dashboard holds its document, so a strong
@@ -465,7 +488,7 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, sett
     session_tokens.install()  # a garbled session token gets a 400, not a traceback
     if spares:
         spare_sessions.enable(spare_sessions.Template(protocol="http", host=f"{address}:{port}", path="/", uri="/"),
-                              usable=spare_usable)
+                              usable=spare_usable, adopt=adopt_link)
     else:
         spare_sessions.disable()
     if settle:

@@ -1,4 +1,4 @@
-"""One session built ahead of the next visitor, handed over when a plain address is opened.
+"""Sessions built ahead of the next visitor: one for the plain address, one for a shared link.
 
 Building a session (the app's objects, then its Bokeh document: about 120 ms of CPU here) used to
 happen inside the visitor's GET, on the server's only event loop. The page's HTML waited for it,
@@ -7,12 +7,17 @@ built while the server is otherwise idle; a visitor whose address carries no que
 address most people open) gets it at once, under the visitor's own session id and token, and
 the next spare is built once that visitor's page is drawn.
 
+An address with a query (a shared link: `?fund=...&tab=fees`) gets the other spare, a *link
+spare*: a page built the same way but whose first load has not started. The app's `adopt`
+(given to `enable`) applies the link's query to it and starts its load when it is handed over;
+without `adopt`, links get a session built for them.
+
 A spare is built from a request without headers or cookies (the path, host and scheme of the
 last plain visit; only a visit to the same path gets it) and takes the visitor's request when
-handed over, so no visitor ever sees another's headers or cookies. Addresses with a query (a
-shared link: `?fund=...`) and requests with a signed-in user get a session built for them, as
-before; so does a visit that finds the spare older than `MAX_AGE_S` or with data that failed to
-load (the spare is then ended).
+handed over, so no visitor ever sees another's headers or cookies. Requests with a signed-in user
+or route parameters get a session built for them, as before; so does a visit that finds the spare
+older than `MAX_AGE_S` or with data that failed to load (the spare is then ended), or a link the
+spare could not take.
 
 `enable()` patches Bokeh's `ApplicationContext` (process-wide, once; `disable()` turns it off);
 each application context of each server process keeps its own spare.
@@ -45,6 +50,8 @@ AFTER_DRAWN_DELAY_S = 0.5
 #: A spare older than this is not handed over: its data would be older than a new session's.
 MAX_AGE_S = 300.0
 SPARE_PREFIX = "spare-"
+#: The session id of a link spare starts so (`awaits_link`): its page waits for a link to load.
+LINK_PREFIX = f"{SPARE_PREFIX}link-"
 #: After the server starts, when to build its first spare.
 START_DELAY_S = 0.5
 
@@ -82,16 +89,20 @@ class Spare:
 
 
 class SparePool:
-    """The spare of one application context: at most one, ready or being built."""
+    """The spares of one application context: at most one for plain visits (`spare`) and one for
+    links (`link_spare`, when the app can adopt a link), each ready or being built."""
 
     def __init__(self, context: ApplicationContext):
         self.context = context
         self.spare: Spare | None = None
+        self.link_spare: Spare | None = None
         self.building = False
         self.template: Template | None = None
         self._timer = None
-        #: Sessions handed over so far.
+        #: Sessions handed over so far (plain visits and links).
         self.handed_over = 0
+        #: Of those, the ones handed to a link.
+        self.handed_to_links = 0
 
     # ---- handing over --------------------------------------------------------------------------
 
@@ -101,12 +112,16 @@ class SparePool:
         if request is None or token is None:
             return None
         payload = get_token_payload(token)
-        if not plain_visit(payload):
+        link = link_visit(payload)
+        if not (link or plain_visit(payload)) or (link and _adopt is None):
             return None
         # The next spare is built for the address visitors use (only the path shapes a session:
         # the browser tells its page's own address as soon as it has the page).
         self.template = Template.of(request)
-        spare, self.spare = self.spare, None
+        if link:
+            spare, self.link_spare = self.link_spare, None
+        else:
+            spare, self.spare = self.spare, None
         if spare is None:
             self.build_soon(FALLBACK_DELAY_S)
             return None
@@ -115,6 +130,15 @@ class SparePool:
             self._discard(spare.session)
             self.build_soon(FALLBACK_DELAY_S)
             return None
+        if link:
+            try:
+                _adopt(spare.session.document, payload.get("arguments") or {})
+            except Exception:  # noqa: BLE001 - the visitor's page never depends on the spare
+                log.exception("A link could not be applied to a spare session; building the visitor's session")
+                self._discard(spare.session)
+                self.build_soon(FALLBACK_DELAY_S)
+                return None
+            self.handed_to_links += 1
         session, context = spare.session, self.context
         session_context = context._session_contexts.pop(session.id)
         del context._sessions[session.id]
@@ -135,9 +159,17 @@ class SparePool:
 
     # ---- building ------------------------------------------------------------------------------
 
+    def missing(self) -> str | None:
+        """Which spare is to be built next: "plain", then "link" (when links can be adopted), or None."""
+        if self.spare is None:
+            return "plain"
+        if self.link_spare is None and _adopt is not None:
+            return "link"
+        return None
+
     def build_soon(self, delay: float) -> None:
-        """Build a spare in `delay` seconds (sooner if already due), unless one is there or coming."""
-        if self.spare is not None or self.building:
+        """Build a missing spare in `delay` seconds (sooner if already due), unless one is coming."""
+        if self.missing() is None or self.building:
             return
         loop = self.context.io_loop or IOLoop.current()
         due = loop.time() + delay
@@ -150,11 +182,12 @@ class SparePool:
 
     async def _build(self) -> None:
         self._timer = None
-        if self.spare is not None or self.building or self.template is None:
+        kind = self.missing()
+        if kind is None or self.building or self.template is None:
             return
         self.building = True
         template = self.template
-        spare_id = f"{SPARE_PREFIX}{uuid.uuid4().hex}"
+        spare_id = f"{LINK_PREFIX if kind == 'link' else SPARE_PREFIX}{uuid.uuid4().hex}"
         token = generate_jwt_token(spare_id, signed=False, extra_payload={"headers": {}, "cookies": {}, "arguments": {}})
         try:
             session = await _create_session(self.context, spare_id, SpareRequest(template), token)
@@ -164,7 +197,13 @@ class SparePool:
         finally:
             self.building = False
         session.block_expiration()  # nobody has opened it: Bokeh would otherwise end it after 15 s
-        self.spare = Spare(session=session, template=template, built_at=time.monotonic())
+        built = Spare(session=session, template=template, built_at=time.monotonic())
+        if kind == "link":
+            self.link_spare = built
+        else:
+            self.spare = built
+        # the other one next, once this build's work has settled
+        self.build_soon(AFTER_DRAWN_DELAY_S)
 
     def _discard(self, session: ServerSession) -> None:
         """End a spare that will not be handed over, the way Bokeh ends a session nobody opened."""
@@ -172,11 +211,26 @@ class SparePool:
         session.request_expiration()
 
 
+def _query(payload: dict) -> set[str]:
+    return {k for k in (payload.get("arguments") or {}) if not k.startswith("bokeh-")}
+
+
 def plain_visit(payload: dict) -> bool:
     """Whether a visit (its token's payload) opens the plain address: no query, no signed-in user,
     no route parameters (a spare, built for nobody in particular, is the page such a visit gets)."""
-    arguments = {k for k in (payload.get("arguments") or {}) if not k.startswith("bokeh-")}
-    return not arguments and not payload.get("user") and not payload.get("route_params")
+    return not _query(payload) and not payload.get("user") and not payload.get("route_params")
+
+
+def link_visit(payload: dict) -> bool:
+    """Whether a visit opens a link: a query, but no signed-in user and no route parameters (a
+    link spare, its query applied, is the page such a visit gets)."""
+    return bool(_query(payload)) and not payload.get("user") and not payload.get("route_params")
+
+
+def awaits_link(session_id: str | None) -> bool:
+    """Whether a session is a link spare being built: its page is to wait for `adopt` (the link's
+    query, then its first load), not load on its own."""
+    return str(session_id or "").startswith(LINK_PREFIX)
 
 
 _create_session = ApplicationContext.create_session_if_needed
@@ -186,6 +240,9 @@ _first_template: Template | None = None
 _enabled = False
 #: Whether a spare's page may be handed over as it is (the app says: not when its first load failed).
 _usable: Callable[[Document], bool] = lambda _document: True
+#: Applies a link's query arguments to a link spare's page and starts its first load (the app's;
+#: None: links get a session built for them).
+_adopt: Callable[[Document, dict], None] | None = None
 
 
 #: Every pool of this process (weakly: a pool lives as long as its application context).
@@ -206,16 +263,21 @@ def pools() -> list[SparePool]:
     return list(_POOLS)
 
 
-def enable(template: Template | None = None, usable: Callable[[Document], bool] | None = None) -> None:
-    """Hand spares to plain visits in every application context of this process's servers.
+def enable(template: Template | None = None, usable: Callable[[Document], bool] | None = None,
+           adopt: Callable[[Document, dict], None] | None = None) -> None:
+    """Hand spares to visits in every application context of this process's servers.
 
     `template` (the server's own address) lets the first spare be built when the server starts,
     before anyone visits; without it the first plain visit is built as before and the spare follows.
     `usable(document)` says whether a spare's page may be handed over (a page whose data failed to
-    load is ended instead, and the visitor's own session tries again)."""
-    global _enabled, _first_template, _usable
+    load is ended instead, and the visitor's own session tries again). `adopt(document, arguments)`
+    applies a link's query (the token's arguments) to a link spare's page and starts its load; it
+    raises if the page cannot take it (the visitor's session is then built for them). Without it,
+    only plain visits get spares."""
+    global _enabled, _first_template, _usable, _adopt
     _enabled, _first_template = True, template
     _usable = usable or (lambda _document: True)
+    _adopt = adopt
     if ApplicationContext.create_session_if_needed is not _create_session:
         return  # patched already
 

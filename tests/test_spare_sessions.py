@@ -8,6 +8,7 @@ websocket the way BokehJS does (`ServedSession`).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 import time
@@ -121,14 +122,158 @@ def test_each_visitor_gets_only_their_own_cookies(served):
     assert pool.handed_over == 2 and get_session_id(first) != get_session_id(second)
 
 
-def test_a_link_with_a_query_gets_a_session_built_for_it(served):
-    port, pool = served
-    spare = ready_spare(pool)
-    token = visit(port, "/?tab=fees&fund=M0001_2554")
+def ready_link_spare(pool: spare_sessions.SparePool):
+    """The pool's link spare once built (the server builds it after the plain one)."""
+    wait_until(lambda: pool.link_spare is not None, 60, "a link spare session")
+    return pool.link_spare
+
+
+def page_of(pool: spare_sessions.SparePool, token: str):
+    import dashboard.app as app_module
+
     session = pool.context.get_session(get_session_id(token))
-    assert session.document is not spare.session.document
-    assert pool.spare is spare and pool.handed_over == 0
-    assert session.document.session_context.request.arguments["tab"] == [b"fees"]
+    return session.document, app_module.dashboard_of(session.document)
+
+
+def page_summary(app) -> dict:
+    """What a visitor of a link sees of a page once it has loaded (None while it is loading)."""
+    from dashboard.models.dashboard_state import TABS
+
+    state = app.state
+    if not state.started or any(m.loading for m in (state.search, state.factsheet, state.basket, state.licence)):
+        return None
+    licensee = app.views.get("licensee")
+    return {"address": state.url_state(), "tab shown": TABS[app.tabs.active],
+            "views in the page": [type(o).__name__ for slot in app.slots.values() for o in slot.objects],
+            "dark": app.page.dark_theme, "results": [r.get("proj_id") for r in state.search.records],
+            "basket": list(state.basket.proj_ids), "factsheet": state.factsheet.proj_id,
+            "ignored": list(state.ignored_url), "person box": getattr(licensee, "person_id", None),
+            "errors": (state.search_error, state.fund_error, state.basket_error)}
+
+
+def test_a_link_gets_the_link_spare_with_its_query_applied(served):
+    import dashboard.app as app_module
+    from dashboard.demo.generator import generate_demo_dataset
+
+    port, pool = served
+    plain = ready_spare(pool)
+    link_spare = ready_link_spare(pool)
+    assert spare_sessions.awaits_link(link_spare.session.id)
+    document = link_spare.session.document
+    waiting = app_module.dashboard_of(document)
+    assert not waiting.state.started  # built, but its first load waits for the link
+    fund = generate_demo_dataset().funds[3]["proj_id"]
+    token = visit(port, f"/?tab=fees&fund={fund}&theme=dark", cookie="visitor=carol")
+
+    got, app = page_of(pool, token)
+    assert got is document and app is waiting
+    assert pool.handed_over == 1 and pool.handed_to_links == 1 and pool.link_spare is None
+    assert pool.spare is plain  # the plain address's spare is still there for its next visitor
+    assert dict(document.session_context.request.cookies) == {"visitor": "carol"}
+    assert document.session_context.request.arguments["tab"] in (["fees"], [b"fees"])
+    assert app.state.tab == "fees" and app.state.fund == fund and app.state.theme == "dark"
+    assert app.page.dark_theme and app.slots["fees"].objects and not app.slots["explorer"].objects
+    wait_until(lambda: app.state.factsheet.proj_id == fund and app.state.factsheet.loaded_at, what="the link's fund loaded")
+
+
+def test_what_a_link_spare_left_out_of_a_link_is_said_once_the_page_is_drawn(served):
+    port, pool = served
+    ready_link_spare(pool)
+    token = visit(port, "/?q=Lanna&colour=red")
+    _document, app = page_of(pool, token)
+    assert pool.handed_to_links == 1 and app.state.ignored_url == ["colour"]
+
+    async def notices_once_drawn():
+        opened = await NoticeSession.open(port, token=token)  # reports the page drawn, as BokehJS does
+        try:
+            await opened.wait_for(lambda: bool(opened.notices), 30)
+            return opened.notices
+        finally:
+            await opened.close()
+
+    # what of the link was left out is said once the page is drawn, as on a page built for the link
+    assert any("could not be used" in n and "colour" in n for n in asyncio.run(notices_once_drawn()))
+
+
+class NoticeSession(ServedSession):
+    """A served session that keeps the text of every update carrying a notice."""
+
+    notices: list[str]
+
+    async def _start(self) -> None:
+        self.notices = []
+        await super()._start()
+
+    async def _read(self) -> None:
+        while True:
+            message = await self._next()
+            if message is None:
+                self.closed = True
+                self._changed.set()
+                return
+            text = json.dumps(message.content)
+            if "could not be used" in text:
+                self.notices.append(text)
+                self._changed.set()
+
+
+@pytest.mark.parametrize("link", ["?fund={fund}", "?q=Lanna", "?basket={fund},{other}&tab=fees",
+                                  "?tab=licensee&person={person}", "?tab=market", "?theme=dark&tab=risk&fund={other}",
+                                  "?fund=NOT_A_FUND&colour=red", "?basket={fund}&q=Demo&tab=holdings"])
+def test_a_link_spare_shows_what_a_page_built_for_the_link_shows(served, monkeypatch, link):
+    import dashboard.app as app_module
+    from dashboard.demo.generator import generate_demo_dataset
+
+    port, pool = served
+    monkeypatch.setattr(spare_sessions, "FALLBACK_DELAY_S", 3600.0)  # no new spare during the test
+    data = generate_demo_dataset()
+    examples = app_module.demo_examples(data.today)
+    person = next(p["unique_id"] for p in reversed(data.persons) if p["unique_id"] != examples.get("person"))
+    path = "/" + link.format(fund=data.funds[2]["proj_id"], other=data.funds[5]["proj_id"], person=person)
+    link_spare = ready_link_spare(pool)
+
+    adopted_doc, adopted = page_of(pool, visit(port, path))
+    built_doc, built = page_of(pool, visit(port, path))  # no link spare left: built for the visit
+
+    assert adopted_doc is link_spare.session.document and built_doc is not adopted_doc
+    assert not spare_sessions.awaits_link(built_doc.session_context.id)
+    try:
+        wait_until(lambda: page_summary(adopted) is not None and page_summary(adopted) == page_summary(built))
+    except AssertionError:
+        got, wanted = page_summary(adopted) or {}, page_summary(built) or {}
+        differ = {k: (got.get(k), wanted.get(k)) for k in {*got, *wanted} if got.get(k) != wanted.get(k)}
+        raise AssertionError(f"{path}: the link spare, then a page built for the link, differ in "
+                             f"{differ or 'nothing, but one is still loading'}") from None
+
+
+def test_a_link_the_spare_cannot_take_gets_a_session_built_for_it(served, monkeypatch, caplog):
+    import dashboard.app as app_module
+
+    port, pool = served
+    link_spare = ready_link_spare(pool)
+
+    def refuse(document, arguments):
+        raise RuntimeError("cannot take this link")
+
+    monkeypatch.setattr(spare_sessions, "_adopt", refuse)
+    with caplog.at_level(logging.ERROR, logger="dashboard.spare_sessions"):
+        token = visit(port, "/?tab=fees")
+    document, app = page_of(pool, token)
+    assert document is not link_spare.session.document and app.state.tab == "fees"
+    assert pool.handed_to_links == 0 and link_spare.session.expiration_requested
+    assert any("could not be applied" in r.getMessage() for r in caplog.records)
+    assert app_module.dashboard_of(link_spare.session.document).state.started is False
+
+
+def test_without_adopt_a_link_gets_a_session_built_for_it(served, monkeypatch):
+    port, pool = served
+    ready_spare(pool)
+    link_spare = ready_link_spare(pool)
+    monkeypatch.setattr(spare_sessions, "_adopt", None)
+    token = visit(port, "/?tab=fees")
+    document, app = page_of(pool, token)
+    assert document is not link_spare.session.document and app.state.tab == "fees"
+    assert pool.handed_over == 0 and pool.link_spare is link_spare
 
 
 def test_a_client_opening_the_websocket_directly_gets_a_session_built_for_it(served):

@@ -105,6 +105,7 @@ def create_dashboard(settings: ApiSettings | None = None, client: SecClient | No
         report=build_report,
         demo=settings.demo,
         page_ready=not served,
+        defer_loads=awaits_link,
     )
     if served:
         _DASHBOARDS[pn.state.curdoc] = weakref.ref(app)
@@ -112,8 +113,6 @@ def create_dashboard(settings: ApiSettings | None = None, client: SecClient | No
         pn.state.on_session_destroyed(lambda _context: app.market.close())
         pn.state.on_session_destroyed(release_notification_area)
         pn.state.on_session_destroyed(trim_heap_soon)
-        # Start loading now, while the browser fetches the scripts, not after the page has
-        # rendered: the data is usually there by the time the first paint is.
         pn.state.onload(app.on_page_ready)
         sync_url(state)
         if not awaits_link:
@@ -122,18 +121,27 @@ def create_dashboard(settings: ApiSettings | None = None, client: SecClient | No
 
 
 def begin(app: DashboardApp) -> None:
-    """Start a served session's first load, and say (once its page is drawn) what of its link was ignored."""
+    """Start a served session's first load, and say (once its page is drawn) what of its link was ignored.
+
+    The load starts now, while the browser fetches the scripts, not after the page has rendered:
+    the data is usually there by the time the first paint is."""
     pn.state.execute(app.start)
     if app.state.ignored_url:
         pn.state.onload(functools.partial(notify_warning, ignored_notice(app.state.ignored_url)))
 
 
 def adopt_link(document, arguments: dict) -> None:
-    """Make a page built ahead of a shared link's visitor theirs: apply the link's query (as a
-    session built for it would have) and start its first load. Raises if the page is not one
-    waiting for a link (the visitor's session is then built for them)."""
+    """Make a page built ahead of a shared link's visitor theirs: apply the link's query and start
+    its first load. Declines (`LinkDeclined`, before changing anything) a dark-theme link: the
+    page's components took the light theme when they were made, where a page built for the link
+    makes every one dark. Raises if the page is not one waiting for a link (the visitor's session
+    is then built for them)."""
     from panel.io.state import set_curdoc
 
+    themes = arguments.get("theme") or []
+    themes = themes if isinstance(themes, (list, tuple)) else [themes]
+    if any((t.decode("utf-8", "replace") if isinstance(t, bytes) else str(t)).strip().lower() == "dark" for t in themes):
+        raise spare_sessions.LinkDeclined("a dark-theme link")
     app = dashboard_of(document)
     if app is None or app.state.started:
         raise RuntimeError("the page is not waiting for a link")

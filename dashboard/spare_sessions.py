@@ -9,15 +9,16 @@ the next spare is built once that visitor's page is drawn.
 
 An address with a query (a shared link: `?fund=...&tab=fees`) gets the other spare, a *link
 spare*: a page built the same way but whose first load has not started. The app's `adopt`
-(given to `enable`) applies the link's query to it and starts its load when it is handed over;
-without `adopt`, links get a session built for them.
+(given to `enable`) applies the link's query to it and starts its load when it is handed over, or
+declines a link the page cannot show as a page built for it would (`LinkDeclined`: the spare is
+kept for the next link); without `adopt`, links get a session built for them.
 
-A spare is built from a request without headers or cookies (the path, host and scheme of the
-last plain visit; only a visit to the same path gets it) and takes the visitor's request when
-handed over, so no visitor ever sees another's headers or cookies. Requests with a signed-in user
-or route parameters get a session built for them, as before; so does a visit that finds the spare
-older than `MAX_AGE_S` or with data that failed to load (the spare is then ended), or a link the
-spare could not take.
+A spare is built from a request without query, headers or cookies (the path, host and scheme of
+the last visit; only a visit to the same path gets it) and takes the visitor's request when
+handed over, so no visitor ever sees another's address, headers or cookies. Requests with a
+signed-in user or route parameters get a session built for them, as before; so does a visit that
+finds the spare older than `MAX_AGE_S` or with data that failed to load (the spare is then ended),
+or a link the spare declined or could not take.
 
 `enable()` patches Bokeh's `ApplicationContext` (process-wide, once; `disable()` turns it off);
 each application context of each server process keeps its own spare.
@@ -50,15 +51,23 @@ AFTER_DRAWN_DELAY_S = 0.5
 #: A spare older than this is not handed over: its data would be older than a new session's.
 MAX_AGE_S = 300.0
 SPARE_PREFIX = "spare-"
-#: The session id of a link spare starts so (`awaits_link`): its page waits for a link to load.
+#: The session id of a link spare starts so.
 LINK_PREFIX = f"{SPARE_PREFIX}link-"
+#: The ids of the link spares being built now (`awaits_link`).
+_links_being_built: set[str] = set()
 #: After the server starts, when to build its first spare.
 START_DELAY_S = 0.5
 
 
+class LinkDeclined(Exception):
+    """Raised by `adopt`, before it changes anything, for a link a link spare cannot show as a page
+    built for that link would: the visit gets a session built for it and the spare stays."""
+
+
 @dataclass(frozen=True)
 class Template:
-    """What a spare session's request looks like: the scheme, host and path of a plain visit."""
+    """What a spare session's request looks like: the scheme, host and path of a visit (never its
+    query, which is the visitor's own)."""
 
     protocol: str
     host: str
@@ -67,8 +76,8 @@ class Template:
 
     @classmethod
     def of(cls, request) -> "Template":
-        return cls(protocol=getattr(request, "protocol", "http"), host=getattr(request, "host", ""),
-                   path=getattr(request, "path", "/"), uri=getattr(request, "uri", "/"))
+        path = getattr(request, "path", "/")
+        return cls(protocol=getattr(request, "protocol", "http"), host=getattr(request, "host", ""), path=path, uri=path)
 
 
 class SpareRequest:
@@ -133,6 +142,9 @@ class SparePool:
         if link:
             try:
                 _adopt(spare.session.document, payload.get("arguments") or {})
+            except LinkDeclined:
+                self.link_spare = spare  # unchanged: kept for the next link
+                return None
             except Exception:  # noqa: BLE001 - the visitor's page never depends on the spare
                 log.exception("A link could not be applied to a spare session; building the visitor's session")
                 self._discard(spare.session)
@@ -189,6 +201,8 @@ class SparePool:
         template = self.template
         spare_id = f"{LINK_PREFIX if kind == 'link' else SPARE_PREFIX}{uuid.uuid4().hex}"
         token = generate_jwt_token(spare_id, signed=False, extra_payload={"headers": {}, "cookies": {}, "arguments": {}})
+        if kind == "link":
+            _links_being_built.add(spare_id)
         try:
             session = await _create_session(self.context, spare_id, SpareRequest(template), token)
         except Exception as exc:  # noqa: BLE001 - a spare that cannot be built is no spare; visitors get their own
@@ -196,6 +210,7 @@ class SparePool:
             return
         finally:
             self.building = False
+            _links_being_built.discard(spare_id)
         session.block_expiration()  # nobody has opened it: Bokeh would otherwise end it after 15 s
         built = Spare(session=session, template=template, built_at=time.monotonic())
         if kind == "link":
@@ -228,9 +243,9 @@ def link_visit(payload: dict) -> bool:
 
 
 def awaits_link(session_id: str | None) -> bool:
-    """Whether a session is a link spare being built: its page is to wait for `adopt` (the link's
-    query, then its first load), not load on its own."""
-    return str(session_id or "").startswith(LINK_PREFIX)
+    """Whether a session is a link spare being built (by a pool, not a visitor naming a session id
+    of that form): its page is to wait for `adopt` (the link's query, then its first load)."""
+    return session_id in _links_being_built
 
 
 _create_session = ApplicationContext.create_session_if_needed
@@ -272,8 +287,9 @@ def enable(template: Template | None = None, usable: Callable[[Document], bool] 
     `usable(document)` says whether a spare's page may be handed over (a page whose data failed to
     load is ended instead, and the visitor's own session tries again). `adopt(document, arguments)`
     applies a link's query (the token's arguments) to a link spare's page and starts its load; it
-    raises if the page cannot take it (the visitor's session is then built for them). Without it,
-    only plain visits get spares."""
+    raises `LinkDeclined` (before changing anything) for a link the page cannot show as a page built
+    for it would, and the visitor's session is then built for them. Without it, only plain visits
+    get spares."""
     global _enabled, _first_template, _usable, _adopt
     _enabled, _first_template = True, template
     _usable = usable or (lambda _document: True)

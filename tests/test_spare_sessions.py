@@ -158,12 +158,12 @@ def test_a_link_gets_the_link_spare_with_its_query_applied(served):
     port, pool = served
     plain = ready_spare(pool)
     link_spare = ready_link_spare(pool)
-    assert spare_sessions.awaits_link(link_spare.session.id)
+    assert link_spare.session.id.startswith(spare_sessions.LINK_PREFIX)
     document = link_spare.session.document
     waiting = app_module.dashboard_of(document)
     assert not waiting.state.started  # built, but its first load waits for the link
     fund = generate_demo_dataset().funds[3]["proj_id"]
-    token = visit(port, f"/?tab=fees&fund={fund}&theme=dark", cookie="visitor=carol")
+    token = visit(port, f"/?tab=fees&fund={fund}&theme=light", cookie="visitor=carol")
 
     got, app = page_of(pool, token)
     assert got is document and app is waiting
@@ -171,8 +171,8 @@ def test_a_link_gets_the_link_spare_with_its_query_applied(served):
     assert pool.spare is plain  # the plain address's spare is still there for its next visitor
     assert dict(document.session_context.request.cookies) == {"visitor": "carol"}
     assert document.session_context.request.arguments["tab"] in (["fees"], [b"fees"])
-    assert app.state.tab == "fees" and app.state.fund == fund and app.state.theme == "dark"
-    assert app.page.dark_theme and app.slots["fees"].objects and not app.slots["explorer"].objects
+    assert app.state.tab == "fees" and app.state.fund == fund and app.state.theme == "light"
+    assert not app.page.dark_theme and app.slots["fees"].objects and not app.slots["explorer"].objects
     wait_until(lambda: app.state.factsheet.proj_id == fund and app.state.factsheet.loaded_at, what="the link's fund loaded")
 
 
@@ -218,7 +218,7 @@ class NoticeSession(ServedSession):
 
 
 @pytest.mark.parametrize("link", ["?fund={fund}", "?q=Lanna", "?basket={fund},{other}&tab=fees",
-                                  "?tab=licensee&person={person}", "?tab=market", "?theme=dark&tab=risk&fund={other}",
+                                  "?tab=licensee&person={person}", "?tab=market", "?theme=light&tab=risk&fund={other}",
                                   "?fund=NOT_A_FUND&colour=red", "?basket={fund}&q=Demo&tab=holdings"])
 def test_a_link_spare_shows_what_a_page_built_for_the_link_shows(served, monkeypatch, link):
     import dashboard.app as app_module
@@ -244,6 +244,58 @@ def test_a_link_spare_shows_what_a_page_built_for_the_link_shows(served, monkeyp
         differ = {k: (got.get(k), wanted.get(k)) for k in {*got, *wanted} if got.get(k) != wanted.get(k)}
         raise AssertionError(f"{path}: the link spare, then a page built for the link, differ in "
                              f"{differ or 'nothing, but one is still loading'}") from None
+
+
+def test_a_dark_theme_link_gets_a_session_built_for_it_and_the_spare_stays(served):
+    # the spare's components took the light theme when made; a page built for the link makes them dark
+    port, pool = served
+    link_spare = ready_link_spare(pool)
+    document, app = page_of(pool, visit(port, "/?theme=dark&tab=fees"))
+    assert document is not link_spare.session.document and app.page.dark_theme
+    assert pool.link_spare is link_spare and pool.handed_to_links == 0
+    waiting = page_of(pool, link_spare.session.token)[1]
+    assert not waiting.state.started and waiting.state.theme == "" and waiting.state.tab == "explorer"
+    # the next link gets it
+    document, app = page_of(pool, visit(port, "/?theme=light&tab=fees"))
+    assert document is link_spare.session.document and pool.handed_to_links == 1
+
+
+def test_the_next_spare_never_carries_the_last_visitors_address(served):
+    import panel as pn
+
+    port, pool = served
+    ready_link_spare(pool)
+    visit(port, "/?tab=licensee&person=P0000010008&q=private")
+    pool.context.io_loop.add_callback(pool.build_soon, 0)
+    following = ready_link_spare(pool)
+    request = following.session.document.session_context.request
+    assert "private" not in request.uri and request.uri == "/"
+    location = pn.state._locations.get(following.session.document)
+    assert location is not None and "private" not in location.href and not location.search
+
+
+def test_a_visitor_naming_a_link_spares_session_id_gets_a_page_that_loads(served):
+    port, pool = served
+    ready_link_spare(pool)
+    token = visit(port, f"/?bokeh-session-id={spare_sessions.LINK_PREFIX}mine")
+    document, app = page_of(pool, token)
+    assert get_session_id(token) == f"{spare_sessions.LINK_PREFIX}mine" and not app.defer_loads
+    wait_until(lambda: app.state.started and app.state.factsheet.loaded_at, what="the page's first load")
+
+
+def test_a_link_spare_on_the_market_tab_waits_quietly_for_its_browser(served):
+    # Panel re-queues a periodic callback's start on every tick while a session has no browser;
+    # the market tab's poller starts once the page is drawn instead
+    from bokeh.server.callbacks import NextTickCallback
+
+    port, pool = served
+    link_spare = ready_link_spare(pool)
+    document, app = page_of(pool, visit(port, "/?tab=market"))
+    assert document is link_spare.session.document and app.state.tab == "market"
+    wait_until(lambda: app.state.started, what="the first load")
+    time.sleep(1.0)
+    ticks = [cb for cb in list(document.session_callbacks) if isinstance(cb, NextTickCallback)]
+    assert not ticks, f"{len(ticks)} next-tick callbacks pending on a page nobody has opened"
 
 
 def test_a_link_the_spare_cannot_take_gets_a_session_built_for_it(served, monkeypatch, caplog):

@@ -234,7 +234,10 @@ class MarketView(TabView):
         market.param.watch(self._number_set, ["max_fee", "min_return_1y"])
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             # A sync run elsewhere (`market sync` in a terminal) shows here: its progress, then its snapshot.
-            pn.state.add_periodic_callback(self.poll, period=POLL_MS)
+            # Started once the page is drawn: on a session that exists but has no browser yet (a page
+            # built ahead of a link's visitor, shown on this tab), Panel re-queues a start on every tick.
+            poller = pn.state.add_periodic_callback(self.poll, period=POLL_MS, start=False)
+            pn.state.onload(poller.start)
         self.render()
 
     def __panel__(self):

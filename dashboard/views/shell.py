@@ -94,6 +94,9 @@ class DashboardApp(pn.viewable.Viewer):
     examples = param.Dict(default={}, doc="Example licence-register identifiers to prefill (demo mode).")
     page_ready = param.Boolean(default=True, doc="Whether the browser has drawn the page (served apps start False: "
                                "their first document holds only what the first paint shows, the rest follows).")
+    defer_loads = param.Boolean(default=False, doc="Leave a fund or basket set before the first load (`start`) to "
+                                                   "it (a page built ahead of a shared link's visitor, the link "
+                                                   "applied before its first load starts).")
     report = param.Callable(default=None, doc="Builds the sidebar's report: report(client, state.report_request()) "
                             "-> HTML text; None when reports are not available.")
     market = param.ClassSelector(class_=MarketScreen, default=None, allow_None=True,
@@ -218,12 +221,15 @@ class DashboardApp(pn.viewable.Viewer):
 
     # ---- loading (async: the page never waits on the service) --------------------------------------------
 
-    # Before the first load (`start`), a fund or basket set (a shared link applied to a page built
-    # ahead of its visitor) is loaded by it, in its order: the search first, whose records the
+    # With `defer_loads`, a fund or basket set before the first load (a shared link applied to a page
+    # built ahead of its visitor) is loaded by it, in its order: the search first, whose records the
     # fund's load uses, and with its errors kept until the page is drawn.
 
+    def _first_load_to_come(self) -> bool:
+        return self.defer_loads and not self.state.started
+
     async def _fund_changed(self, event):
-        if not self.state.started:
+        if self._first_load_to_come():
             return
         try:
             await self.state.load_fund()
@@ -231,7 +237,7 @@ class DashboardApp(pn.viewable.Viewer):
             notify_error(exc, "The fund could not be loaded")
 
     async def _basket_changed(self, event):
-        if not self.state.started:
+        if self._first_load_to_come():
             return
         await self._load_basket()
 

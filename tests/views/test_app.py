@@ -283,7 +283,6 @@ def test_a_failed_fee_or_risk_call_is_shown_as_a_failure_not_as_no_data(make_cli
     app = create_dashboard(ApiSettings.from_env(base_url=simulator.base_url, api_key=KEY, environ={}), client=client)
     state = app.state
     failing, cached = [f for f in dataset.funds if dataset.fees.get(f["proj_id"]) and dataset.suitability.get(f["proj_id"])][:2]
-    run(app.start())  # after its first load, the shell loads a basket as soon as it changes
     state.set_basket([cached["proj_id"]])
     run(state.load_basket())  # now in the client's cache
     simulator.app.inject("503", times=1000)  # every request fails: only the cached fund has data
@@ -328,14 +327,16 @@ def test_new_results_and_their_selection_reach_the_table_in_one_update():
 
 
 def test_a_fund_or_basket_set_before_the_first_load_is_loaded_by_it(dataset):
-    # A page built ahead of a shared link's visitor gets the link's fund and basket before its
-    # first load starts: they are loaded by that load (after the search whose records the fund's
-    # load uses), not by the watchers, which would load them out of order and a second time.
+    # A page built ahead of a shared link's visitor (defer_loads) gets the link's fund and basket
+    # before its first load starts: they are loaded by that load (after the search whose records
+    # the fund's load uses), not by the watchers, which would load them out of order and twice.
     import asyncio
 
     client = open_client(ApiSettings.from_env(demo=True, environ={}), today=lambda: TODAY)
     try:
         app = create_dashboard(client=client)
+        assert not app.defer_loads  # a notebook's dashboard loads a fund as soon as it is chosen
+        app.defer_loads = True
         state = app.state
         fund, other = dataset.funds[1]["proj_id"], dataset.funds[2]["proj_id"]
 

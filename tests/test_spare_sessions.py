@@ -204,17 +204,11 @@ class NoticeSession(ServedSession):
         self.notices = []
         await super()._start()
 
-    async def _read(self) -> None:
-        while True:
-            message = await self._next()
-            if message is None:
-                self.closed = True
-                self._changed.set()
-                return
-            text = json.dumps(message.content)
-            if "could not be used" in text:
-                self.notices.append(text)
-                self._changed.set()
+    def _consume(self, message) -> None:
+        text = json.dumps(message.content)
+        if "could not be used" in text:
+            self.notices.append(text)
+            self._changed.set()
 
 
 @pytest.mark.parametrize("link", ["?fund={fund}", "?q=Lanna", "?basket={fund},{other}&tab=fees",

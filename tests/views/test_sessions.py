@@ -145,8 +145,11 @@ class ServedSession:
                 self.closed = True
                 self._changed.set()
                 return
-            if message.msgtype != "PATCH-DOC":
-                continue
+            self._consume(message)
+
+    def _consume(self, message) -> None:
+        """Take in one message the server sent after the document."""
+        if message.msgtype == "PATCH-DOC":
             for event in message.content.get("events", []):
                 target = (event.get("model") or {}).get("id")
                 if target == self.overview_id and event.get("attr") == "text":

@@ -25,7 +25,7 @@ from dashboard import session_tokens, spare_sessions
 from dashboard.api.sync import SecClient
 from dashboard.config import ApiSettings, on_glibc
 from dashboard.demo.pools import DEMO_LABEL
-from dashboard.models.dashboard_state import DEMO_DEFAULT_QUERY, LIVE_DEFAULT_QUERY, DashboardState
+from dashboard.models.dashboard_state import DEMO_DEFAULT_QUERY, LIVE_DEFAULT_QUERY, DashboardState, url_text
 from dashboard.models.source import default_client
 
 pn.extension("tabulator", throttled=True)
@@ -138,9 +138,7 @@ def adopt_link(document, arguments: dict) -> None:
     is then built for them)."""
     from panel.io.state import set_curdoc
 
-    themes = arguments.get("theme") or []
-    themes = themes if isinstance(themes, (list, tuple)) else [themes]
-    if any((t.decode("utf-8", "replace") if isinstance(t, bytes) else str(t)).strip().lower() == "dark" for t in themes):
+    if url_text(arguments.get("theme")) == "dark":  # as the state reads it
         raise spare_sessions.LinkDeclined("a dark-theme link")
     app = dashboard_of(document)
     if app is None or app.state.started:
@@ -495,7 +493,7 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, sett
     cache_component_resources()
     session_tokens.install()  # a garbled session token gets a 400, not a traceback
     if spares:
-        spare_sessions.enable(spare_sessions.Template(protocol="http", host=f"{address}:{port}", path="/", uri="/"),
+        spare_sessions.enable(spare_sessions.Template(protocol="http", host=f"{address}:{port}", path="/"),
                               usable=spare_usable, adopt=adopt_link)
     else:
         spare_sessions.disable()

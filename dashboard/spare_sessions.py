@@ -72,19 +72,19 @@ class Template:
     protocol: str
     host: str
     path: str
-    uri: str
 
     @classmethod
     def of(cls, request) -> "Template":
-        path = getattr(request, "path", "/")
-        return cls(protocol=getattr(request, "protocol", "http"), host=getattr(request, "host", ""), path=path, uri=path)
+        return cls(protocol=getattr(request, "protocol", "http"), host=getattr(request, "host", ""),
+                   path=getattr(request, "path", "/"))
 
 
 class SpareRequest:
     """The request a spare is built from: a template's address, no query, headers or cookies."""
 
     def __init__(self, template: Template):
-        self.protocol, self.host, self.path, self.uri = template.protocol, template.host, template.path, template.uri
+        self.protocol, self.host, self.path = template.protocol, template.host, template.path
+        self.uri = template.path  # no query: a visitor's is their own
         self.arguments: dict = {}
         self.cookies: dict = {}
         self.headers: dict = {}
@@ -230,16 +230,22 @@ def _query(payload: dict) -> set[str]:
     return {k for k in (payload.get("arguments") or {}) if not k.startswith("bokeh-")}
 
 
+def _anyone(payload: dict) -> bool:
+    """Whether a visit is one a page built for nobody in particular can serve: no signed-in user,
+    no route parameters."""
+    return not payload.get("user") and not payload.get("route_params")
+
+
 def plain_visit(payload: dict) -> bool:
-    """Whether a visit (its token's payload) opens the plain address: no query, no signed-in user,
-    no route parameters (a spare, built for nobody in particular, is the page such a visit gets)."""
-    return not _query(payload) and not payload.get("user") and not payload.get("route_params")
+    """Whether a visit (its token's payload) opens the plain address, no query, as anyone (a
+    spare is the page such a visit gets)."""
+    return _anyone(payload) and not _query(payload)
 
 
 def link_visit(payload: dict) -> bool:
-    """Whether a visit opens a link: a query, but no signed-in user and no route parameters (a
-    link spare, its query applied, is the page such a visit gets)."""
-    return bool(_query(payload)) and not payload.get("user") and not payload.get("route_params")
+    """Whether a visit opens a link (a query) as anyone (a link spare, its query applied, is the
+    page such a visit gets)."""
+    return _anyone(payload) and bool(_query(payload))
 
 
 def awaits_link(session_id: str | None) -> bool:

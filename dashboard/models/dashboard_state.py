@@ -51,7 +51,8 @@ REGISTER_ID = re.compile(r"[A-Z0-9][A-Z0-9_-]{0,63}")
 MAX_QUERY_LENGTH = 200
 
 
-def _url_text(raw: Any) -> str | None:
+def url_text(raw: Any) -> str | None:
+    """One URL argument's text (its first value, decoded, stripped), or None when absent."""
     if isinstance(raw, (list, tuple)):
         raw = raw[0] if raw else None
     if isinstance(raw, bytes):
@@ -205,7 +206,7 @@ class DashboardState(param.Parameterized):
         ignored = [f"{_shown(str(k))}" for k in args if k not in known]
         values: dict[str, dict[str, Any]] = {}
         for name, path in known.items():
-            text = _url_text(args.get(name))
+            text = url_text(args.get(name))
             if text is None:
                 continue
             try:

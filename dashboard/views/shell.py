@@ -38,6 +38,12 @@ NARROW_SCREEN_PX = 600
 # document's constructor; the first push wraps the documents' `add_root`, so the page's root (whose
 # data has `sidebar_open` and `sidebar_variant`) is shut as it is added, before anything is drawn.
 # (A component in the page doing this cost every page an ES module to compile before its first paint.)
+#
+# A second script mends Panel's Tabulator (1.9): before its first resize, a table waits for each of
+# its stylesheet links' `load` event. A table drawn before it is in the page (the fund results, on a
+# cold browser cache) has links that load only once it is added, and Chromium fires no `load` for
+# them then: the table polled for ever (a browser core at 95 % while the page sat idle) and never
+# marked the selected fund's row. The table now also counts a link whose stylesheet is there.
 PAGE_TEMPLATE = """{%% extends "base.html" %%}
 {%% block postamble %%}{{ super() }}
 <script>
@@ -60,6 +66,30 @@ PAGE_TEMPLATE = """{%% extends "base.html" %%}
       };
     }
     return push.apply(this, arguments);
+  };
+})();
+(function () {
+  var models = window.Bokeh && window.Bokeh.Models, table = null;
+  try { table = models && models.get("panel.models.tabulator.DataTabulator"); } catch (e) { return; }
+  var View = table && table.prototype.default_view;
+  var watch = View && View.prototype.watch_stylesheets;
+  if (typeof watch !== "function") { return; }
+  View.prototype.watch_stylesheets = function () {
+    var result = watch.apply(this, arguments), view = this, loaded = this._initialized_stylesheets;
+    if (loaded instanceof Map && !loaded.sdLive) {
+      var values = loaded.values;
+      loaded.values = function () {
+        (view._applied_stylesheets || []).forEach(function (sheet) {
+          var el = sheet && sheet.el;
+          if (el instanceof HTMLLinkElement && el.sheet != null && loaded.get(el.href) === false) {
+            loaded.set(el.href, true);
+          }
+        });
+        return values.apply(loaded, arguments);
+      };
+      loaded.sdLive = true;
+    }
+    return result;
   };
 })();
 </script>

@@ -146,3 +146,46 @@ def test_on_a_phone_the_sidebar_never_covers_the_page_and_the_demo_chip_follows(
         assert errors == []
     finally:
         context.close()
+
+
+# Counts the messages BokehJS's `defer()` posts (a MessageChannel, one per deferred step). Panel's
+# Tabulator waited for its stylesheets that way, and a table drawn before it was in the page waited
+# for ever: thousands a second, a browser core busy while the page sat idle.
+DEFER_COUNT_JS = """(() => { window.__deferred = 0; const post = MessagePort.prototype.postMessage;
+  MessagePort.prototype.postMessage = function () { window.__deferred++; return post.apply(this, arguments); }; })();"""
+SELECTED_ROWS_JS = """() => { const out = [];
+  const walk = (root, inResults) => {
+    if (inResults) root.querySelectorAll('.tabulator-row.tabulator-selected [tabulator-field="proj_abbr_name"]')
+      .forEach(cell => out.push(cell.textContent.trim()));
+    for (const el of root.querySelectorAll('*'))
+      if (el.shadowRoot) walk(el.shadowRoot, inResults || el.classList.contains('sd-results')); };
+  walk(document, false); return out; }"""
+OVERVIEW_TITLE_JS = """() => { const find = root => { const el = root.querySelector('.sd-title'); if (el) return el;
+    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) { const f = find(e.shadowRoot); if (f) return f; }
+    return null; };
+  const title = find(document); return title && title.textContent.trim(); }"""
+
+
+def test_the_selected_fund_is_marked_and_the_page_then_sits_idle(server, browser):
+    """A table BokehJS draws before it is in the page (the fund results, once nothing holds them
+    back) made Panel's Tabulator wait for ever on stylesheets that had loaded (Chromium fires no
+    `load` for them): it never marked the selected fund's row, and polled without end. The page
+    template has it read the stylesheets themselves."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})  # its own, empty, cache
+    page = context.new_page()
+    try:
+        page.add_init_script(DEFER_COUNT_JS)
+        page.goto(server.url)
+        page.wait_for_function(f"() => ({COUNT_JS})('.tabulator-row') > 0", timeout=60_000)
+        page.get_by_text("Comparison basket:", exact=False).first.wait_for(timeout=30_000)
+        page.wait_for_function(f"() => ({SELECTED_ROWS_JS})().length > 0", timeout=10_000)
+        selected = page.evaluate(SELECTED_ROWS_JS)
+        shown = page.evaluate(OVERVIEW_TITLE_JS)  # the fund whose overview is shown, by its abbreviation
+        assert shown and selected == [shown], (selected, shown)
+        page.wait_for_timeout(1500)  # what follows the first paint has settled
+        before = page.evaluate("() => window.__deferred")
+        page.wait_for_timeout(1000)
+        posted = page.evaluate("() => window.__deferred") - before
+        assert posted < 100, f"{posted} deferred steps in a second on an idle page"
+    finally:
+        context.close()

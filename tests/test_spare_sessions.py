@@ -144,7 +144,7 @@ def page_summary(app) -> dict:
         return None
     licensee = app.views.get("licensee")
     return {"address": state.url_state(), "tab shown": TABS[app.tabs.active],
-            "views in the page": [type(o).__name__ for slot in app.slots.values() for o in slot.objects],
+            "views in the page": [type(o).__name__ for o in app.content.objects],
             "dark": app.page.dark_theme, "results": [r.get("proj_id") for r in state.search.records],
             "basket": list(state.basket.proj_ids), "factsheet": state.factsheet.proj_id,
             "ignored": list(state.ignored_url), "person box": getattr(licensee, "person_id", None),
@@ -172,7 +172,7 @@ def test_a_link_gets_the_link_spare_with_its_query_applied(served):
     assert dict(document.session_context.request.cookies) == {"visitor": "carol"}
     assert document.session_context.request.arguments["tab"] in (["fees"], [b"fees"])
     assert app.state.tab == "fees" and app.state.fund == fund and app.state.theme == "light"
-    assert not app.page.dark_theme and app.slots["fees"].objects and not app.slots["explorer"].objects
+    assert not app.page.dark_theme and app.content.objects == [app.views["fees"].__panel__()]
     wait_until(lambda: app.state.factsheet.proj_id == fund and app.state.factsheet.loaded_at, what="the link's fund loaded")
 
 

@@ -1,4 +1,4 @@
-"""The app shell: one panel-material-ui Page with the eight tabs, the basket sidebar, banner and footer."""
+"""The app shell: one panel-material-ui Page with the tab bar, the shown tab's view, the basket sidebar, banner and footer."""
 
 from __future__ import annotations
 
@@ -26,7 +26,12 @@ from dashboard.views.performance import PerformanceView
 from dashboard.views.risk import RiskView
 
 APP_TITLE = "SEC Thailand funds and licences"
-TABS_CSS = ":host { height: auto !important; min-height: fit-content; min-width: 0 !important; }"
+# The tab bar and the tab's content take the height of what they hold: Panel's default (the height
+# of the scrolling area) put the footer in the middle of a long tab, and its minimum width (590 px)
+# made a phone's page scroll sideways. The bar's place is kept at its height (MUI's 48 px) from the
+# first frame: React draws it after the tab's content below it, which it then pushed down.
+TABS_CSS = ":host { height: auto !important; min-height: 48px; min-width: 0 !important; }"
+CONTENT_CSS = ":host { height: auto !important; min-height: fit-content; }"
 # MUI's "sm" breakpoint: below it the Page's sidebar is a drawer drawn over the content.
 NARROW_SCREEN_PX = 600
 
@@ -96,18 +101,20 @@ PAGE_TEMPLATE = """{%% extends "base.html" %%}
 {%% endblock %%}""" % NARROW_SCREEN_PX
 
 
-class TitledTabs(pmui.Tabs):
-    """panel-material-ui's Tabs for tabs titled with text only.
+class TabBar(pmui.Tabs):
+    """panel-material-ui's Tabs as a bar of tab titles: what the shown tab holds is laid out below
+    the bar (`DashboardApp.content`), not inside it.
 
-    pmui makes a header pane for every tab, an empty one when the title is text (which it then
-    draws instead): eight models in every session's first document that the browser builds and
-    never shows. These tabs send no header panes; titles come from the tabs' names, as before.
+    A view inside pmui's Tabs is drawn only once React has mounted the tabs: on a served page's
+    first paint that was about a tenth of a second (cold browser cache) after the rest, while the
+    fund results waited. Each tab here is an empty place named by its title. pmui also makes a
+    header pane for every tab, an empty one when the title is text (which it then draws instead):
+    eight models in every first document that the browser builds and never shows; none are sent.
     """
 
-    def __init__(self, *objects, **params):
-        super().__init__(*objects, **params)
-        if any(isinstance(name, pn.viewable.Viewable) for name in self._names):
-            raise ValueError("TitledTabs takes text titles only")
+    def __init__(self, titles: list[str], **params):
+        places = [pn.Column(name=title, height=0, margin=0, sizing_mode="stretch_width") for title in titles]
+        super().__init__(*places, **params)
         self._headers = []
 
 
@@ -145,14 +152,12 @@ class DashboardApp(pn.viewable.Viewer):
         # redraws in the browser. (This is what Tabs(dynamic=True) is for, but re-showing a tab
         # with Bokeh plots that way makes BokehJS measure a plot view it has already removed.)
         self.views: dict[str, pn.viewable.Viewer] = {}
-        #: Each tab's content, named by its title: the shown tab's view, nothing for the others.
-        self.slots = {t: pn.Column(sizing_mode="stretch_width", name=TAB_TITLES[t]) for t in TABS}
+        #: What the shown tab holds: its view, below the tab bar.
+        self.content = pn.Column(sizing_mode="stretch_width", name="tab-content", margin=0,
+                                 css_classes=["sd-tab-content"], stylesheets=[CONTENT_CSS])
         self._show_only(state.tab)
-        # The tabs take the height of what they show: Panel's default (the height of the scrolling
-        # area) put the footer in the middle of a long tab, and its minimum width (590 px) made a
-        # phone's page scroll sideways.
-        self.tabs = TitledTabs(*self.slots.values(), active=TABS.index(state.tab),
-                              sizing_mode="stretch_width", name="main-tabs", stylesheets=[TABS_CSS])
+        self.tabs = TabBar([TAB_TITLES[t] for t in TABS], active=TABS.index(state.tab),
+                           sizing_mode="stretch_width", name="main-tabs", stylesheets=[TABS_CSS])
         self.tabs.param.watch(self._tab_from_widget, "active")
         state.param.watch(self._tab_from_state, "tab")
         state.param.watch(self._fund_changed, "fund")
@@ -172,7 +177,7 @@ class DashboardApp(pn.viewable.Viewer):
         self.footer = html_pane(pn.bind(self._footer_html, state.factsheet.param.loaded_at, state.basket.param.loaded,
                                         state.factsheet.param.stale, state.basket.param.stale),
                                 name="footer", margin=(16, 8, 8, 8))
-        main += [self.tabs, self.footer]
+        main += [self.tabs, self.content, self.footer]
         # The demo chip follows the first paint (PAGE_TEMPLATE shuts a phone's drawer meanwhile).
         header = [self._demo_chip()] if self.page_ready and self.banner else []
         self.page = pmui.Page(title=APP_TITLE, main=main, sidebar=[self.sidebar], header=header,
@@ -223,13 +228,12 @@ class DashboardApp(pn.viewable.Viewer):
 
     def _show_only(self, tab: str) -> pn.viewable.Viewer:
         view = self.view(tab)
-        for name, slot in self.slots.items():
-            wanted = [view] if name == tab else []
-            other = self.views.get(name)
+        for name, other in self.views.items():
             if name != tab and isinstance(other, TabView):
                 other.shown = False
-            if slot.objects != wanted:
-                slot.objects = wanted
+        shown = view.__panel__()
+        if len(self.content.objects) != 1 or self.content.objects[0] is not shown:
+            self.content.objects = [shown]
         if isinstance(view, TabView):
             view.shown = True  # catches up on changes made while it was hidden
         return view

@@ -38,8 +38,9 @@ def demo_app():
 def test_one_page_with_seven_tabs_and_the_demo_banner(demo_app):
     page, app = demo_app
     assert isinstance(page, pmui.Page) and page.theme_toggle
-    assert [slot.name for slot in app.tabs] == [TAB_TITLES[t] for t in TABS]
+    assert [place.name for place in app.tabs] == [TAB_TITLES[t] for t in TABS]
     banner = page.main[0]
+    assert page.main[1:] == [app.tabs, app.content, app.footer]  # the shown tab's view below the tab bar
     assert "DEMO DATA — fictional funds and companies" in banner.object
     assert page.sidebar[0] is app.sidebar and app.sidebar[0] is app.basket_panel.__panel__()
 
@@ -65,8 +66,8 @@ def test_every_tab_builds_and_draws_its_charts(demo_app):
         app.state.tab = tab
         view = app.views[tab]
         assert app.tabs.active == TABS.index(tab)
-        assert app.slots[tab].objects[0] is view.__panel__()
-        assert all(not slot.objects for name, slot in app.slots.items() if name != tab)  # only the shown tab
+        assert app.content.objects == [view.__panel__()]  # only the shown tab's view is in the page
+        assert all(not place.objects for place in app.tabs)  # the tab bar holds titles only
         if isinstance(view, TabView) and tab != "market":  # no market snapshot here: see tests/views/test_market.py
             charts = [p for p in view.__panel__().select(pn.pane.HoloViews)]
             assert charts, tab

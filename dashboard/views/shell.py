@@ -48,7 +48,8 @@ NARROW_SCREEN_PX = 600
 # its stylesheet links' `load` event. A table drawn before it is in the page (the fund results, on a
 # cold browser cache) has links that load only once it is added, and Chromium fires no `load` for
 # them then: the table polled for ever (a browser core at 95 % while the page sat idle) and never
-# marked the selected fund's row. The table now also counts a link whose stylesheet is there.
+# marked the selected fund's row. The table now also counts a link whose stylesheet is there, and
+# one that failed to load (Panel listens for `load` only: the table waited for ever on it too).
 PAGE_TEMPLATE = """{%% extends "base.html" %%}
 {%% block postamble %%}{{ super() }}
 <script>
@@ -81,19 +82,20 @@ PAGE_TEMPLATE = """{%% extends "base.html" %%}
   if (typeof watch !== "function") { return; }
   View.prototype.watch_stylesheets = function () {
     var result = watch.apply(this, arguments), view = this, loaded = this._initialized_stylesheets;
-    if (loaded instanceof Map && !loaded.sdLive) {
-      var values = loaded.values;
-      loaded.values = function () {
-        (view._applied_stylesheets || []).forEach(function (sheet) {
-          var el = sheet && sheet.el;
-          if (el instanceof HTMLLinkElement && el.sheet != null && loaded.get(el.href) === false) {
-            loaded.set(el.href, true);
-          }
-        });
-        return values.apply(loaded, arguments);
-      };
-      loaded.sdLive = true;
-    }
+    if (!(loaded instanceof Map)) { return result; }
+    var links = function () {
+      return (view._applied_stylesheets || []).map(function (sheet) { return sheet && sheet.el; })
+        .filter(function (el) { return el instanceof HTMLLinkElement && loaded.get(el.href) === false; });
+    };
+    // a link that fails to load has no stylesheet ever: the table must not wait for it either
+    links().forEach(function (el) {
+      el.addEventListener("error", function () { loaded.set(el.href, true); }, {once: true});
+    });
+    var values = loaded.values;
+    loaded.values = function () {
+      links().forEach(function (el) { if (el.sheet != null) { loaded.set(el.href, true); } });
+      return values.apply(loaded, arguments);
+    };
     return result;
   };
 })();
@@ -112,8 +114,10 @@ class TabBar(pmui.Tabs):
     eight models in every first document that the browser builds and never shows; none are sent.
     """
 
-    def __init__(self, titles: list[str], **params):
-        places = [pn.Column(name=title, height=0, margin=0, sizing_mode="stretch_width") for title in titles]
+    def __init__(self, *titles: str, **params):
+        # (Panel's clone() passes the places back, already made)
+        places = [title if isinstance(title, pn.viewable.Viewable) else
+                  pn.Column(name=title, height=0, margin=0, sizing_mode="stretch_width") for title in titles]
         super().__init__(*places, **params)
         self._headers = []
 
@@ -156,7 +160,7 @@ class DashboardApp(pn.viewable.Viewer):
         self.content = pn.Column(sizing_mode="stretch_width", name="tab-content", margin=0,
                                  css_classes=["sd-tab-content"], stylesheets=[CONTENT_CSS])
         self._show_only(state.tab)
-        self.tabs = TabBar([TAB_TITLES[t] for t in TABS], active=TABS.index(state.tab),
+        self.tabs = TabBar(*(TAB_TITLES[t] for t in TABS), active=TABS.index(state.tab),
                            sizing_mode="stretch_width", name="main-tabs", stylesheets=[TABS_CSS])
         self.tabs.param.watch(self._tab_from_widget, "active")
         state.param.watch(self._tab_from_state, "tab")

@@ -96,6 +96,7 @@ def create_dashboard(settings: ApiSettings | None = None, client: SecClient | No
     # started, when the visitor comes (`adopt_link`).
     awaits_link = served and spare_sessions.awaits_link(pn.state.curdoc.session_context.id)
     if served:
+        pin_local_stylesheets(pn.state.curdoc)
         state.apply_url(dict(pn.state.session_args or {}))
     app = DashboardApp(
         state=state,
@@ -118,6 +119,28 @@ def create_dashboard(settings: ApiSettings | None = None, client: SecClient | No
         if not awaits_link:
             begin(app)
     return app
+
+
+def pin_local_stylesheets(document) -> None:
+    """Have every component made in this served document link Panel's stylesheets from this
+    server, from its first moment.
+
+    Panel points a component's stylesheets at its public CDN and moves them to the server's own
+    copy by the address it notes on the document when the page's HTML is made, and for what the
+    page holds then. A page built ahead of its visitor (a spare) makes components before that:
+    those its first load (started when a link is adopted) made, and added after the HTML was made,
+    kept the CDN address. With no internet the browser then failed to fetch 45 stylesheets
+    (the Licensee tab of a shared link, about one visit in five), and with internet it fetched
+    them from a third party. The address is the one Panel's page would note."""
+    from bokeh.settings import settings as bokeh_settings
+    from panel.io.resources import LOCAL_DIST
+    from panel.io.state import set_curdoc
+
+    if bokeh_settings.resources(default="server") != "server":
+        return  # the page itself links the CDN: Panel keeps those addresses
+    with set_curdoc(document):
+        rel_path = pn.state.rel_path
+    document._template_variables.setdefault("dist_url", f"{rel_path}/{LOCAL_DIST}" if rel_path else LOCAL_DIST)
 
 
 def begin(app: DashboardApp) -> None:

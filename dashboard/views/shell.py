@@ -85,12 +85,15 @@ PAGE_TEMPLATE = """{%% extends "base.html" %%}
   var View = table && table.prototype.default_view;
   var watch = View && View.prototype.watch_stylesheets;
   if (typeof watch !== "function") { return; }
+  var linksOf = function (view) {  // the view's stylesheet link elements
+    return (view._applied_stylesheets || []).map(function (sheet) { return sheet && sheet.el; })
+      .filter(function (el) { return el instanceof HTMLLinkElement; });
+  };
   View.prototype.watch_stylesheets = function () {
     var result = watch.apply(this, arguments), view = this, loaded = this._initialized_stylesheets;
     if (!(loaded instanceof Map)) { return result; }
     var links = function () {
-      return (view._applied_stylesheets || []).map(function (sheet) { return sheet && sheet.el; })
-        .filter(function (el) { return el instanceof HTMLLinkElement && loaded.get(el.href) === false; });
+      return linksOf(view).filter(function (el) { return loaded.get(el.href) === false; });
     };
     // a link that fails to load has no stylesheet ever: the table must not wait for it either
     links().forEach(function (el) {
@@ -107,10 +110,7 @@ PAGE_TEMPLATE = """{%% extends "base.html" %%}
   // one link after another, a table built with its styles in place was redrawn once per link.
   // A table built, or redrawn, with every stylesheet of this watch in place skips the rest.
   var sheetsIn = function (view) {
-    return (view._applied_stylesheets || []).every(function (sheet) {
-      var el = sheet && sheet.el;
-      return !(el instanceof HTMLLinkElement) || el.sheet != null;
-    });
+    return linksOf(view).every(function (el) { return el.sheet != null; });
   };
   var settle = function (view) {
     if (!view._initializing && !view._building && sheetsIn(view)) { view._sdStyled = view._initialized_stylesheets; }

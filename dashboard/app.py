@@ -129,9 +129,9 @@ def pin_local_stylesheets(document) -> None:
     copy by the address it notes on the document when the page's HTML is made, and for what the
     page holds then. A page built ahead of its visitor (a spare) makes components before that:
     those its first load (started when a link is adopted) made, and added after the HTML was made,
-    kept the CDN address. With no internet the browser then failed to fetch 45 stylesheets
-    (the Licensee tab of a shared link, about one visit in five), and with internet it fetched
-    them from a third party. The address is the one Panel's page would note."""
+    kept the CDN address. With no internet the browser then failed to fetch 45 stylesheets (the
+    Licensee tab of a shared link; in 2 of 29 runs of the end-to-end test, at least), and with
+    internet it fetched them from a third party. The address is the one Panel's page would note."""
     from bokeh.settings import settings as bokeh_settings
     from panel.io.resources import LOCAL_DIST
     from panel.io.state import set_curdoc

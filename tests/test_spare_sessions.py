@@ -398,9 +398,9 @@ def test_without_spares_no_session_is_built_ahead(monkeypatch):
 def test_a_link_spares_components_link_this_servers_stylesheets(served):
     """Panel points a component's stylesheets at its public CDN until the page's HTML is made. A
     spare's components are made before that, and a link's first load adds more: those added once
-    the HTML was made kept the CDN address (the Licensee tab of a shared link, about one visit in
-    five: 45 stylesheets the browser could not fetch with no internet). Every session's document
-    now has this server's address from its first moment."""
+    the HTML was made kept the CDN address (the Licensee tab of a shared link, 2 of 29 runs of the
+    end-to-end test, at least: 45 stylesheets the browser could not fetch with no internet). Every
+    session's document now has this server's address from its first moment."""
     from bokeh.models import ImportedStyleSheet
     from panel.io.resources import CDN_DIST
 

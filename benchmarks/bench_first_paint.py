@@ -1,7 +1,7 @@
 """Benchmark: first paint of the dashboard against a minimal panel-material-ui page with a Tabulator.
 
 Both are served side by side on this machine (the dashboard in demo mode with `sec-dashboard
---demo serve`, the minimal page with `pn.serve` of a pmui.Page holding a 20-row Tabulator), each
+--demo serve`, the minimal page of `minimal_page.py`: `pn.serve` of a pmui.Page holding a 20-row Tabulator), each
 in its own process on a free loopback port. Chromium loads them alternately:
 
   cold  a fresh browser context whose HTTP cache is cleared and disabled-then-enabled (CDP), so
@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -37,7 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from tests.browser.dashboard_server import DashboardProcess, free_port, wait_until_live  # noqa: E402
+from tests.browser.dashboard_server import DashboardProcess  # noqa: E402
+
+from minimal_page import MinimalProcess  # noqa: E402  (this folder)
 
 # performance.now() once a Tabulator row is in the page (shadow roots included), else null.
 FIRST_ROW_JS = """() => {
@@ -57,54 +58,6 @@ TRANSFER_JS = """() => { const entries = [...performance.getEntriesByType('navig
 
 MODELS_JS = """() => { const d = window.Bokeh && Bokeh.documents[0];
   return d ? { models: d.all_models.size, roots: d.roots().length } : null; }"""
-
-MINIMAL_APP = """
-import sys
-import numpy as np
-import pandas as pd
-import panel as pn
-import panel_material_ui as pmui
-
-pn.extension("tabulator")
-
-def page():
-    rng = np.random.default_rng(0)
-    frame = pd.DataFrame({"fund": [f"FUND-{i:02d}" for i in range(20)], "name": [f"Fund number {i}" for i in range(20)],
-                          "nav": rng.normal(10, 2, 20).round(4), "status": ["Active"] * 20})
-    return pmui.Page(title="Minimal", main=[pn.widgets.Tabulator(frame, sizing_mode="stretch_width")])
-
-pn.serve({"/": page}, port=int(sys.argv[1]), address="127.0.0.1", show=False, liveness=True,
-         websocket_origin=[f"127.0.0.1:{sys.argv[1]}"])
-"""
-
-
-class MinimalProcess:
-    """The minimal page served by `pn.serve` in a child process on a free port."""
-
-    def __init__(self):
-        self.port = free_port()
-        self.process: subprocess.Popen | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/"
-
-    def __enter__(self) -> "MinimalProcess":
-        self.process = subprocess.Popen([sys.executable, "-c", MINIMAL_APP, str(self.port)], cwd=ROOT,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        try:
-            wait_until_live(self.url, 60, process=self.process, what="the minimal page")
-        except RuntimeError:
-            self.__exit__()
-            raise
-        return self
-
-    def __exit__(self, *exc) -> None:
-        process, self.process = self.process, None
-        if process is not None and process.poll() is None:
-            process.terminate()
-            process.wait(timeout=10)
-
 
 def load(page, url: str) -> dict:
     """Navigate and wait for the first Tabulator row; the time is from navigation start."""

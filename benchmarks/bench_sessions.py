@@ -13,13 +13,20 @@ caches hold what later sessions ask for), with 50 sessions open (delta / 50 = pe
 200 sessions opened and closed and ended by the server, and after 200 more (Bokeh ends a session
 15 s after its last connection, checking every 17 s, so the run waits 40 s for that).
 
-    python benchmarks/bench_sessions.py [--switches 5]
+Beside it, the same memory sequence on the stack's floor: the minimal panel-material-ui page with a
+Tabulator (`minimal_page.py`, the page first paint is measured against) on the same allocator, with
+the same purge after sessions end and with panel-material-ui's leak of every page fixed as the
+dashboard fixes it (`--reference-as-shipped` also runs it without those). Its sessions are only
+opened, drawn and closed: it has nothing to switch.
+
+    python benchmarks/bench_sessions.py [--switches 5] [--no-reference] [--reference-as-shipped]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import sys
@@ -33,6 +40,9 @@ sys.path.insert(0, str(ROOT))
 
 from tests.browser.dashboard_server import DashboardProcess  # noqa: E402
 from tests.views.test_sessions import ServedSession  # noqa: E402
+
+from dashboard.cli.serving import serving_environment  # noqa: E402
+from minimal_page import MinimalProcess  # noqa: E402  (this folder)
 
 COUNTS = (10, 25, 50)
 CHURN = 200
@@ -60,13 +70,15 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def open_sessions(port: int, count: int, parallel: int = 5) -> list[ServedSession]:
+async def open_sessions(port: int, count: int, parallel: int = 5, dashboard: bool = True) -> list[ServedSession]:
+    """`count` sessions, `parallel` at a time; the dashboard's once their first fund is shown."""
     gate = asyncio.Semaphore(parallel)
 
     async def one() -> ServedSession:
         async with gate:
-            session = await ServedSession.open(port, timeout=120)
-            await session.first_load(timeout=120)
+            session = await ServedSession.open(port, timeout=120, dashboard=dashboard)
+            if dashboard:
+                await session.first_load(timeout=120)
             return session
 
     return list(await asyncio.gather(*(one() for _ in range(count))))
@@ -125,15 +137,57 @@ async def switching(server: ServerProcesses, switches: int, memory: dict | None)
         memory["50 open"] = server.rss_mb()
     await close_all(sessions)
     if memory is not None:
-        opened = len(sessions)
-        for rounds in (1, 2):  # the second round shows whether what stays is bounded or grows per session
-            while opened < CHURN * rounds:
-                batch = min(25, CHURN * rounds - opened)
-                await close_all(await open_sessions(port, batch))
-                opened += batch
-            await asyncio.sleep(SESSION_END_WAIT_S)
-            memory[f"after {CHURN * rounds}"] = server.rss_mb()
+        await churn(port, len(sessions), memory, server.rss_mb)
     return out
+
+
+async def churn(port: int, opened: int, memory: dict, rss_mb, dashboard: bool = True) -> None:
+    """Open and close sessions in batches of 25 until 200 have been opened, wait for the server to
+    end them, read the memory; again up to 400 (whether what stays is bounded or grows per session)."""
+    for rounds in (1, 2):
+        while opened < CHURN * rounds:
+            batch = min(25, CHURN * rounds - opened)
+            await close_all(await open_sessions(port, batch, dashboard=dashboard))
+            opened += batch
+        await asyncio.sleep(SESSION_END_WAIT_S)
+        memory[f"after {CHURN * rounds}"] = rss_mb()
+
+
+async def reference_memory(page: MinimalProcess) -> dict[str, float]:
+    """The same memory sequence on the minimal page (its sessions are pulled, drawn and closed: it
+    has nothing to switch): idle after 5 sessions, warm idle after 5 more, 50 open, 200 and 400."""
+    rss_mb = page.rss_mb
+    memory = {"cold idle": rss_mb()}
+    for name in ("idle", "warm idle"):
+        await close_all(await open_sessions(page.port, 5, dashboard=False))
+        await asyncio.sleep(SESSION_END_WAIT_S)
+        memory[name] = rss_mb()
+    sessions = await open_sessions(page.port, 50, dashboard=False)
+    memory["50 open"] = rss_mb()
+    await close_all(sessions)
+    await churn(page.port, len(sessions), memory, rss_mb, dashboard=False)
+    return memory
+
+
+def print_memory(memory: dict[str, float], references: dict[str, dict[str, float]]) -> None:
+    """The dashboard's memory sequence and the references', side by side."""
+    columns = {"dashboard": memory, **references}
+    print(f"  {'':<38}" + "".join(f"{name:>22}" for name in columns))
+
+    def row(label: str, cell) -> None:
+        print(f"  {label:<38}" + "".join(f"{cell(m):>22}" for m in columns.values()))
+
+    def against_warm(key: str):
+        return lambda m: f"{m[key]:.0f} ({m[key] - m['warm idle']:+.1f}, {(m[key] / m['warm idle'] - 1) * 100:+.1f}%)"
+
+    row("cold idle", lambda m: f"{m['cold idle']:.0f}")
+    row("idle after warm-up", lambda m: f"{m['idle']:.0f}")
+    row("warm idle (dashboard: every fund once)", lambda m: f"{m['warm idle']:.0f}")
+    row("50 sessions open", against_warm("50 open"))
+    row("  per session (KB)", lambda m: f"{(m['50 open'] - m['warm idle']) / 50 * 1024:.0f}")
+    row(f"after {CHURN} opened, closed and ended", against_warm(f"after {CHURN}"))
+    row(f"after {CHURN} more", against_warm(f"after {2 * CHURN}"))
+    print(f"  (after {CHURN} more against after {CHURN}: whether what stays is bounded or grows per session)")
 
 
 def main() -> int:
@@ -141,6 +195,9 @@ def main() -> int:
     parser.add_argument("--switches", type=int, default=5, help="fund switches per session at each count")
     parser.add_argument("--allocator", choices=("jemalloc", "malloc", "python"), default="",
                         help="the served processes' allocator (default: what `serve` picks)")
+    parser.add_argument("--no-reference", action="store_true", help="skip the minimal page's memory sequence")
+    parser.add_argument("--reference-as-shipped", action="store_true",
+                        help="also run the minimal page without its leak fixed and without the purge")
     args = parser.parse_args()
     started = time.monotonic()
     timings: dict[int, dict[int, list[float]]] = {}
@@ -148,6 +205,14 @@ def main() -> int:
     for procs in (1, 2):
         with ServerProcesses(procs, args.allocator) as server:
             timings[procs] = asyncio.run(switching(server, args.switches, memory if procs == 1 else None))
+    references: dict[str, dict[str, float]] = {}
+    environ = {**os.environ, "SEC_DASHBOARD_ALLOCATOR": args.allocator} if args.allocator else dict(os.environ)
+    environ = serving_environment(environ) or environ
+    variants = [] if args.no_reference else [("minimal page", True)]
+    variants += [("minimal, as shipped", False)] if args.reference_as_shipped else []
+    for name, release in variants:
+        with MinimalProcess(release_sessions=release, env=environ) as page:
+            references[name] = asyncio.run(reference_memory(page))
     print("\nFund switch (server-side sessions over the websocket, no browser: row selection sent -> new overview "
           f"received; {args.switches} switches per session, random 0-0.5 s pause, all sessions at once)")
     print(f"{'sessions':>9} | {'1 proc p50':>10} {'p95':>7} | {'2 procs p50':>11} {'p95':>7}   (ms)")
@@ -155,17 +220,8 @@ def main() -> int:
         one, two = timings[1][count], timings[2][count]
         print(f"{count:>9} | {statistics.median(one) * 1000:>10.0f} {pct(one, .95) * 1000:>7.0f} | "
               f"{statistics.median(two) * 1000:>11.0f} {pct(two, .95) * 1000:>7.0f}")
-    print(f"\nServer memory (RSS, 1 process, allocator: {args.allocator or 'what serve picks'})")
-    print(f"  cold idle {memory['cold idle']:.0f} MB; idle after warm-up {memory['idle']:.0f} MB; "
-          f"warm idle (every fund visited once, caches full) {memory['warm idle']:.0f} MB")
-    print(f"  50 sessions open {memory['50 open']:.0f} MB -> "
-          f"{(memory['50 open'] - memory['warm idle']) / 50 * 1024:.0f} KB per session (against warm idle)")
-    print(f"  after {CHURN} sessions opened, closed and ended {memory['after 200']:.0f} MB "
-          f"({memory['after 200'] - memory['warm idle']:+.0f} MB against warm idle, "
-          f"{memory['after 200'] - memory['idle']:+.0f} MB against idle)")
-    grown = memory["after 400"] - memory["after 200"]
-    print(f"  after {CHURN} more {memory['after 400']:.0f} MB ({grown:+.0f} MB against after {CHURN}: "
-          "what stays is the bounded caches, not the sessions)")
+    print(f"\nServer memory (RSS, 1 process, allocator: {args.allocator or 'what serve picks'}; MB, and against warm idle)")
+    print_memory(memory, references)
     print(f"\n(run took {time.monotonic() - started:.0f} s)")
     return 0
 

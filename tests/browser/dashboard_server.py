@@ -80,18 +80,22 @@ class DashboardProcess:
         assert self.process is not None
         return self.process.pid
 
+    what = "the dashboard"
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "dashboard", *(["--demo"] if self.demo else []), "serve",
+                "--port", str(self.port), "--address", "127.0.0.1", *self.serve_args]
+
     def start(self) -> "DashboardProcess":
         env = {k: v for k, v in os.environ.items()
                if not k.startswith("SEC_") or k == "SEC_DASHBOARD_CACHE_DIR"}
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         env.update(self.extra_env)
-        cmd = [sys.executable, "-m", "dashboard", *(["--demo"] if self.demo else []), "serve",
-               "--port", str(self.port), "--address", "127.0.0.1", *self.serve_args]
         self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
-        self.process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(self.command(), cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         try:
             wait_until_live(self.url, self.startup_timeout, process=self.process,
-                            what=f"the dashboard (its log: {self.log_path})")
+                            what=f"{self.what} (its log: {self.log_path})")
         except RuntimeError:
             self.stop()
             raise

@@ -85,14 +85,15 @@ class ServedSession:
 
     @classmethod
     async def open(cls, port: int, host: str = "127.0.0.1", timeout: float = 60.0,
-                   token: str | None = None) -> "ServedSession":
-        """Open a session: the one of `token` (a served page's), or a new one."""
+                   token: str | None = None, dashboard: bool = True) -> "ServedSession":
+        """Open a session: the one of `token` (a served page's), or a new one. `dashboard=False`: a
+        page other than the dashboard's (the benchmarks' minimal page), only pulled and reported drawn."""
         protocol = Protocol()
         token = token or generate_jwt_token(generate_session_id())
         socket = await websocket_connect(f"ws://{host}:{port}/ws", subprotocols=["bokeh", token],
                                          max_message_size=50 * 1024 * 1024)
         session = cls(WebSocketClientConnectionWrapper(socket), protocol)
-        await asyncio.wait_for(session._start(), timeout)
+        await asyncio.wait_for(session._start(dashboard), timeout)
         return session
 
     async def _next(self):
@@ -104,7 +105,7 @@ class ServedSession:
             if message is not None:
                 return message
 
-    async def _start(self) -> None:
+    async def _start(self, dashboard: bool) -> None:
         ack = await self._next()
         if ack is None or ack.msgtype != "ACK":
             raise ConnectionError(f"the server did not acknowledge the session: {ack!r}")
@@ -127,7 +128,7 @@ class ServedSession:
             elif OVERVIEW_CLASS in _css(model):
                 self.overview_id = model["id"]
                 self.overview = html.unescape(str(model["attributes"].get("text") or ""))
-        if not (self.selection_id and self.overview_id and self.tabs_id):
+        if dashboard and not (self.selection_id and self.overview_id and self.tabs_id):
             raise ConnectionError("the served page has no Fund explorer results or overview")
         self._reader = asyncio.ensure_future(self._read())
         await self._send([DOCUMENT_READY])  # what BokehJS sends once it has drawn the page

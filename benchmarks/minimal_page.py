@@ -1,0 +1,112 @@
+"""The reference the benchmarks hold the dashboard against: a minimal panel-material-ui page with a
+20-row Tabulator, served by `pn.serve`.
+
+    python benchmarks/minimal_page.py PORT [--release-sessions]
+
+As shipped (no flag), it is the page `bench_first_paint.py` measures first paint against. It is also
+the stack's floor for memory after many sessions, with two changes (`--release-sessions`), so that
+it gets what the dashboard's served process gets:
+
+- Its `Page.busy` is bound to the page's own table, not to `pn.state.busy`. panel-material-ui
+  (0.16) binds every Page to that process-wide flag and never unbinds it, so each page, with its
+  session's whole document, stays alive for as long as the process (`dashboard.views.shell`
+  rebinds it the same way).
+- A few seconds after sessions end it collects garbage and gives the heap's free pages back
+  (jemalloc: purge every arena; glibc: malloc_trim), as `dashboard.app.trim_heap` does (without its
+  pruning of pandas' references: this page keeps no cached frames).
+
+Run it in `dashboard.cli.serving.serving_environment` for the allocator `serve` picks.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.browser.dashboard_server import DashboardProcess  # noqa: E402
+
+PAGE = Path(__file__).resolve()
+PURGE_DELAY_S = 5.0  # dashboard.app.TRIM_DELAY_S
+
+
+def page(release_sessions: bool):
+    import numpy as np
+    import pandas as pd
+    import panel as pn
+    import panel_material_ui as pmui
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"fund": [f"FUND-{i:02d}" for i in range(20)], "name": [f"Fund number {i}" for i in range(20)],
+                          "nav": rng.normal(10, 2, 20).round(4), "status": ["Active"] * 20})
+    table = pn.widgets.Tabulator(frame, sizing_mode="stretch_width")
+    main = pmui.Page(title="Minimal", main=[table])
+    if release_sessions:
+        from panel.util import edit_readonly
+
+        with edit_readonly(main):
+            main.busy = pn.bind(lambda loading: loading, table.param.loading)
+    return main
+
+
+_purge_pending = False
+
+
+def _purge_soon(_session_context) -> None:
+    global _purge_pending
+    if _purge_pending:
+        return
+    import ctypes
+    import gc
+
+    from tornado.ioloop import IOLoop
+
+    def purge() -> None:
+        global _purge_pending
+        _purge_pending = False
+        gc.collect()
+        libc = ctypes.CDLL(None)
+        mallctl = getattr(libc, "mallctl", None)  # only when running on jemalloc
+        if mallctl is not None:
+            mallctl.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+            mallctl(b"arena.4096.purge", None, None, None, 0)  # every arena
+        elif hasattr(libc, "malloc_trim"):  # glibc's malloc
+            libc.malloc_trim(0)
+
+    _purge_pending = True
+    IOLoop.current().call_later(PURGE_DELAY_S, purge)
+
+
+class MinimalProcess(DashboardProcess):
+    """The minimal page in a child process on a free loopback port: `with MinimalProcess() as minimal:`.
+    `env`: set in the child's environment (`serving_environment`'s, for the allocator `serve` picks)."""
+
+    what = "the minimal page"
+
+    def __init__(self, release_sessions: bool = False, env: dict[str, str] | None = None):
+        super().__init__(demo=False, env=env, startup_timeout=60)
+        self.release_sessions = release_sessions
+
+    def command(self) -> list[str]:
+        return [sys.executable, str(PAGE), str(self.port), *(["--release-sessions"] if self.release_sessions else [])]
+
+
+def main() -> None:
+    import panel as pn
+
+    port, release = int(sys.argv[1]), "--release-sessions" in sys.argv[2:]
+    pn.extension("tabulator")
+
+    def served():
+        if release:
+            pn.state.on_session_destroyed(_purge_soon)
+        return page(release)
+
+    pn.serve({"/": served}, port=port, address="127.0.0.1", show=False, liveness=True,
+             websocket_origin=[f"127.0.0.1:{port}"])
+
+
+if __name__ == "__main__":
+    main()

@@ -82,6 +82,7 @@ class ServedSession:
         self._changed = asyncio.Event()
         self._reader: asyncio.Task | None = None
         self.closed = False
+        self.dashboard = True  # the dashboard's page (else only pulled and reported drawn)
 
     @classmethod
     async def open(cls, port: int, host: str = "127.0.0.1", timeout: float = 60.0,
@@ -93,7 +94,8 @@ class ServedSession:
         socket = await websocket_connect(f"ws://{host}:{port}/ws", subprotocols=["bokeh", token],
                                          max_message_size=50 * 1024 * 1024)
         session = cls(WebSocketClientConnectionWrapper(socket), protocol)
-        await asyncio.wait_for(session._start(dashboard), timeout)
+        session.dashboard = dashboard
+        await asyncio.wait_for(session._start(), timeout)
         return session
 
     async def _next(self):
@@ -105,7 +107,7 @@ class ServedSession:
             if message is not None:
                 return message
 
-    async def _start(self, dashboard: bool) -> None:
+    async def _start(self) -> None:
         ack = await self._next()
         if ack is None or ack.msgtype != "ACK":
             raise ConnectionError(f"the server did not acknowledge the session: {ack!r}")
@@ -128,7 +130,7 @@ class ServedSession:
             elif OVERVIEW_CLASS in _css(model):
                 self.overview_id = model["id"]
                 self.overview = html.unescape(str(model["attributes"].get("text") or ""))
-        if dashboard and not (self.selection_id and self.overview_id and self.tabs_id):
+        if self.dashboard and not (self.selection_id and self.overview_id and self.tabs_id):
             raise ConnectionError("the served page has no Fund explorer results or overview")
         self._reader = asyncio.ensure_future(self._read())
         await self._send([DOCUMENT_READY])  # what BokehJS sends once it has drawn the page

@@ -11,9 +11,8 @@ it gets what the dashboard's served process gets:
   (0.16) binds every Page to that process-wide flag and never unbinds it, so each page, with its
   session's whole document, stays alive for as long as the process (`dashboard.views.shell`
   rebinds it the same way).
-- A few seconds after sessions end it collects garbage and gives the heap's free pages back
-  (jemalloc: purge every arena; glibc: malloc_trim), as `dashboard.app.trim_heap` does (without its
-  pruning of pandas' references: this page keeps no cached frames).
+- A few seconds after sessions end it gives memory back with the dashboard's own
+  `dashboard.heap.trim_heap_soon` (collect garbage, drop pandas' dead references, purge the heap).
 
 Run it in `dashboard.cli.serving.serving_environment` for the allocator `serve` picks.
 """
@@ -29,7 +28,6 @@ sys.path.insert(0, str(ROOT))
 from tests.browser.dashboard_server import DashboardProcess  # noqa: E402
 
 PAGE = Path(__file__).resolve()
-PURGE_DELAY_S = 5.0  # dashboard.app.TRIM_DELAY_S
 
 
 def page(release_sessions: bool):
@@ -51,34 +49,6 @@ def page(release_sessions: bool):
     return main
 
 
-_purge_pending = False
-
-
-def _purge_soon(_session_context) -> None:
-    global _purge_pending
-    if _purge_pending:
-        return
-    import ctypes
-    import gc
-
-    from tornado.ioloop import IOLoop
-
-    def purge() -> None:
-        global _purge_pending
-        _purge_pending = False
-        gc.collect()
-        libc = ctypes.CDLL(None)
-        mallctl = getattr(libc, "mallctl", None)  # only when running on jemalloc
-        if mallctl is not None:
-            mallctl.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
-            mallctl(b"arena.4096.purge", None, None, None, 0)  # every arena
-        elif hasattr(libc, "malloc_trim"):  # glibc's malloc
-            libc.malloc_trim(0)
-
-    _purge_pending = True
-    IOLoop.current().call_later(PURGE_DELAY_S, purge)
-
-
 class MinimalProcess(DashboardProcess):
     """The minimal page in a child process on a free loopback port: `with MinimalProcess() as minimal:`.
     `env`: set in the child's environment (`serving_environment`'s, for the allocator `serve` picks)."""
@@ -96,12 +66,14 @@ class MinimalProcess(DashboardProcess):
 def main() -> None:
     import panel as pn
 
+    from dashboard.heap import trim_heap_soon
+
     port, release = int(sys.argv[1]), "--release-sessions" in sys.argv[2:]
     pn.extension("tabulator")
 
     def served():
         if release:
-            pn.state.on_session_destroyed(_purge_soon)
+            pn.state.on_session_destroyed(trim_heap_soon)
         return page(release)
 
     pn.serve({"/": served}, port=port, address="127.0.0.1", show=False, liveness=True,

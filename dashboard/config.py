@@ -281,5 +281,5 @@ class ApiSettings:
 @functools.cache
 def on_glibc() -> bool:
     """Whether this process runs on Linux with glibc, whose malloc a served process uses and trims
-    (`sec-dashboard serve`'s allocator, `dashboard.app.trim_heap`). Asked once: it reads the binary."""
+    (`sec-dashboard serve`'s allocator, `dashboard.heap.trim_heap`). Asked once: it reads the binary."""
     return platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"

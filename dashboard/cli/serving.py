@@ -18,7 +18,7 @@ from dashboard.config import on_glibc
 #
 # First choice, when the system has it: jemalloc (Debian's libjemalloc2), every object allocated by
 # it. Its arenas give freed pages back a second after they empty (and at once on the purge
-# `dashboard.app.trim_heap` asks for), and it fragments far less under a crowd's churn than glibc:
+# `dashboard.heap.trim_heap` asks for), and it fragments far less under a crowd's churn than glibc:
 # 200 sessions opened and closed left the process 44 MB above its warm idle on jemalloc, 76 MB on
 # glibc's malloc (benchmarks/bench_sessions.py). Otherwise C's malloc, in at most two arenas,
 # trimmed after sessions end. SEC_DASHBOARD_ALLOCATOR=malloc skips jemalloc; =python keeps pymalloc.

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboard import app
+from dashboard import heap
 from dashboard.cli.serving import JEMALLOC_CONF, find_jemalloc, serving_environment
 from tests.browser.dashboard_server import DashboardProcess
 
@@ -86,15 +86,15 @@ def test_on_jemalloc_a_forked_process_purges_and_keeps_its_background_threads():
     forked, as `--num-procs` does): background purging restored in the child, and the purge works."""
     script = textwrap.dedent("""
         import os, sys
-        from dashboard import app
-        mallctl = app.jemalloc_mallctl()
+        from dashboard import heap
+        mallctl = heap.jemalloc_mallctl()
         assert mallctl is not None, "jemalloc not loaded"
-        assert app._jemalloc_flag(mallctl, b"background_thread")
+        assert heap._jemalloc_flag(mallctl, b"background_thread")
         pid = os.fork()
         if pid == 0:
-            lost = not app._jemalloc_flag(mallctl, b"background_thread")
-            trimmed = app.trim_heap()
-            back = app._jemalloc_flag(mallctl, b"background_thread")
+            lost = not heap._jemalloc_flag(mallctl, b"background_thread")
+            trimmed = heap.trim_heap()
+            back = heap._jemalloc_flag(mallctl, b"background_thread")
             os._exit(0 if (lost and trimmed and back) else 3)
         _, status = os.waitpid(pid, 0)
         sys.exit(os.waitstatus_to_exitcode(status))
@@ -109,14 +109,14 @@ def test_a_crowd_leaving_is_trimmed_once(monkeypatch):
     import asyncio
 
     calls = []
-    monkeypatch.setattr(app, "TRIM_DELAY_S", 0.05)
-    monkeypatch.setattr(app, "trim_heap", lambda: calls.append(1) or True)
+    monkeypatch.setattr(heap, "TRIM_DELAY_S", 0.05)
+    monkeypatch.setattr(heap, "trim_heap", lambda: calls.append(1) or True)
 
     async def crowd():
         for _ in range(20):
-            app.trim_heap_soon(None)
+            heap.trim_heap_soon(None)
         await asyncio.sleep(0.3)
-        app.trim_heap_soon(None)
+        heap.trim_heap_soon(None)
         await asyncio.sleep(0.3)
 
     asyncio.run(crowd())
@@ -144,7 +144,7 @@ def test_the_heap_trim_drops_the_dead_references_copies_left_on_a_kept_frame():
         copy["nav2"] = copy["nav"]  # what a session does with its copy
         del copy
     before = weak_references()
-    app.trim_heap()
+    heap.trim_heap()
     assert weak_references() <= before - 1000
-    assert app.prune_dead_frame_references() == 0  # nothing left to drop
+    assert heap.prune_dead_frame_references() == 0  # nothing left to drop
     assert kept.index is index and kept["nav"].sum() == sum(range(50))  # the kept frame is as it was

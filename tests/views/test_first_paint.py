@@ -206,7 +206,7 @@ def test_settling_the_heap_puts_the_libraries_beyond_the_collector():
     sessions made (it walked the libraries too, 0.2-0.4 s inside a session's first build)."""
     import gc
 
-    from dashboard.app import settle_heap
+    from dashboard.heap import settle_heap
 
     try:
         frozen = settle_heap()

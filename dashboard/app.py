@@ -18,15 +18,17 @@ import weakref
 from datetime import date
 
 import panel as pn
+import tornado.process
 from panel.io.notifications import NotificationAreaBase
 
-from dashboard import session_tokens, spare_sessions
+from dashboard import renewal, session_tokens, spare_sessions
 from dashboard.api.sync import SecClient
 from dashboard.config import ApiSettings
 from dashboard.demo.pools import DEMO_LABEL
 from dashboard.heap import restore_background_purging, settle_heap, trim_heap_soon
 from dashboard.models.dashboard_state import DEMO_DEFAULT_QUERY, LIVE_DEFAULT_QUERY, DashboardState, url_text
 from dashboard.models.source import default_client
+from dashboard.renewal import RenewalPolicy
 
 pn.extension("tabulator", throttled=True)
 
@@ -364,6 +366,7 @@ def _on_forked_server(parent: int) -> None:
     if _forked_server:
         return
     _forked_server = True
+    renewal.mark_forked()
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
@@ -373,7 +376,8 @@ def _on_forked_server(parent: int) -> None:
 
 
 def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, settings: ApiSettings | None = None,
-          num_procs: int = 1, settle: bool = True, spares: bool = True, **kwargs) -> None:
+          num_procs: int = 1, settle: bool = True, spares: bool = True, renew: RenewalPolicy | None = None,
+          **kwargs) -> None:
     """Serve the dashboard until interrupted (the `sec-dashboard serve` command).
 
     `num_procs` > 1 forks that many server processes sharing the port (Panel's multi-process
@@ -404,6 +408,11 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, sett
         spare_sessions.disable()
     if settle:
         settle_heap()
+    if renew is not None and renewal.start(renew) is not None:
+        pn.state.on_session_created(renewal.observe)
+        pn.state.on_session_destroyed(renewal.observe)
+        if num_procs != 1:  # Bokeh forks through Tornado's; a renewed process is replaced, not counted as a crash
+            tornado.process.fork_processes = renewal.fork_processes
     if num_procs != 1:
         os.register_at_fork(after_in_child=functools.partial(_on_forked_server, os.getpid()))
     pn.serve({"/": factory}, port=port, address=address, show=show, websocket_origin=_origins(address, port),

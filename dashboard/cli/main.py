@@ -305,7 +305,12 @@ def cmd_demo_server(args) -> int:
 
 def cmd_serve(args) -> int:
     from dashboard.cli.serving import serving_environment
+    from dashboard.renewal import RenewalPolicy
 
+    try:
+        renew = RenewalPolicy.from_env()
+    except ValueError as exc:
+        return _fail(exc, EXIT_BAD_INPUT)
     environment = serving_environment(dict(os.environ))
     if environment is not None and args.from_command_line:
         # run again, on the allocator that gives ended sessions' memory back (see dashboard.cli.serving)
@@ -315,7 +320,9 @@ def cmd_serve(args) -> int:
     # Every process learns how many share this host, so that a limiter that cannot be shared (no
     # disk cache, Redis away) keeps this process to its share of the rate limit.
     os.environ["SEC_DASHBOARD_NUM_PROCS"] = str(args.num_procs)
-    serve(port=args.port, address=args.address, show=args.show, settings=_settings(args), num_procs=args.num_procs)
+    # Renewal starts this program again: only a process started by its own command line is renewed.
+    serve(port=args.port, address=args.address, show=args.show, settings=_settings(args), num_procs=args.num_procs,
+          renew=renew if args.from_command_line else None)
     return EXIT_OK
 
 

@@ -11,7 +11,10 @@ Memory is the resident set (RSS) of the server process(es): idle (after a warm-u
 ended), warm idle (after five sessions have opened every fund once and ended, so the bounded
 caches hold what later sessions ask for), with 50 sessions open (delta / 50 = per session), after
 200 sessions opened and closed and ended by the server, and after 200 more (Bokeh ends a session
-15 s after its last connection, checking every 17 s, so the run waits 40 s for that).
+15 s after its last connection, checking every 17 s, so the run waits 40 s for that). Then nobody
+comes for two minutes: the quiet a process needs before it starts afresh (`dashboard.renewal`,
+on its defaults), which it does when its allocator holds more than 16 MB more unused memory than
+when it started; the last row is its memory once renewed (or after three minutes if it was not).
 
 Beside it, the same memory sequence on the stack's floor: the minimal panel-material-ui page with a
 Tabulator (`minimal_page.py`, the page first paint is measured against) on the same allocator, with
@@ -42,6 +45,7 @@ from tests.browser.dashboard_server import DashboardProcess  # noqa: E402
 from tests.views.test_sessions import ServedSession  # noqa: E402
 
 from dashboard.cli.serving import serving_environment  # noqa: E402
+from dashboard.renewal import DEFAULT_QUIET_S, RENEWALS_ENV  # noqa: E402
 from minimal_page import MinimalProcess  # noqa: E402  (this folder)
 
 COUNTS = (10, 25, 50)
@@ -138,7 +142,28 @@ async def switching(server: ServerProcesses, switches: int, memory: dict | None)
     await close_all(sessions)
     if memory is not None:
         await churn(port, len(sessions), memory, server.rss_mb)
+        memory["renewals"] = await quiet(server)
+        memory["after quiet"] = server.rss_mb()
     return out
+
+
+async def quiet(server: ServerProcesses) -> int:
+    """Nobody comes until the process has started afresh (or for the quiet period and a minute
+    more); how many times it was renewed (its program's environment says)."""
+    path = Path(f"/proc/{server.pid}/environ")
+
+    def renewals() -> int:
+        for item in path.read_bytes().split(b"\0"):
+            if item.startswith(RENEWALS_ENV.encode() + b"="):
+                return int(item.split(b"=", 1)[1] or 0)
+        return 0
+
+    deadline = time.monotonic() + DEFAULT_QUIET_S + 60
+    while not renewals() and time.monotonic() < deadline:
+        await asyncio.sleep(2)
+    if renewals():
+        await asyncio.sleep(15)  # its spares built and their garbage purged
+    return renewals()
 
 
 async def churn(port: int, opened: int, memory: dict, rss_mb, dashboard: bool = True) -> None:
@@ -187,7 +212,10 @@ def print_memory(memory: dict[str, float], references: dict[str, dict[str, float
     row("  per session (KB)", lambda m: f"{(m['50 open'] - m['warm idle']) / 50 * 1024:.0f}")
     row(f"after {CHURN} opened, closed and ended", against_warm(f"after {CHURN}"))
     row(f"after {CHURN} more", against_warm(f"after {2 * CHURN}"))
-    print(f"  (after {CHURN} more against after {CHURN}: whether what stays is bounded or grows per session)")
+    row(f"then nobody for {DEFAULT_QUIET_S / 60:g} min (renewed)",
+        lambda m: against_warm("after quiet")(m) + f" x{m['renewals']}" if "after quiet" in m else "-")
+    print(f"  (after {CHURN} more against after {CHURN}: whether what stays is bounded or grows per session;"
+          " xN: times the process started afresh)")
 
 
 def main() -> int:

@@ -24,6 +24,7 @@ from dashboard.cli.serving import find_jemalloc
 from dashboard.renewal import RenewalPolicy, Watch, inherited_sockets
 from dashboard.spare_sessions import SPARE_PREFIX
 from tests.browser.dashboard_server import DashboardProcess
+from tests.scaleout.test_memory import process_environment
 
 MB = 2**20
 ROOT = Path(__file__).resolve().parents[2]
@@ -236,11 +237,6 @@ class Liveness:
         self._thread.join(timeout=30)
 
 
-def environment_of(pid: int) -> dict[str, str]:
-    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-    return dict(item.decode(errors="replace").split("=", 1) for item in raw if b"=" in item)
-
-
 def wait_for(condition, timeout: float, what: str):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -273,7 +269,7 @@ def test_a_served_process_renews_in_place_after_its_visitor_leaves_and_the_port_
 
         asyncio.run(visit())
         wait_for(lambda: "starting afresh (renewal 1)" in log.read_text(), 120, "the process renewed")
-        wait_for(lambda: environment_of(pid).get(renewal.RENEWALS_ENV) == "1", 30, "the program started again")
+        wait_for(lambda: process_environment(pid).get(renewal.RENEWALS_ENV) == "1", 30, "the program started again")
         assert server.process.poll() is None and psutil.pid_exists(pid)  # the same process, in place
         asyncio.run(visit())  # the renewed process serves a visitor
         assert liveness.answers > 50

@@ -305,7 +305,7 @@ def cmd_demo_server(args) -> int:
 
 def cmd_serve(args) -> int:
     from dashboard.cli.serving import serving_environment
-    from dashboard.renewal import RenewalPolicy
+    from dashboard.renewal import RenewalPolicy, renewals
 
     try:
         renew = RenewalPolicy.from_env()
@@ -321,8 +321,9 @@ def cmd_serve(args) -> int:
     # disk cache, Redis away) keeps this process to its share of the rate limit.
     os.environ["SEC_DASHBOARD_NUM_PROCS"] = str(args.num_procs)
     # Renewal starts this program again: only a process started by its own command line is renewed.
-    serve(port=args.port, address=args.address, show=args.show, settings=_settings(args), num_procs=args.num_procs,
-          renew=renew if args.from_command_line else None)
+    # A renewed program (same command line) does not open another browser tab for `--show`.
+    serve(port=args.port, address=args.address, show=args.show and not renewals(), settings=_settings(args),
+          num_procs=args.num_procs, renew=renew if args.from_command_line else None)
     return EXIT_OK
 
 

@@ -293,3 +293,18 @@ def test_forked_processes_are_replaced_by_their_parent_when_they_renew(tmp_path)
         assert parent.is_running() and len(now) == 2
     assert liveness.failures == [], liveness.failures[:3]
     assert "Too many child restarts" not in log.read_text() and "Traceback" not in log.read_text()
+
+
+def test_a_renewed_program_does_not_open_another_browser_tab(monkeypatch):
+    import dashboard.app
+
+    seen = []
+    # stands in for the web server only: what the command hands it is what is checked
+    monkeypatch.setattr(dashboard.app, "serve", lambda **kwargs: seen.append(kwargs))
+    monkeypatch.delenv(renewal.RENEWALS_ENV, raising=False)
+    monkeypatch.delenv("SEC_DASHBOARD_NUM_PROCS", raising=False)  # the command sets it; put back after
+    assert main(["--demo", "serve", "--port", "5999", "--show"]) == 0
+    monkeypatch.setenv(renewal.RENEWALS_ENV, "3")
+    assert main(["--demo", "serve", "--port", "5999", "--show"]) == 0
+    assert [kwargs["show"] for kwargs in seen] == [True, False]
+    assert seen[0]["renew"] is None  # called from Python, not its own command line: never renewed

@@ -140,10 +140,11 @@ class Watch:
         if self.visitors():
             self.busy_at = now
             return None
-        if self.start_slack is None:  # a forked process: measured at its first moment without visitors
-            self.measure_start()
-            return None
         idle = now - self.busy_at
+        if self.start_slack is None:  # a forked process: measured once its first sessions (spares) are built
+            if idle >= QUIET_MIN_S:
+                self.measure_start()
+            return None
         measured = self._slack() if idle >= self.policy.quiet_s else None
         if measured is None:
             return None
@@ -231,7 +232,7 @@ def start(policy: RenewalPolicy) -> Watch | None:
 
 def mark_forked() -> None:
     """In a process `--num-procs` forked: renewal ends it for the parent to fork anew, and its
-    start is measured in it (at its first check without visitors), not in the parent."""
+    start is measured in it (once nothing has happened in it for `QUIET_MIN_S`), not in the parent."""
     global _forked
     _forked = True
     if _watch is not None:

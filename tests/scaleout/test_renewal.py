@@ -125,14 +125,19 @@ def test_off_the_allocator_it_can_measure_a_process_is_never_due():
     assert watch.start_slack is None and watch.due() is None and watch.due() is None
 
 
-def test_a_forked_process_measures_its_own_start_at_its_first_moment_without_visitors():
+def test_a_forked_process_measures_its_own_start_once_nothing_has_happened_in_it_for_a_while():
     watch, clock, heap, server = watch_with(quiet_s=30)
     watch.saw(Context(server))
     watch.start_slack = None  # what mark_forked does in the child
     server.sessions = [Session("visitor")]
     heap["resident"] = 230 * MB
+    clock.now += 60
     assert watch.due() is None and watch.start_slack is None  # a visitor: not a start
-    server.sessions = []
+    server.sessions = [Session(f"{SPARE_PREFIX}being-built")]
+    watch.saw(Context(server))
+    clock.now += 9
+    assert watch.due() is None and watch.start_slack is None  # its spare was just made
+    clock.now += 1
     assert watch.due() is None and watch.start_slack == 40 * MB
     clock.now += 60
     assert watch.due() is None  # 40 MB unused now, as at its start
@@ -269,7 +274,7 @@ def test_a_served_process_renews_in_place_after_its_visitor_leaves_and_the_port_
 
         asyncio.run(visit())
         wait_for(lambda: "starting afresh (renewal 1)" in log.read_text(), 120, "the process renewed")
-        wait_for(lambda: process_environment(pid).get(renewal.RENEWALS_ENV) == "1", 30, "the program started again")
+        wait_for(lambda: process_environment(pid).get(renewal.RENEWALS_ENV, "0") != "0", 30, "the program started again")
         assert server.process.poll() is None and psutil.pid_exists(pid)  # the same process, in place
         asyncio.run(visit())  # the renewed process serves a visitor
         assert liveness.answers > 50
@@ -279,17 +284,19 @@ def test_a_served_process_renews_in_place_after_its_visitor_leaves_and_the_port_
 
 
 @needs_jemalloc
-def test_forked_processes_are_replaced_by_their_parent_when_they_renew(tmp_path):
+def test_a_forked_process_that_renews_is_replaced_by_its_parent(tmp_path):
     log = tmp_path / "serve.log"
     with DashboardProcess(demo=True, env=RENEW_SOON, log_path=log, serve_args=("--num-procs", "2")) as server, \
             Liveness(server.url) as liveness:
         parent = psutil.Process(server.pid)
         first = {child.pid for child in parent.children()}
         assert len(first) == 2
-        wait_for(lambda: log.read_text().count("starting afresh") >= 2, 120, "both processes renewed")
-        now = wait_for(lambda: (lambda pids: pids if len(pids) == 2 and not pids & first else None)(
+        wait_for(lambda: "starting afresh" in log.read_text(), 120, "a process renewed")
+        # An idle process whose heap does not change is not renewed even on this limit: wait for the
+        # renewed one's replacement, not for both.
+        now = wait_for(lambda: (lambda pids: pids if len(pids) == 2 and pids != first else None)(
             {child.pid for child in parent.children() if child.status() != psutil.STATUS_ZOMBIE}), 60,
-            "two fresh processes in the first ones' place")
+            "a fresh process in the renewed one's place, beside the other")
         assert parent.is_running() and len(now) == 2
     assert liveness.failures == [], liveness.failures[:3]
     assert "Too many child restarts" not in log.read_text() and "Traceback" not in log.read_text()

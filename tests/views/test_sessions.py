@@ -160,8 +160,10 @@ class ServedSession:
                     self._changed.set()
                 elif target == self.source_id and event.get("kind") == "ModelChanged" and event.get("attr") == "data":
                     self._read_data(event.get("new"))
+                    self._changed.set()  # a wait may be for the results (first_load), not the overview
                 elif event.get("kind") == "ColumnDataChanged" and (event.get("model") or {}).get("id") == self.source_id:
                     self._read_data(event.get("data"))
+                    self._changed.set()
 
     async def _send(self, events: list[dict]) -> None:
         message = patch_doc(patch_doc.create_header(), {}, {"events": events})

@@ -4,8 +4,8 @@ memory than it did at the start: what gets the memory of a crowd back.
 Sessions end cleanly: the objects they made are freed (jemalloc's own figures: the live heap after
 200 sessions is within a few MB of the warm idle). The allocator keeps part of the pages, though: the
 few objects that outlive a crowd (cache entries, spares built while it was there) sit in slabs made
-during it, and no allocator can move them. That slack grew by about 20 MB with a 50-session crowd
-and stayed (benchmarks/bench_sessions.py). So, the way long-running Python servers do it (a worker
+during it, and no allocator can move them. A crowd of 50 left the process about 20 MB above its
+warm idle for good, that slack having grown from about 7 MB to about 39 (benchmarks/bench_sessions.py). So, the way long-running Python servers do it (a worker
 renewed at a memory limit), a process with no visitor's session open, nobody arriving for
 `quiet_s` seconds, and more than `slack_mb` MB more of that slack than when it started serving:
 

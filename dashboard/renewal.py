@@ -108,11 +108,11 @@ class Watch:
     """Decides when this process is due to be renewed. `saw(session_context)` is called for every
     session made and ended; `due()` every few seconds, answers with the reason when it is due.
 
-    `slack()` gives (resident, allocated) bytes or None; `clock()` seconds."""
+    `slack()` gives (resident, allocated) bytes or None; `clock()` seconds; `trim()` purges the heap."""
 
     def __init__(self, policy: RenewalPolicy, slack: Callable[[], tuple[int, int] | None] = heap_slack,
-                 clock: Callable[[], float] = time.monotonic):
-        self.policy, self._slack, self._clock = policy, slack, clock
+                 clock: Callable[[], float] = time.monotonic, trim: Callable[[], object] = trim_heap):
+        self.policy, self._slack, self._clock, self._trim = policy, slack, clock, trim
         self._servers: list = []  # the Bokeh server contexts whose sessions are counted
         self.busy_at = clock()
         #: Unused allocator memory (bytes) when this process started serving: what it is measured against.
@@ -143,6 +143,7 @@ class Watch:
         idle = now - self.busy_at
         if self.start_slack is None:  # a forked process: measured once its first sessions (spares) are built
             if idle >= QUIET_MIN_S:
+                self._trim()  # as before every later measurement (sessions end, then the heap is trimmed)
                 self.measure_start()
             return None
         measured = self._slack() if idle >= self.policy.quiet_s else None

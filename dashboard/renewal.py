@@ -119,10 +119,12 @@ class Watch:
         self.start_slack: int | None = None
 
     def measure_start(self) -> None:
-        """Note the allocator's unused memory now (the process about to serve, its heap trimmed)."""
+        """Trim the heap and note the allocator's unused memory: this process's start, against
+        which it is measured later (also after a trim: sessions end, then the heap is trimmed)."""
+        self._trim()
         measured = self._slack()
         if measured is not None:
-            self.start_slack = max(0, measured[0] - measured[1])
+            self.start_slack = _unused(measured)
 
     def saw(self, session_context) -> None:
         server = getattr(session_context, "server_context", None)
@@ -143,19 +145,22 @@ class Watch:
         idle = now - self.busy_at
         if self.start_slack is None:  # a forked process: measured once its first sessions (spares) are built
             if idle >= QUIET_MIN_S:
-                self._trim()  # as before every later measurement (sessions end, then the heap is trimmed)
                 self.measure_start()
             return None
         measured = self._slack() if idle >= self.policy.quiet_s else None
         if measured is None:
             return None
-        resident, allocated = measured
-        slack = max(0, resident - allocated)
+        resident, slack = measured[0], _unused(measured)
         grown = slack - self.start_slack
         if grown <= self.policy.slack_mb * 2**20:
             return None
         return (f"nobody connected for {idle:.0f} s, and {_mb(slack)} of the heap's {_mb(resident)} resident "
                 f"holds no object: {_mb(grown)} more than when it started (limit {self.policy.slack_mb:g} MB)")
+
+
+def _unused(measured: tuple[int, int]) -> int:
+    """Resident bytes of the heap that hold no object, from (resident, allocated)."""
+    return max(0, measured[0] - measured[1])
 
 
 def _mb(n: int) -> str:
@@ -226,7 +231,6 @@ def start(policy: RenewalPolicy) -> Watch | None:
         return None
     install_socket_handover()
     _watch = Watch(policy)
-    trim_heap()
     _watch.measure_start()
     return _watch
 

@@ -90,12 +90,60 @@ def _short(text: str, limit: int = 28) -> str:
 # ---- allocation -------------------------------------------------------------------------------
 
 
-def allocation_donut(allocation: pd.DataFrame | None, title: str = "Asset allocation") -> hv.Element:
+# Published shares may add up to a little more than 100 % by rounding; beyond that (or below zero: a
+# fund's net liabilities or hedges) they are not parts of one whole and a ring would misdraw them.
+SHARES_ROUNDING_PP = 0.1
+
+
+def _allocation_frame(allocation: pd.DataFrame | None) -> pd.DataFrame | None:
     data = allocation.dropna(subset=["asset_ratio"]) if allocation is not None and not allocation.empty else None
     if data is None or data.empty:
-        return empty_chart("No asset allocation published for this fund")
+        return None
     frame = data[["asset_name", "asset_ratio"]].astype({"asset_name": str, "asset_ratio": float})
-    frame = frame.assign(asset_name=frame["asset_name"].map(asset_label).map(_short))
+    return frame.assign(asset_name=frame["asset_name"].map(asset_label).map(_short))
+
+
+def shares_form_a_whole(ratios: pd.Series) -> bool:
+    """Whether published shares of NAV can be drawn as slices of one ring: none below zero, and
+    together no more than 100 % (plus rounding)."""
+    values = pd.to_numeric(ratios, errors="coerce").dropna()
+    return bool((values >= 0).all() and values.sum() <= 100 + SHARES_ROUNDING_PP)
+
+
+def allocation_caption(allocation: pd.DataFrame | None) -> str:
+    """The sentence that goes beside the allocation chart, the same on the screen and in the reports:
+    the shares' total and, when they are not parts of one whole, why the chart is bars."""
+    data = _allocation_frame(allocation)
+    if data is None:
+        return ""
+    total = data["asset_ratio"].sum()
+    text = f"Shares of NAV as published; they add up to {total:,.2f} %."
+    negative = data[data["asset_ratio"] < 0]
+    if not negative.empty:
+        lines = ", ".join(f"{name} {ratio:,.2f} %" for name, ratio in zip(negative["asset_name"], negative["asset_ratio"]))
+        text += f" Below zero: {lines}."
+    if not shares_form_a_whole(data["asset_ratio"]):
+        text += " Drawn as bars, not a ring: shares below zero or past 100 % are not slices of one whole."
+    return text
+
+
+def allocation_chart(allocation: pd.DataFrame | None, title: str = "Asset allocation") -> hv.Element:
+    """The one fund's allocation: a ring when the shares are parts of one whole, else signed bars
+    (negative shares to the left of a zero line), so no slice is ever drawn for a negative share."""
+    frame = _allocation_frame(allocation)
+    if frame is None:
+        return empty_chart("No asset allocation published for this fund")
+    if shares_form_a_whole(frame["asset_ratio"]):
+        return _allocation_ring(frame, title)
+    data = frame.iloc[::-1]  # the first published line at the top
+    return hv.Bars(data, kdims=[hv.Dimension("asset_name", label="Asset")],
+                   vdims=[hv.Dimension("asset_ratio", label="% of NAV")]).opts(
+        invert_axes=True, height=max(220, 26 * len(data) + 90), tools=["hover"], color="#3b6ea5", title=title,
+        **_COMMON)
+
+
+def _allocation_ring(frame: pd.DataFrame, title: str) -> hv.Element:
+    """A ring of shares that are parts of one whole; only `allocation_chart` decides when it fits."""
     return hv.Donut(frame, kdims=[hv.Dimension("asset_name", label="Asset")],
                     vdims=[hv.Dimension("asset_ratio", label="% of NAV")]).opts(
         title=title, frame_width=DONUT_SIZE, frame_height=DONUT_SIZE, tools=["hover"], cmap="Category20",

@@ -182,12 +182,11 @@ def _allocation(doc: ReportDocument, sheet: FundFactsheet, name: str) -> None:
     if alloc is None or alloc.empty:
         sec.add(part_note(sheet, "allocation", "asset allocation"))
         return
-    doc.chart(sec, safe_chart(charts.allocation_donut, alloc, title=f"Asset allocation, {name}"), "Asset allocation donut")
-    total = alloc["asset_ratio"].sum(skipna=True)
+    doc.chart(sec, safe_chart(charts.allocation_chart, alloc, title=f"Asset allocation, {name}"), "Asset allocation")
     sec.add(table(alloc.sort_values("asset_seq"), [
         Column("#", "asset_seq", numeric=True), Column("Asset", lambda r: asset_name_text(r.get("asset_name"))),
         pct_col("Share of NAV", "asset_ratio"),
-    ], caption=f"Shares add up to {fmt_percent(total)} as published."))
+    ], caption=charts.allocation_caption(alloc)))
 
 
 def _holdings(doc: ReportDocument, sheet: FundFactsheet, holdings: HoldingsByQuarter) -> None:

@@ -1,6 +1,8 @@
-"""Asset allocation: a donut and a table for the selected fund, stacked bars across the basket."""
+"""Asset allocation: a ring (or signed bars) and a table for the selected fund, stacked bars across the basket."""
 
 from __future__ import annotations
+
+import html
 
 import panel as pn
 
@@ -85,9 +87,9 @@ class AllocationView(TabView):
             if allocation is None or allocation.empty:
                 self.note.object = empty_html("The service publishes no asset allocation for this fund.") if state.fund else ""
             else:
-                total = allocation["asset_ratio"].sum()
-                self.note.object = f'<span class="sd-muted">Shares of NAV as published; they add up to {total:,.2f} %.</span>'
-            self._donut.object = charts.allocation_donut(allocation, title=f"Asset allocation, {name}" if name else "Asset allocation")
+                caption = html.escape(charts.allocation_caption(allocation))
+                self.note.object = f'<span class="sd-muted">{caption}</span>'
+            self._donut.object = charts.allocation_chart(allocation, title=f"Asset allocation, {name}" if name else "Asset allocation")
         basket = state.basket
         frame = basket.allocation_frame()
         self._basket_table.set_frame(with_asset_names(display_frame(frame, list(BASKET_TITLES))))

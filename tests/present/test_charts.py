@@ -32,3 +32,35 @@ def test_licence_timeline_draws_open_approvals_to_today_and_says_when_nothing_is
     assert (segments["end"].iloc[1], segments["end"].iloc[2]) == (today, today)
     empty = licence_timeline(approvals.iloc[0:0], duties.iloc[0:0], today)
     assert isinstance(empty, hv.Text)
+
+
+# A fund that publishes a negative line (net liabilities): the shares add to 100 % only with it.
+SIGNED_SHARES = pd.DataFrame({"asset_seq": [1, 2, 3, 4],
+                              "asset_name": ["Shares", "Debentures", "Units of property funds", "Other assets and liabilities"],
+                              "asset_ratio": [60.50, 25.25, 15.31, -1.06]})
+
+
+def test_allocation_with_a_negative_share_is_drawn_as_signed_bars_not_a_ring():
+    from dashboard.present.charts import allocation_caption, allocation_chart
+
+    chart = allocation_chart(SIGNED_SHARES, title="t")
+    assert isinstance(chart, hv.Bars) and not isinstance(chart, hv.Donut)
+    drawn = dict(zip(chart.dframe()["asset_name"], chart.dframe()["asset_ratio"]))
+    assert drawn == dict(zip(SIGNED_SHARES["asset_name"], SIGNED_SHARES["asset_ratio"]))
+    from bokeh.models import AnnularWedge
+
+    assert hv.render(chart).select_one({"type": AnnularWedge}) is None
+    caption = allocation_caption(SIGNED_SHARES)
+    assert "add up to 100.00 %" in caption and "Other assets and liabilities -1.06 %" in caption and "bars" in caption
+
+
+def test_allocation_past_100_percent_is_bars_and_a_whole_is_a_ring():
+    from dashboard.present.charts import allocation_caption, allocation_chart
+
+    over = SIGNED_SHARES.iloc[:3]  # 101.06 %: past rounding
+    assert isinstance(allocation_chart(over), hv.Bars)
+    assert "101.06 %" in allocation_caption(over) and "Below zero" not in allocation_caption(over)
+    whole = SIGNED_SHARES.assign(asset_ratio=[60.0, 25.0, 14.95, 0.1])  # 100.05 %: rounding still a whole
+    ring = allocation_chart(whole)
+    assert isinstance(ring, hv.Donut) and "bars" not in allocation_caption(whole)
+    assert sorted(ring.dframe()["asset_ratio"]) == sorted(whole["asset_ratio"])

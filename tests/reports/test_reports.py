@@ -279,3 +279,25 @@ def test_cli_licensee_report_in_process(tmp_path, capsys, dataset):
     assert f'data-case="{case_id}"' in out.read_text(encoding="utf-8")
     assert main(["--demo", "report", "licensee", "bad/id", "-o", str(tmp_path / "x.html")]) == 2
     assert not (tmp_path / "x.html").exists()
+
+
+def test_factsheet_report_draws_a_negative_share_as_bars_and_names_it(dataset_module, fund):
+    import copy
+
+    data = copy.deepcopy(dataset_module)
+    pid = fund["proj_id"]
+    template = data.allocation[pid][0]
+    shares = [("Shares", 60.50), ("Debentures", 25.25), ("Units of property funds", 15.31),
+              ("Other assets and liabilities", -1.06)]
+    data.allocation[pid] = [dict(template, asset_seq=type(template["asset_seq"])(i + 1), asset_name=name,
+                                 asset_ratio=type(template["asset_ratio"])(ratio))
+                            for i, (name, ratio) in enumerate(shares)]
+    client = client_for(data, TODAY)
+    try:
+        page = fund_report_html(client, [pid], generated_at=GENERATED)
+    finally:
+        client.close()
+    allocation = section(page, "allocation")
+    assert "Below zero: Other assets and liabilities -1.06 %" in html.unescape(allocation)
+    # No ring anywhere in the report's charts (the inline Bokeh library names the glyph too): bars instead.
+    assert '"name":"AnnularWedge"' not in page and '"name":"HBar"' in page

@@ -95,9 +95,11 @@ def print_factsheet(data: dict, unpublished: dict[str, list[str]] | None = None)
     latest = next(iter(holdings), None)
     _section(f"holdings {latest}, top 10" if latest else "holdings")
     if latest:
-        rows = [r for r in holdings[latest] if not r.get("is_nav_total")]
+        from dashboard.models.holdings import split_nav_total  # pandas only for a factsheet
+
+        rows, totals = split_nav_total(holdings[latest])
         rows.sort(key=lambda r: -(r.get("percent_nav") or 0))
-        total = next((r for r in holdings[latest] if r.get("is_nav_total")), None)
+        total = totals[0] if totals else None
         _table(rows[:10], ["issuer", "issue_code", "assetliab_desc", "assetliab_value", "percent_nav"],
                ["issuer", "issue", "asset type", "value (baht)", "% of NAV"])
         if total:

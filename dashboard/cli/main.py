@@ -17,7 +17,7 @@ from dashboard import __version__
 from dashboard.cli.factsheet import print_factsheet
 from dashboard.cli.market import add_market_commands
 from dashboard.cli.output import EXIT_OK, emit, print_readable
-from dashboard.cli.terminal import TerminalFormatter, err, json_text, out, terminal_text
+from dashboard.cli.terminal import TerminalFormatter, baht, err, json_text, out, terminal_text
 from dashboard.config import ApiSettings
 from dashboard.errors import AuthenticationError, BadInputError, CacheUnavailableError, SecApiError
 from dashboard.models.source import run
@@ -121,10 +121,19 @@ def cmd_fund_holdings(args) -> int:
     today = _client(args).today
     period = check_period(args.period, today) if args.period else latest_period(today)
     proj_id, _ = _resolve_fund(args, args.query)
-    rows = _answer(args, "E6", proj_id=proj_id, period=period)
-    if not args.json and rows:
+    from dashboard.models.holdings import split_nav_total
+
+    rows = _answer(args, "E6", proj_id=proj_id, period=period) or []
+    if args.json:  # every line as sent; the NAV-total line carries "is_nav_total": true
+        return emit(args, rows, "holding", empty_note=f"no holdings for {proj_id} in {period}")
+    lines, totals = split_nav_total(rows)
+    if rows:
         err(f"{proj_id} holdings for {period}")
-    return emit(args, rows or [], "holding", empty_note=f"no holdings for {proj_id} in {period}")
+    emit(args, lines, "holding", empty_note=f"no holdings for {proj_id} in {period}")
+    for total in totals:
+        out(f"net asset value {baht(total.get('assetliab_value'))} baht (the NAV-total line, asset type 903: "
+            "not a holding, not counted above)")
+    return EXIT_OK
 
 
 def cmd_licensee_search(args) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 import pandas as pd
 import param
 
@@ -33,11 +35,24 @@ def security_label(frame: pd.DataFrame) -> pd.Series:
     return label.fillna("(unnamed)")
 
 
+def nav_total_mask(frame: pd.DataFrame) -> pd.Series:
+    """The one rule for what is not a holding: the line of asset type 903 (flagged `is_nav_total` by the
+    records layer) is the fund's net asset value, so it is never listed, counted or summed as a holding."""
+    return frame["is_nav_total"].fillna(False).astype(bool)
+
+
+def split_nav_total(records: Iterable[Mapping]) -> tuple[list[Mapping], list[Mapping]]:
+    """One quarter's holding records as (holdings, NAV-total lines), by the rule of `nav_total_mask`."""
+    rows = list(records)
+    flags = nav_total_mask(pd.DataFrame({"is_nav_total": [r.get("is_nav_total") for r in rows]}, dtype="object"))
+    return ([r for r, nav in zip(rows, flags) if not nav], [r for r, nav in zip(rows, flags) if nav])
+
+
 def portfolio_lines(frame: pd.DataFrame | None) -> pd.DataFrame:
     """The holdings of one quarter without NAV-total lines (assetliab_id 903), labelled."""
     if frame is None or frame.empty:
         return records_frame("holding", []).assign(security=pd.Series(dtype="string"))
-    lines = frame[~frame["is_nav_total"].fillna(False).astype(bool)].copy()
+    lines = frame[~nav_total_mask(frame)].copy()
     lines["security"] = security_label(lines)
     return lines
 

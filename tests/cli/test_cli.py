@@ -89,6 +89,22 @@ def test_holdings_default_and_given_period(cli, dataset):
     assert code == 2 and "quarter end" in err and err.count("\n") == 1
 
 
+def test_readable_holdings_leave_the_nav_total_line_out_as_every_other_output_does(cli, dataset):
+    from dashboard.api.periods import valid_periods
+
+    proj_id, period = next((pid, p) for pid, quarters in dataset.holdings.items() for p in valid_periods()
+                           if any(str(r.get("assetliab_id")) == "903" for r in quarters.get(p, [])))
+    code, out, _ = cli("fund", "holdings", proj_id, "--period", period, "--json")
+    rows = json.loads(out)
+    holdings = [r for r in rows if not r["is_nav_total"]]
+    assert code == 0 and len(holdings) == len(rows) - 1  # JSON: every line as sent, the NAV total flagged
+    code, out, _ = cli("fund", "holdings", proj_id, "--period", period)
+    table, _, after = out.partition(f"({len(holdings)} rows)")
+    assert code == 0 and after, out  # the count is of holdings only
+    assert "(NAV)" not in table and "903" not in table
+    assert "net asset value" in after and "not a holding" in after
+
+
 def test_licensee_commands(cli, dataset):
     code, out, _ = cli("licensee", "former", "--json")
     assert code == 0 and len(json.loads(out)) == len(dataset.former_licensees)

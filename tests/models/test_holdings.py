@@ -16,6 +16,7 @@ from dashboard.models.holdings import (
     portfolio_lines,
     quarter_label,
     security_label,
+    split_nav_total,
 )
 from dashboard.records import normalise_payload, records_frame
 from dashboard.models.source import run
@@ -86,6 +87,13 @@ def test_nav_total_lines_are_not_holdings(model):
     lines = model.lines()
     assert "903" not in set(lines["assetliab_id"].dropna())
     assert list(model.table()["security"]) == ["AAA", "BBB", "NEW"]
+
+
+def test_records_and_frames_follow_one_nav_total_rule(model):
+    records = normalise_payload("holding", BASE[LATEST], list_expected=True)
+    holdings, totals = split_nav_total(records)
+    assert [r["assetliab_id"] for r in totals] == ["903"] and len(holdings) == len(model.lines())
+    assert split_nav_total([{"is_nav_total": None, "assetliab_id": "101"}])[1] == []
 
 
 def test_total_percent_is_shown_as_reported_even_above_100(model):

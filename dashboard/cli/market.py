@@ -92,12 +92,14 @@ class Progress:
         self.stream = stream or sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.every_s = every_s
-        self._last = 0.0
+        self._last = time.monotonic()  # off a terminal: a dataset's done line, and a line every `every_s` between
         self._width = 0
 
     def __call__(self, p) -> None:
         left = f", about {_duration(p.eta_s)} left" if p.eta_s is not None else ""
-        text = f"{p.dataset}: {p.rows:,} rows{' (stored)' if p.done else ''}; {p.calls:,} calls, {_duration(p.elapsed_s)}{left}"
+        # Only a done dataset has a count: the records stored, the number `market status` shows.
+        count = f"{p.rows:,} stored" if p.done else "fetching"
+        text = f"{p.dataset}: {count}; {p.calls:,} calls, {_duration(p.elapsed_s)}{left}"
         if self.tty:
             line = f"\r{text}"
             self.stream.write(line.ljust(self._width))
@@ -127,6 +129,13 @@ def _duration(seconds: float | None) -> str:
     return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
 
 
+def stored_rows(store) -> dict[str, int]:
+    """Records stored per dataset: one meaning of each count for `market sync` and `market status`."""
+    from dashboard.market.queries import status
+
+    return {name: entry["rows"] for name, entry in status(store)["datasets"].items()}
+
+
 # ---- the commands -----------------------------------------------------------------------------------
 
 
@@ -145,14 +154,16 @@ def cmd_market_sync(args: argparse.Namespace) -> int:
                                    progress=None if args.json else progress)
         finally:
             progress.finish()
+        stored = stored_rows(store)
     if args.json:
-        sys.stdout.write(json_text(result.as_dict()) + "\n")
+        sys.stdout.write(json_text({**result.as_dict(), "rows": stored}) + "\n")
         return EXIT_OK
     fetched = [k for k, v in result.datasets.items() if v == "fetched"]
     fresh = [k for k, v in result.datasets.items() if v == "fresh"]
     out(f"market sync: {result.calls:,} calls in {_duration(result.seconds)}; "
         f"{len(fetched)} datasets fetched, {len(fresh)} still fresh"
         + (f"; {result.throttled} retries" if result.throttled else ""))
+    out("stored: " + ", ".join(f"{name} {rows:,}" for name, rows in stored.items()))
     if not result.complete:
         out(f"stopped at --max-calls {args.max_calls}: everything fetched so far is kept; run it again to go on")
     return EXIT_OK
@@ -167,8 +178,8 @@ def cmd_market_status(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json_text(data) + "\n")
         return EXIT_OK
-    out(f"{data['funds']:,} funds, {data['classes']:,} unit classes; last sync sent {data['calls']:,} calls")
-    rows = [{"dataset": name, **entry, "complete": "yes" if entry["complete"] else "no"}
+    out(f"last sync sent {data['calls']:,} calls; rows: the records stored per dataset")
+    rows = [{"dataset": name, **entry, "rows": f"{entry['rows']:,}", "complete": "yes" if entry["complete"] else "no"}
             for name, entry in data["datasets"].items()]
     for line in record_table(rows, ["dataset", "rows", "fetched_at", "complete"]):
         out(line)

@@ -81,7 +81,7 @@ class SyncProgress:
     """Where a sync stands: sent to the progress callback after every page or fund."""
 
     dataset: str
-    rows: int  # rows kept so far in this dataset's run
+    rows: int  # while running: rows (or funds) received so far; when done: the records stored
     calls: int  # requests sent by this sync so far
     elapsed_s: float
     eta_s: float | None  # time left, when it can be told
@@ -312,7 +312,9 @@ class MarketSync:
         self.result.datasets[key] = "fetched"
         if extra:
             self.result.datasets["classes"] = "fetched"
-        self._report(key, rows, done=True)
+        # Done: the records stored, as `market status` counts them (the service's rows become one
+        # record per fund for links and dealing, and profile rows one per fund and one per class).
+        self._report(key, len(tables[ds.tables[0]]), done=True)
 
     async def _page(self, endpoint_id: str, path: str, query: dict[str, str]) -> Any:
         return await self.client.send_page(endpoint_id, path, query)

@@ -99,7 +99,7 @@ def test_progress_is_plain_lines_off_a_terminal_and_one_bar_on_one():
     progress(SyncProgress("fees", 200, 2, 0.9, 3.0))
     progress(SyncProgress("fees", 710, 8, 1.0, None, done=True))
     lines = plain.getvalue().splitlines()
-    assert lines == ["fees: 100 rows; 1 calls, 0 s", "fees: 710 rows (stored); 8 calls, 1 s"]
+    assert lines == ["fees: 710 stored; 8 calls, 1 s"]  # one line a dataset: no count that is not the stored one
 
     class Tty(io.StringIO):
         def isatty(self):
@@ -109,8 +109,34 @@ def test_progress_is_plain_lines_off_a_terminal_and_one_bar_on_one():
     bar = cli.Progress(tty)
     bar(SyncProgress("holdings:202606", 2500, 30, 12.0, 75.0))
     bar.finish()
-    assert tty.getvalue().startswith("\rholdings:202606: 2,500 rows; 30 calls, 12 s, about 1 min 15 s left")
+    assert tty.getvalue().startswith("\rholdings:202606: fetching; 30 calls, 12 s, about 1 min 15 s left")
     assert tty.getvalue().endswith("\n")
+
+
+@pytest.mark.parametrize("layout", ["successor", "legacy"])
+def test_sync_and_status_count_the_same_records(layout, tmp_path, monkeypatch, capsys):
+    """The service's rows are not the store's records (links and dealing become one record a fund, profile
+    rows one a fund and one a class): sync and status both say the records stored, and agree."""
+    import re
+
+    monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path / "cache"))
+    assert cli.main(["market", "sync", "--demo", "--layout", layout, "--only", "funds,dealing,links,holdings",
+                     "--quarters", "1"]) == 0
+    printed = capsys.readouterr()
+    done = {name: int(n.replace(",", "")) for name, n in re.findall(r"^([\w:]+): ([\d,]+) stored;", printed.err, re.M)}
+    summary = next(line for line in printed.out.splitlines() if line.startswith("stored: "))
+    stored = {name: int(n.replace(",", "")) for name, n in re.findall(r"(\w+) ([\d,]+)", summary)}
+    assert cli.main(["market", "status", "--demo", "--layout", layout, "--json"]) == 0
+    status = read_json(capsys)
+    counted = {name: entry["rows"] for name, entry in status["datasets"].items()}
+    assert stored == counted and status["funds"] == counted["funds"]
+    holdings = next(v for k, v in done.items() if k.startswith("holdings:"))
+    assert {k: done[k] for k in ("funds", "dealing", "links")} == {k: counted[k] for k in ("funds", "dealing", "links")}
+    assert holdings == counted["holdings"] and counted["dealing"] > 0 and counted["links"] > 0
+    assert len(re.findall(r"^companies:", printed.err, re.M)) <= 1  # each dataset's line once
+    assert cli.main(["market", "status", "--demo", "--layout", layout]) == 0
+    table = capsys.readouterr().out
+    assert re.search(rf"^dealing\s+{counted['dealing']:,}\s", table, re.M)
 
 
 def test_commands_plug_into_a_parser_with_the_main_options():

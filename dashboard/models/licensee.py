@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+import logging
 import re
 
 import pandas as pd
 import param
 
 from dashboard.api.endpoints import validate_path_param, validate_search_name
+from dashboard.config import LAYOUT_SUCCESSOR
+from dashboard.errors import SecApiError
 from dashboard.models.source import ServiceModel, outcome
 from dashboard.records import records_frame
+from dashboard.records.labels import (
+    ENFORCEMENT_DATE_MEANING,
+    ENFORCEMENT_DETAILS_MEANING,
+    ENFORCEMENT_REMARK_MEANING,
+    ENFORCEMENT_TYPE,
+    Label,
+    enforcement_type_key,
+)
+
+log = logging.getLogger("dashboard.models")
 
 # The specification's rule for an unpaid compounding fine: the remark says so (Thai or English).
 UNPAID_FINE = re.compile(r"ไม่ชำระ|ชำระไม่ครบ|not paid in full|unpaid|partly paid", re.I)
@@ -19,6 +32,40 @@ def fine_unpaid(record: dict | None) -> bool:
     """Whether an enforcement action (E19) says its compounding fine was not paid in full (a complaint follows)."""
     remark = (record or {}).get("enforcement_remark")
     return isinstance(remark, str) and UNPAID_FINE.search(remark) is not None
+
+
+# The kind of action a case list names, as each field of the case numbers it: the specification numbers
+# the date's meanings with 3 = administrative action, 4 = administrative fine, and the details' and the
+# remark's the other way round (ENFORCEMENT_*_MEANING).
+KIND_NUMBERS: dict[str, tuple[int, int]] = {  # kind -> (date's number, details' and remark's number)
+    "complaint": (1, 1), "compounding": (2, 2), "administrative_action": (3, 4),
+    "administrative_fine": (4, 3), "civil_action": (5, 5),
+}
+
+
+def enforcement_meanings(kind: str | None) -> dict[str, Label] | None:
+    """What the date, the details and the remark of a case of this kind are; None for an unknown kind."""
+    if kind not in KIND_NUMBERS:
+        return None
+    date_n, details_n = KIND_NUMBERS[kind]
+    return {"date": ENFORCEMENT_DATE_MEANING[date_n], "details": ENFORCEMENT_DETAILS_MEANING[details_n],
+            "remark": ENFORCEMENT_REMARK_MEANING[details_n]}
+
+
+def kind_label(kind: str | None) -> str | None:
+    """"criminal complaint (กล่าวโทษ)" for a known kind of action; None otherwise."""
+    if kind not in ENFORCEMENT_TYPE:
+        return None
+    thai, english = ENFORCEMENT_TYPE[kind]
+    return f"{english} ({thai})"
+
+
+def case_kind(cases: pd.DataFrame | None, case_id: str) -> str | None:
+    """The kind of action a case list (S5 rows) gives for `case_id`; None when it does not list it or name a kind."""
+    if cases is None or cases.empty or "case_id" not in cases:
+        return None
+    kinds = {enforcement_type_key(t) for t in cases.loc[cases["case_id"] == case_id, "enforcement_type"]} - {None}
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 class LicenceCheck(ServiceModel):
@@ -33,6 +80,9 @@ class LicenceCheck(ServiceModel):
     enforcement_id = param.String(default="", doc="Person or entity identifier of the enforcement case.")
     case_id = param.String(default="", doc="Enforcement case reference (E19).")
     enforcement = param.Dict(default=None, allow_None=True, doc="The enforcement action (E19), or None when there is none.")
+    enforcement_kind = param.String(default=None, allow_None=True, doc=(
+        "The kind of action of the case looked up (complaint, compounding, administrative_fine, administrative_action, "
+        "civil_action) as the person's or company's case list names it; None when no list names it (the case itself never does)."))
     alert_case_id = param.String(default="", doc="Investor-alert case reference (E20).")
     alert = param.Dict(default=None, allow_None=True, doc="The investor-alert case (E20), or None when there is none.")
     message = param.String(default="", doc="What the last lookup found when it found nothing, for an empty-state message.")
@@ -87,8 +137,24 @@ class LicenceCheck(ServiceModel):
 
     async def _enforcement(self, unique_id: str, case_id: str) -> dict:
         record = await self.api.async_client.fetch("E19", unique_id=unique_id, case_id=case_id)
-        return {"enforcement_id": unique_id, "case_id": case_id, "enforcement": record,
+        kind = await self._case_kind(unique_id, case_id) if record else None
+        return {"enforcement_id": unique_id, "case_id": case_id, "enforcement": record, "enforcement_kind": kind,
                 "message": "" if record else f"no enforcement action {case_id} is recorded for {unique_id}"}
+
+    async def _case_kind(self, unique_id: str, case_id: str) -> str | None:
+        """The case's kind of action from the case list: the one listed already, else (on the current service,
+        the only one with a list) the list asked for; a list that fails leaves the kind unknown."""
+        if self.cases_id == unique_id and self.cases is not None and not self.cases.empty:
+            return case_kind(self.cases, case_id)
+        client = self.api.async_client
+        if await client.layout() != LAYOUT_SUCCESSOR:
+            return None
+        try:
+            rows = await client.fetch("S5", unique_id=unique_id) or []
+        except SecApiError as exc:
+            log.info("the case list of %s could not be read (%s); the kind of case %s stays unknown", unique_id, exc, case_id)
+            return None
+        return case_kind(records_frame("enforcement_case", rows), case_id)
 
     async def _alert(self, case_id: str) -> dict:
         record = await self.api.async_client.fetch("E20", case_id=case_id)

@@ -11,7 +11,7 @@ from typing import Any
 from dashboard.api.sync import SecClient
 from dashboard.api.endpoints import validate_path_param
 from dashboard.errors import SecApiError
-from dashboard.models.licensee import LicenceCheck, fine_unpaid
+from dashboard.models.licensee import LicenceCheck, enforcement_meanings, fine_unpaid, kind_label
 from dashboard.models.search import FundSearch
 from dashboard.models.source import run
 from dashboard.present import charts
@@ -43,8 +43,13 @@ def _both(pair: tuple[str, str]) -> str:
     return f"{english} ({thai})"
 
 
-def _case_card(case_id: str, record: dict) -> Card:
+def _case_card(case_id: str, record: dict, kind: str | None = None) -> Card:
+    """One case; with the kind of action the case list names, what its date, details and remark are."""
+    meanings = enforcement_meanings(kind)
     rows = [
+        *([("Kind of action", f"{kind_label(kind)}, as the case list names it"),
+           ("How to read it", f"the date is the {meanings['date'][1]}; the details are the {meanings['details'][1]}; "
+                              f"the remark is the {meanings['remark'][1]}")] if meanings else []),
         ("Date of the action", fmt_date(record.get("enforcement_date"))),
         ("Section or law", record.get("enforcement_relevant_section_law")),
         ("Summary of the act", record.get("enforcement_summarized_facts")),
@@ -108,6 +113,7 @@ def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str]
     approvals, duties, funds = person.approvals, person.duties, company.results
     former = next((r for r in register.records.get("former") or [] if r.get("unique_id") == uid), None)
     found = {c: m.enforcement for c, m in case_checks.items() if m.enforcement}
+    kinds = {c: case_checks[c].enforcement_kind for c in found}
 
     # A case that is not an enforcement action of this id may be an investor-alert case (E20).
     alert_checks = {c: LicenceCheck(client=client) for c in cases if c not in found and f"case {c}" not in errors}
@@ -181,16 +187,17 @@ def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str]
         sec.add(Note("No case was asked for. Enforcement actions are looked up by case reference: add --case CASE_ID."))
     for case_id in cases:
         if case_id in found:
-            sec.add(_case_card(case_id, found[case_id]))
+            sec.add(_case_card(case_id, found[case_id], kinds[case_id]))
         elif case_id in alerts:
             sec.add(_alert_card(case_id, alerts[case_id]))
         elif f"case {case_id}" in errors or f"alert {case_id}" in errors:
             sec.add(Caution(f"Case {case_id} could not be loaded: {errors.get(f'case {case_id}') or errors.get(f'alert {case_id}')}"))
         else:
             sec.add(Note(f"No enforcement action or investor alert is recorded under case {case_id} for {uid}."))
-    if found:
+    unknown = [c for c in found if enforcement_meanings(kinds[c]) is None]
+    if unknown:
         sec.add(Heading("Reading an enforcement record"))
-        sec.add(Note("The record does not say what kind of action it is, and the kind of action decides what the date and "
-                     "the details mean. The table below gives the meaning for each kind."))
+        sec.add(Note(f"No case list names the kind of action of case {', '.join(unknown)} (a case record never does), and "
+                     "the kind decides what the date and the details mean. The table below gives the meaning for each kind."))
         sec.add(_meanings_table())
     return doc

@@ -10,7 +10,7 @@ import panel_material_ui as pmui
 import param
 
 from dashboard.errors import SecApiError
-from dashboard.models.licensee import LicenceCheck
+from dashboard.models.licensee import LicenceCheck, enforcement_meanings, kind_label
 from dashboard.records.labels import (
     ENFORCEMENT_DATE_MEANING,
     ENFORCEMENT_DETAILS_MEANING,
@@ -75,22 +75,31 @@ def _meanings(table: dict[int, tuple[str, str]], action_type: int) -> str:
     return f'<details><summary class="sd-muted">meaning by action type</summary><ul>{items}</ul></details>'
 
 
-def enforcement_html(record: dict | None, action_type: int = 0) -> str:
-    """An enforcement record (E19) with what each field means for the action type (spec numbering)."""
+def enforcement_html(record: dict | None, action_type: int = 0, kind: str | None = None) -> str:
+    """An enforcement record (E19) with what each field means: for the `kind` of action the case list names,
+    else for the chosen action type (spec numbering), else every meaning."""
     if not record:
         return ""
+    known = enforcement_meanings(kind)
+    if known:
+        meaning = {field: f'<span class="sd-muted">{html.escape(en)}</span>' for field, (_th, en) in known.items()}
+    else:
+        meaning = {field: _meanings(table, action_type) for field, table in (
+            ("date", ENFORCEMENT_DATE_MEANING), ("details", ENFORCEMENT_DETAILS_MEANING), ("remark", ENFORCEMENT_REMARK_MEANING))}
     rows = [
+        *([("Kind of action", f"{esc(kind_label(kind))} <span class=\"sd-muted\">(from the case list)</span>")] if known else []),
         ("Section or law", f'<span class="sd-text" lang="th">{esc(record.get("enforcement_relevant_section_law"))}</span>'),
         ("Summary of facts", f'<span class="sd-text" lang="th">{esc(record.get("enforcement_summarized_facts"))}</span>'),
-        ("Date", f'{esc(fmt_date(record.get("enforcement_date")))}<br>{_meanings(ENFORCEMENT_DATE_MEANING, action_type)}'),
-        ("Details", f'<span class="sd-text" lang="th">{esc(record.get("enforcement_details"))}</span><br>'
-                    f"{_meanings(ENFORCEMENT_DETAILS_MEANING, action_type)}"),
-        ("Remark", f'<span class="sd-text" lang="th">{esc(record.get("enforcement_remark"))}</span><br>'
-                   f"{_meanings(ENFORCEMENT_REMARK_MEANING, action_type)}"),
+        ("Date", f'{esc(fmt_date(record.get("enforcement_date")))}<br>{meaning["date"]}'),
+        ("Details", f'<span class="sd-text" lang="th">{esc(record.get("enforcement_details"))}</span><br>{meaning["details"]}'),
+        ("Remark", f'<span class="sd-text" lang="th">{esc(record.get("enforcement_remark"))}</span><br>{meaning["remark"]}'),
         ("Last updated", esc(fmt_date(record.get("last_upd_date")))),
     ]
-    note = ('<p class="sd-muted">The kind of action decides what the date and the details mean; the date and the '
-            "details number the kinds differently (3 and 4 swap), and each is read with its own list.</p>")
+    if known:
+        return kv_table(rows)
+    note = ('<p class="sd-muted">No case list names this case\'s kind of action, and the kind decides what the date and '
+            "the details mean; the date and the details number the kinds differently (3 and 4 swap), and each is read "
+            "with its own list.</p>")
     return kv_table(rows) + note
 
 
@@ -147,8 +156,8 @@ class LicenseeView(pn.viewable.Viewer):
         #: Each lookup's note: its failure, or what it found when it found nothing.
         self.notes = {key: html_pane("") for key in
                       ("company", "former", "company_id", "people", "person", "cases", "case", "alert_cases", "alert")}
-        self.enforcement_card = html_pane(pn.bind(self._case_html, lic.param.enforcement, self.param.action_type),
-                                          name="licensee-enforcement")
+        self.enforcement_card = html_pane(pn.bind(self._case_html, lic.param.enforcement, self.param.action_type,
+                                                  lic.param.enforcement_kind), name="licensee-enforcement")
         self.alert_card = html_pane(pn.bind(alert_html, lic.param.alert), name="licensee-alert")
 
         def button(label: str, icon: str, action, variant: str = "contained"):
@@ -209,7 +218,9 @@ class LicenseeView(pn.viewable.Viewer):
             pn.Row(text_box(self.param.enforcement_id, None, label="Person or company identifier", width=260),
                    text_box(self.param.case_id, None, label="Case reference", width=220),
                    button("Look up case", "gavel", self.load_enforcement)),
-            pmui.Select.from_param(self.param.action_type, label="Action type", width=300),
+            # Asked only when no case list names the case's kind of action.
+            pmui.Select.from_param(self.param.action_type, label="Action type", width=300,
+                                   visible=lic.param.enforcement_kind.rx.is_(None)),
             notes["case"],
             self.enforcement_card,
             section_title("Investor alerts"),
@@ -229,8 +240,8 @@ class LicenseeView(pn.viewable.Viewer):
     def __panel__(self):
         return self._layout
 
-    def _case_html(self, record, action_type):
-        return enforcement_html(record, action_type or 0)
+    def _case_html(self, record, action_type, kind):
+        return enforcement_html(record, action_type or 0, kind)
 
     def _shown(self, name: str):
         """A model frame as its table reads it (duties name their companies)."""

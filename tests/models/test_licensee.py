@@ -59,3 +59,36 @@ def test_duties_read_with_company_names(demo_client, dataset):
     for uid, shown in zip(named["company_unique_id"], named["company"]):
         assert shown == (f"{names[uid]} ({uid})" if uid in names else uid)
     assert any(uid in names for uid in named["company_unique_id"])
+
+
+def test_the_case_view_knows_the_kind_of_action_the_case_list_names(demo_client, dataset):
+    from dashboard.models.licensee import enforcement_meanings
+    from dashboard.records.labels import enforcement_type_key
+
+    (uid, case), _ = next(iter(dataset.enforcement.items()))
+    check = LicenceCheck(client=demo_client)
+    if demo_client.layout() == "legacy":  # no case list there: the kind stays unknown, and nothing fails
+        assert run(check.load_enforcement(uid, case)) and check.enforcement_kind is None
+        return
+    listed = run(LicenceCheck(client=demo_client).load_cases(uid))
+    expected = enforcement_type_key(listed.loc[listed["case_id"] == case, "enforcement_type"].iloc[0])
+    assert expected is not None
+    run(check.load_enforcement(uid, case))  # without the list loaded: the model reads it
+    assert check.enforcement_kind == expected
+    run(check.load_cases(uid))
+    run(check.load_enforcement(uid, case))  # with the list loaded: the same answer
+    assert check.enforcement_kind == expected and enforcement_meanings(expected) is not None
+
+
+def test_each_field_of_a_case_reads_the_kind_by_its_own_numbering():
+    from dashboard.models.licensee import case_kind, enforcement_meanings
+
+    assert enforcement_meanings("complaint")["date"][1] == "date of complaint"
+    fine, action = enforcement_meanings("administrative_fine"), enforcement_meanings("administrative_action")
+    assert fine["date"][1] == "date of administrative fine" and fine["details"][1].startswith("administrative fine")
+    assert action["date"][1].startswith("date of administrative action") and action["details"][1].startswith("administrative action")
+    assert enforcement_meanings(None) is None and enforcement_meanings("other") is None
+    cases = records_frame("enforcement_case", normalise_payload("enforcement_case", [
+        {"last_upd_date": "2024-01-01", "enforcement_type": "กล่าวโทษ", "case_id": "A"},
+        {"last_upd_date": "2024-01-01", "enforcement_type": "ปรับทางปกครอง", "case_id": "B"}], list_expected=True))
+    assert (case_kind(cases, "A"), case_kind(cases, "B"), case_kind(cases, "C")) == ("complaint", "administrative_fine", None)

@@ -15,6 +15,8 @@ import pytest
 from dashboard.errors import AuthenticationError, BadInputError
 from dashboard.demo.generator import generate_demo_dataset
 from dashboard.models import FundSearch
+from dashboard.models.licensee import LicenceCheck, enforcement_meanings
+from dashboard.records.labels import ENFORCEMENT_TYPE, enforcement_type_key
 from dashboard.models.source import run
 from dashboard.reports import fund_report_html, licensee_report_html, write_report
 from dashboard.reports.document import DEMO_BANNER
@@ -301,3 +303,19 @@ def test_factsheet_report_draws_a_negative_share_as_bars_and_names_it(dataset_mo
     assert "Below zero: Other assets and liabilities -1.06 %" in html.unescape(allocation)
     # No ring anywhere in the report's charts (the inline Bokeh library names the glyph too): bars instead.
     assert '"name":"AnnularWedge"' not in page and '"name":"HBar"' in page
+
+
+def test_licensee_report_reads_a_case_with_the_kind_its_case_list_names(dataset_module):
+    (uid, case_id), _ = next(iter(dataset_module.enforcement.items()))
+    client = client_for(dataset_module, TODAY, layout="successor")
+    try:
+        listed = run(LicenceCheck(client=client).load_cases(uid))
+        page = html.unescape(licensee_report_html(client, uid, [case_id], generated_at=GENERATED))
+    finally:
+        client.close()
+    kind = enforcement_type_key(listed.loc[listed["case_id"] == case_id, "enforcement_type"].iloc[0])
+    meanings = enforcement_meanings(kind)
+    enforcement = section(page, "enforcement")
+    assert f"{ENFORCEMENT_TYPE[kind][1]} ({ENFORCEMENT_TYPE[kind][0]}), as the case list names it" in enforcement
+    assert f"the date is the {meanings['date'][1]}" in enforcement
+    assert "No case list names" not in enforcement and 'id="enforcement-meanings"' not in enforcement

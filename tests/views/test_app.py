@@ -175,10 +175,9 @@ def test_licensee_view_lookups(demo_app):
     lic = app.state.licence
     assert not lic.companies.empty and not lic.former.empty and not lic.approvals.empty
     assert set(lic.approvals["approval_state"].dropna()) <= {"active", "expired", "no expiry"}
-    assert "Section or law" in view.enforcement_card.object and "meaning by action type" in view.enforcement_card.object
-    view.action_type = 3
-    assert "administrative action (the date on the penalty letter)" in view.enforcement_card.object
-    assert "administrative fine in the form" in view.enforcement_card.object  # details follow their own list
+    # The demo plays the current service: the case list names the example case's kind, so the card reads by it.
+    assert "Section or law" in view.enforcement_card.object and "from the case list" in view.enforcement_card.object
+    assert lic.enforcement_kind is not None and "meaning by action type" not in view.enforcement_card.object
     assert "Act (English)" in view.alert_card.object
     # the current service's lookups (the demo plays it): people, a company, case and alert lists
     assert not lic.people.empty and not lic.company_licences.empty and not lic.personnel.empty

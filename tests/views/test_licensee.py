@@ -1,0 +1,44 @@
+"""The Licensee tab's enforcement case: it reads the case with the kind of action its case list names."""
+
+from __future__ import annotations
+
+import panel_material_ui as pmui
+
+from dashboard.models.licensee import LicenceCheck
+from dashboard.models.source import run
+from dashboard.records.labels import enforcement_type_key
+from dashboard.views.licensee import LicenseeView, enforcement_html
+
+
+def _action_select(view: LicenseeView) -> pmui.Select:
+    return next(w for w in view.__panel__().select(pmui.Select) if w.label == "Action type")
+
+
+def test_a_case_picked_from_its_list_is_shown_with_the_kind_the_list_names(demo_client, dataset):
+    (uid, case), record = next(iter(dataset.enforcement.items()))
+    lic = LicenceCheck(client=demo_client)
+    view = LicenseeView(licence=lic)
+    view.param.update(enforcement_id=uid, case_id=case)
+    run(view.load_enforcement())
+    card = view.enforcement_card.object
+    if demo_client.layout() == "legacy":  # no case list on the legacy service: every meaning, and the choice
+        assert "meaning by action type" in card and "Kind of action" not in card and _action_select(view).visible
+        return
+    listed = run(LicenceCheck(client=demo_client).load_cases(uid))
+    kind = enforcement_type_key(listed.loc[listed["case_id"] == case, "enforcement_type"].iloc[0])
+    assert lic.enforcement_kind == kind
+    assert "Kind of action" in card and "from the case list" in card
+    assert "meaning by action type" not in card and "No case list names" not in card
+    assert not _action_select(view).visible  # nothing to choose: the list said it
+
+
+def test_enforcement_html_reads_each_field_by_the_kind():
+    record = {"enforcement_date": "2022-03-30", "enforcement_details": "x", "enforcement_remark": "-"}
+    complaint = enforcement_html(record, kind="complaint")
+    assert "criminal complaint" in complaint and "date of complaint" in complaint and "complaint details" in complaint
+    fine = enforcement_html(record, action_type=0, kind="administrative_fine")
+    assert "date of administrative fine" in fine and "administrative fine in the form" in fine
+    unknown = enforcement_html(record)
+    assert "meaning by action type" in unknown and "No case list names" in unknown
+    chosen = enforcement_html(record, action_type=3)  # no list: the reader's choice, each field by its own list
+    assert "administrative action (the date on the penalty letter)" in chosen and "administrative fine in the form" in chosen

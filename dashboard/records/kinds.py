@@ -314,6 +314,8 @@ def _derive(kind: str, record: dict, raw: Mapping, today: dt.date) -> None:
     elif kind == "holding":
         # Compared as a number: "903", "903.00", "0903" and 903 are all the NAV-total line.
         record["is_nav_total"] = _integer(record.get("assetliab_id")) == NAV_TOTAL_ASSETLIAB_ID
+        if raw.get("period") is not None:  # one type for a quarter: text "YYYYMM" (sent as 202606 or "202606")
+            record["period"] = str(_integer(raw["period"]) or raw["period"]).strip()
     elif kind == "project_type":
         _add_labels(record, "proj_retail_type")
         _add_labels(record, "proj_term_flag")

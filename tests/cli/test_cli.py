@@ -105,6 +105,22 @@ def test_readable_holdings_leave_the_nav_total_line_out_as_every_other_output_do
     assert "net asset value" in after and "not a holding" in after
 
 
+def test_every_fund_json_output_gives_a_quarter_as_text_yyyymm(cli, dataset):
+    """One type for a period in every JSON output: the text "YYYYMM" (README), whatever type the service sent."""
+    from dashboard.api.periods import valid_periods
+
+    proj_id, period = next((pid, p) for pid, quarters in dataset.holdings.items() for p in valid_periods() if quarters.get(p))
+    code, out, _ = cli("fund", "holdings", proj_id, "--period", period, "--json")
+    rows = json.loads(out)
+    # The legacy rows carry no period (the path names it); the current service's do, as a number.
+    sent = {r.get("period", period) for r in rows}
+    assert code == 0 and rows and sent == {period}  # a string equal to the quarter asked
+    code, out, _ = cli("fund", "show", proj_id, "--json")
+    shown = json.loads(out)["holdings"]
+    assert code == 0 and shown and all(isinstance(p, str) and len(p) == 6 and p.isdigit() for p in shown)
+    assert all(r.get("period", p) == p for p, lines in shown.items() for r in lines)
+
+
 def test_licensee_commands(cli, dataset):
     code, out, _ = cli("licensee", "former", "--json")
     assert code == 0 and len(json.loads(out)) == len(dataset.former_licensees)

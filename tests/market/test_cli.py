@@ -60,6 +60,22 @@ def test_sync_status_and_questions_as_json(demo_store, capsys):
     assert "overlap" in capsys.readouterr().out
 
 
+def test_every_market_json_output_gives_a_quarter_as_text_yyyymm(demo_store, capsys):
+    from dashboard.market.store import MarketStore
+
+    capsys.readouterr()
+    with MarketStore(demo_store, read_only=True) as store:
+        period, code = next((r["period"], r["issue_code"]) for r in store.query(
+            "SELECT period, issue_code, count(DISTINCT proj_id) AS n FROM holdings WHERE NOT is_nav_total "
+            "AND issue_code IS NOT NULL GROUP BY 1, 2 HAVING n > 1 ORDER BY 1 DESC, 3 DESC, 2 LIMIT 1"))
+    assert isinstance(period, str) and len(period) == 6 and period.isdigit()
+    assert cli.main(["market", "holders", "--demo", code, "--period", period, "--json"]) == 0
+    holders = read_json(capsys)
+    assert len(holders) > 1 and {h["period"] for h in holders} == {period}
+    assert cli.main(["market", "overlap", "--demo", *[h["proj_id"] for h in holders[:2]], "--period", period, "--json"]) == 0
+    assert read_json(capsys)["period"] == period
+
+
 def test_readable_output_and_export(demo_store, capsys, tmp_path):
     capsys.readouterr()
     assert cli.main(["market", "screen", "--demo", "--status", "RG", "--limit", "2"]) == 0

@@ -228,6 +228,8 @@ def cmd_market_overlap(args: argparse.Namespace) -> int:
         sys.stdout.write(json_text(data) + "\n")
         return EXIT_OK
     out(f"quarter {data['period'] or '(no holdings stored)'}")
+    for proj_id, lacking in data["missing"].items():
+        out(f"note: {proj_id}: {lacking}")
     for pair, pct in data["overlap_pct"].items():
         a, b = pair.split("|")
         out(f"{a} and {b}: {pct:.2f}% overlap")

@@ -187,15 +187,16 @@ def overlap(store: MarketStore, funds: Sequence[str], period: str | None = None)
 
     A security is its ISIN, else its issue code; lines without either (cash, derivatives) and NAV
     totals are not holdings that can be shared. A fund's weight is the sum of its lines of the security.
+    A fund with holdings but no profile row is answered from its holdings; `missing` says so, by proj_id.
     """
     proj_ids: list[str] = []
+    missing: dict[str, str] = {}
     for query in funds:
-        proj_id = store.resolve(str(query))
-        if proj_id is None:
-            raise BadInputError(f"no fund {query!r} in the market store (proj_id or exact abbreviation); "
-                                "run `market sync` if the store is empty")
+        proj_id, lacking = _stored_fund(store, str(query))
         if proj_id not in proj_ids:
             proj_ids.append(proj_id)
+        if lacking:
+            missing[proj_id] = lacking
     if len(proj_ids) < 2:
         raise BadInputError("overlap needs at least two different funds")
     quarter = _period(store, period)
@@ -225,7 +226,24 @@ def overlap(store: MarketStore, funds: Sequence[str], period: str | None = None)
         for b in proj_ids[i + 1:]:
             total = sum(min(w[a], w[b]) for w in weights.values() if a in w and b in w)
             pairs[f"{a}|{b}"] = round(total, 6)
-    return {"funds": proj_ids, "period": quarter, "common": common, "overlap_pct": pairs}
+    return {"funds": proj_ids, "period": quarter, "common": common, "overlap_pct": pairs, "missing": missing}
+
+
+NO_PROFILE = ("the store holds its holdings but no profile row (no name, company or status): the overlap is from its "
+              "holdings; `market sync --only funds` fetches the profiles")
+
+
+def _stored_fund(store: MarketStore, query: str) -> tuple[str, str | None]:
+    """The proj_id a query names, from the fund profiles or, failing them, from the holdings stored (by proj_id:
+    an abbreviation needs a profile), and what the store is missing for it (None when nothing)."""
+    proj_id = store.resolve(query)
+    if proj_id is not None:
+        return proj_id, None
+    rows = store.query("SELECT proj_id FROM holdings WHERE upper(proj_id) = upper(?) LIMIT 1", [query.strip()])
+    if rows:
+        return rows[0]["proj_id"], NO_PROFILE
+    raise BadInputError(f"no fund {query!r} in the market store, neither a profile nor holdings (proj_id or exact "
+                        "abbreviation); run `market sync` if the store is empty")
 
 
 def _clean(value: Any) -> str | None:

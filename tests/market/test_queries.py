@@ -129,7 +129,7 @@ def test_overlap(synced):
     third = next(p for p in held if p not in best)
     abbr = {f["proj_id"]: f["proj_abbr_name"] for f in ds.funds}
     answer = Q.overlap(store, [best[0], abbr[best[1]].lower(), third])
-    assert answer["funds"] == [best[0], best[1], third]
+    assert answer["funds"] == [best[0], best[1], third] and answer["missing"] == {}
     trio = answer["funds"]
     for i, a in enumerate(trio):
         for b in trio[i + 1:]:
@@ -145,6 +145,25 @@ def test_overlap(synced):
         Q.overlap(store, [best[0], "NO-SUCH-FUND"])
     with pytest.raises(BadInputError, match="two different"):
         Q.overlap(store, [best[0], best[0]])
+
+
+def test_overlap_of_funds_with_holdings_but_no_profile_answers_from_the_holdings(market_factory, tmp_path):
+    from dashboard.market.store import MarketStore
+
+    market = market_factory("successor")
+    with MarketStore(tmp_path / "market.duckdb") as store:
+        market.sync(store, only="holdings", quarters=1)  # holdings without the fund profiles
+        ds, period = market.dataset, valid_periods(TODAY)[0]
+        held = [pid for pid in ds.holdings if X.weights(ds, pid, period)]
+        a, b = max(((a, b) for i, a in enumerate(held) for b in held[i + 1:]), key=lambda p: X.pair_overlap(ds, *p, period))
+        assert store.count("funds") == 0 and Q.holders(store, next(iter(X.weights(ds, a, period))))  # holders list it
+        answer = Q.overlap(store, [a, b.lower()])
+        assert answer["funds"] == [a, b] and answer["period"] == period
+        assert answer["overlap_pct"][f"{a}|{b}"] == pytest.approx(X.pair_overlap(ds, a, b, period), abs=1e-5)
+        assert answer["overlap_pct"][f"{a}|{b}"] > 0
+        assert set(answer["missing"]) == {a, b} and "no profile" in answer["missing"][a]
+        with pytest.raises(BadInputError, match="neither a profile nor holdings"):
+            Q.overlap(store, [a, "NO-SUCH-FUND"])
 
 
 def test_status_shape(synced):

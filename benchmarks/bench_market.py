@@ -195,7 +195,7 @@ def main() -> None:
     line("second sync right after: calls", f"{again.calls}", "almost none")
 
     # 4. the questions
-    period = valid_periods(today)[0]
+    period = valid_periods(today, "successor")[0]  # the store was filled from the successor layout
     top = store.query("SELECT issue_code FROM holdings WHERE period = ? AND NOT is_nav_total AND issue_code IS NOT NULL "
                       "GROUP BY 1 ORDER BY count(DISTINCT proj_id) DESC LIMIT 1", [period])
     code = top[0]["issue_code"] if top else "PTT"

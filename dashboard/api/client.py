@@ -23,7 +23,7 @@ from dashboard.api.cache import MemoryCache, ResponseCache
 from dashboard.api.endpoints import Endpoint, endpoint
 from dashboard.api.funds import FundIndex
 from dashboard.api.layouts import MAX_PAGES, PROBE_PATH, PROBE_QUERY, SuccessorCall, successor_calls
-from dashboard.api.periods import check_period
+from dashboard.api.periods import check_period, check_period_any_layout
 from dashboard.api.ratelimit import limiter_for
 from dashboard.api.wire import (
     ACCEPT_ENCODING,
@@ -209,13 +209,16 @@ class AsyncSecClient:
         ep = endpoint(key)
         path_params = ep.clean_params(path_params)  # validated, in ASCII digits, on either layout
         if ep.id == "E6" and "period" in path_params:
-            path_params["period"] = check_period(path_params["period"], self.today)
+            # Refused before anything is sent (even the layout probe) when no layout offers it; then by this layout's lag.
+            check_period_any_layout(path_params["period"], self.today)
+        layout = await self.layout()
+        if ep.id == "E6" and "period" in path_params:
+            path_params["period"] = check_period(path_params["period"], self.today, layout)
         path = ep.build_path(path_params)
         body = ep.build_body(name)
         params = dict(path_params)
         if name is not None:
             params["name"] = body[ep.body_field] if body else name
-        layout = await self.layout()
         if layout == LAYOUT_LEGACY and ep.successor_only:
             raise BadInputError(f"{ep.summary} are published only by the current service; this service answers on "
                                 "the legacy paths (use --layout successor or auto with the current service)",

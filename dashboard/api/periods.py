@@ -1,4 +1,5 @@
-"""The E6 portfolio period rules: quarter ends only, 3 years back, published 60 days after."""
+"""The E6 portfolio period rules: quarter ends only, 3 years back, published 60 days after the quarter ends
+on the legacy layout and 45 days after on the current service (successor-api.md 2.2 and 4.3)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ import re
 from datetime import date, timedelta
 
 from dashboard.api.endpoints import ascii_digits
+from dashboard.config import LAYOUT_LEGACY, LAYOUT_SUCCESSOR
 from dashboard.errors import BadInputError
 
 QUARTER_END_MONTHS = (3, 6, 9, 12)
-PUBLICATION_DELAY_DAYS = 60
+# Days after a quarter's end until its holdings are published, by path layout.
+PUBLICATION_DELAY_DAYS = {LAYOUT_LEGACY: 60, LAYOUT_SUCCESSOR: 45}
 # "At most 3 years back" read as three years of quarters: the latest published quarter and the
 # eleven before it. This is also what the heatmap and the demo data cover.
 QUARTERS_BACK = 12
@@ -28,26 +31,49 @@ def _previous_quarter(year: int, month: int) -> tuple[int, int]:
     return (year - 1, 12) if month == 3 else (year, month - 3)
 
 
-def valid_periods(today: date | None = None) -> list[str]:
-    """Every period E6 offers on `today`, newest first."""
+def publication_delay(layout: str | None = None) -> int:
+    """Days after a quarter's end until the layout publishes it; a layout not known yet (an "auto"
+    client before its first call) gets the legacy 60, so a quarter is never asked for early."""
+    return PUBLICATION_DELAY_DAYS.get(layout, PUBLICATION_DELAY_DAYS[LAYOUT_LEGACY])
+
+
+def valid_periods(today: date | None = None, layout: str | None = None) -> list[str]:
+    """Every period E6 offers on `today` on this path layout, newest first."""
     today = today or date.today()
+    delay = publication_delay(layout)
     year, month = today.year, today.month - (today.month - 1) % 3 + 2  # this quarter's end month
     out: list[str] = []
     while len(out) < QUARTERS_BACK:
         period = f"{year:04d}{month:02d}"
-        if quarter_end(period) + timedelta(days=PUBLICATION_DELAY_DAYS) <= today:
+        if quarter_end(period) + timedelta(days=delay) <= today:
             out.append(period)
         year, month = _previous_quarter(year, month)
     return out
 
 
-def latest_period(today: date | None = None) -> str:
-    return valid_periods(today)[0]
+def offered_periods(today: date | None = None) -> list[str]:
+    """Every period either layout offers on `today`, newest first (13 in the days one publishes and the other
+    not yet): what a stand-in for both layouts holds data for."""
+    both = set(valid_periods(today, LAYOUT_LEGACY)) | set(valid_periods(today, LAYOUT_SUCCESSOR))
+    return sorted(both, reverse=True)
 
 
-def check_period(period: object, today: date | None = None) -> str:
-    """Return `period` if E6 offers it on `today`; otherwise refuse it naming the rule broken."""
-    valid = valid_periods(today)
+def check_period_any_layout(period: object, today: date | None = None) -> str:
+    """`period` if either layout offers it on `today`: a check before the layout is known, so a period no
+    layout offers is refused before anything (even the layout probe) is sent."""
+    try:
+        return check_period(period, today, LAYOUT_SUCCESSOR)
+    except BadInputError:
+        return check_period(period, today, LAYOUT_LEGACY)
+
+
+def latest_period(today: date | None = None, layout: str | None = None) -> str:
+    return valid_periods(today, layout)[0]
+
+
+def check_period(period: object, today: date | None = None, layout: str | None = None) -> str:
+    """Return `period` if E6 offers it on `today` on this layout; otherwise refuse it naming the rule broken."""
+    valid = valid_periods(today, layout)
     span = f"valid periods are {valid[-1]} to {valid[0]} (quarter ends only)"
     if not isinstance(period, str):
         raise BadInputError(f"period must be text of the form YYYYMM; {span}")
@@ -63,9 +89,10 @@ def check_period(period: object, today: date | None = None) -> str:
     if text in valid:
         return text
     if text > valid[0]:
-        available = quarter_end(text) + timedelta(days=PUBLICATION_DELAY_DAYS)
+        delay = publication_delay(layout)
+        available = quarter_end(text) + timedelta(days=delay)
         raise BadInputError(
-            f"period {text} is not published yet: a quarter is offered {PUBLICATION_DELAY_DAYS} days after it ends "
+            f"period {text} is not published yet: a quarter is offered {delay} days after it ends "
             f"(from {available.isoformat()}); {span}"
         )
     raise BadInputError(f"period {text} is more than 3 years back; {span}")

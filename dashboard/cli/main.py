@@ -116,10 +116,14 @@ def cmd_fund_show(args) -> int:
 
 
 def cmd_fund_holdings(args) -> int:
-    from dashboard.api.periods import check_period, latest_period
+    from dashboard.api.periods import check_period, check_period_any_layout, latest_period
 
-    today = _client(args).today
-    period = check_period(args.period, today) if args.period else latest_period(today)
+    client = _client(args)
+    today = client.today
+    if args.period:  # a period no layout offers is refused before anything is sent
+        check_period_any_layout(args.period, today)
+    layout = client.layout()
+    period = check_period(args.period, today, layout) if args.period else latest_period(today, layout)
     proj_id, _ = _resolve_fund(args, args.query)
     from dashboard.models.holdings import split_nav_total
 

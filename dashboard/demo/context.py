@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from datetime import date
 
-from dashboard.api.periods import valid_periods
+from dashboard.api.periods import offered_periods
 
 
 class BuildContext:
@@ -15,7 +15,7 @@ class BuildContext:
         self.seed = seed
         self.today = today
         self.scale = scale  # "small" (the default demo) or "market" (the whole market's size)
-        self.periods = valid_periods(today)
+        self.periods = offered_periods(today)
         self.rng = random.Random(seed)
         self.out: dict = {
             name: ({} if name not in ("amcs", "funds", "licensees", "former_licensees", "persons") else [])

@@ -13,7 +13,7 @@ import functools
 import marshal
 from datetime import date
 
-from dashboard.api.periods import valid_periods
+from dashboard.api.periods import offered_periods
 from dashboard.demo.dataset import DemoDataset
 from dashboard.demo.funds import FundBuilder
 from dashboard.demo.licences import LicenceBuilder
@@ -36,7 +36,7 @@ def generate_demo_dataset(seed: int = DEFAULT_SEED, today: date | None = None, s
         raise ValueError(f"scale must be one of {', '.join(SCALES)}, not {scale!r}")
     today = today or date.today()
     payloads = marshal.loads(_generated(seed, today, scale))
-    return DemoDataset(seed=seed, today=today, periods=valid_periods(today), scale=scale, **payloads)
+    return DemoDataset(seed=seed, today=today, periods=offered_periods(today), scale=scale, **payloads)
 
 
 @functools.lru_cache(maxsize=8)

@@ -240,7 +240,7 @@ class MarketSync:
         return self.clock() - meta["fetched_at"] < refresh_s
 
     def _periods(self) -> list[str]:
-        periods = valid_periods(self.client.today)
+        periods = valid_periods(self.client.today, self.client.layout_name)  # the layout's own publication lag
         return periods[: self.quarters] if self.quarters is not None else periods
 
     # ---- successor: whole-market calls, paged and kept page by page ------------------------------

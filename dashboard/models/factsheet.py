@@ -94,7 +94,7 @@ class FundFactsheet(ServiceModel):
     def _prepare(self, proj_id: str | None) -> tuple[str, list[str]]:
         """The fund to load and the valid quarters; changes nothing (a failed load leaves all as it was)."""
         target = validate_proj_id(proj_id if proj_id is not None else self.proj_id or "")
-        return target, valid_periods(self.api.today)
+        return target, valid_periods(self.api.today, self.api.async_client.layout_name)
 
     async def load(self, proj_id: str | None = None, fund: dict | None = None) -> "FundFactsheet":
         """Fetch every part concurrently and update the parameters once.
@@ -125,6 +125,8 @@ class FundFactsheet(ServiceModel):
         """All parts of the factsheet as a parameter update (runs on the client's loop)."""
         if fund is None and self.fund is not None and self.fund.get("proj_id") == proj_id:
             fund = self.fund
+        # The quarters of the layout that answers (the current service publishes 15 days sooner).
+        periods = valid_periods(self.api.today, await self.api.async_client.layout())
         calls = self._calls(proj_id, periods)
         if fund is None:
             # A fund search for the id itself, in the same batch: where the service matches ids in its

@@ -10,7 +10,7 @@ from datetime import date
 
 import pytest
 
-from dashboard.api.periods import quarter_end, valid_periods
+from dashboard.api.periods import offered_periods, quarter_end
 from dashboard.demo.dataset import DemoDataset
 from dashboard.demo.generator import _generated, generate_demo_dataset
 from dashboard.demo.pools import DEMO_LABEL, PERFORMANCE_TYPES, REFERENCE_PERIODS
@@ -79,12 +79,12 @@ def test_each_call_returns_an_independent_copy():
     a.funds.clear()
     a.holdings[next(iter(a.holdings))].clear()
     b = generate_demo_dataset(today=TODAY)
-    assert b.funds and all(len(v) == 12 for v in b.holdings.values())
+    assert b.funds and all(len(v) == len(offered_periods(TODAY)) for v in b.holdings.values())
 
 
 def test_today_defaults_to_the_real_today():
     assert generate_demo_dataset().today == date.today()
-    assert generate_demo_dataset().periods == valid_periods(date.today())
+    assert generate_demo_dataset().periods == offered_periods(date.today())
 
 
 # ---- funds ---------------------------------------------------------------------------------------
@@ -93,7 +93,7 @@ def test_today_defaults_to_the_real_today():
 def test_label_period_and_day(ds):
     assert ds.label == DEMO_LABEL == "DEMO DATA — fictional funds and companies"
     assert ds.today == TODAY
-    assert ds.periods == valid_periods(TODAY)
+    assert ds.periods == offered_periods(TODAY)  # every quarter either layout offers (45 or 60 days on)
 
 
 def test_companies_and_funds_are_many_and_fictional(ds):
@@ -198,7 +198,7 @@ def test_holdings_cover_exactly_the_twelve_valid_quarters(ds):
     assert len(with_holdings) > len(registered) * 0.8
     assert set(ds.holdings) <= set(registered)
     for pid, by_period in ds.holdings.items():
-        assert list(by_period) == valid_periods(TODAY)
+        assert list(by_period) == offered_periods(TODAY)
         for period, rows in by_period.items():
             assert 15 <= len(rows) <= 120, (pid, period, len(rows))
             for r in rows:

@@ -126,7 +126,7 @@ def test_a_funds_fee_percentile_among_its_peers(store):
 def test_most_held_securities_in_a_quarter(store):
     market, s = store
     ds = market.dataset
-    period = valid_periods(TODAY)[0]
+    period = valid_periods(TODAY, market.layout)[0]
     funds: dict[str, set] = {}
     value: dict[str, float] = {}
     for pid, by_period in ds.holdings.items():
@@ -150,7 +150,7 @@ def test_most_held_securities_in_a_quarter(store):
     everything = Q.most_held(s, period, limit=None)
     assert len(everything) == len(funds)
     assert sum(r["funds"] for r in everything) == sum(len(v) for v in funds.values())  # NAV totals never counted
-    if len(valid_periods(TODAY)) > 1 and Q.periods(s)[1:]:
+    if len(valid_periods(TODAY, market.layout)) > 1 and Q.periods(s)[1:]:
         older = Q.periods(s)[1]
         assert all(r["period"] == older for r in Q.most_held(s, older, limit=3))
     with pytest.raises(BadInputError):
@@ -160,7 +160,7 @@ def test_most_held_securities_in_a_quarter(store):
 def test_periods_and_policy_types(store):
     market, s = store
     stored = Q.periods(s)
-    assert stored == sorted(stored, reverse=True) and stored[0] == valid_periods(TODAY)[0]
+    assert stored == sorted(stored, reverse=True) and stored[0] == valid_periods(TODAY, market.layout)[0]
     want = sorted({p for p in (policy_of(market, f["proj_id"]) for f in market.dataset.funds) if p})
     assert Q.policy_types(s) == want
 

@@ -90,7 +90,7 @@ def test_screen_policy_tax_and_retail_type(synced):
 def test_holders(synced):
     market, store, _ = synced
     ds = market.dataset
-    period = valid_periods(TODAY)[0]
+    period = valid_periods(TODAY, market.layout)[0]
     counts = Counter(str(r.get("issue_code")) for by in ds.holdings.values() for r in by.get(period, [])
                      if not X.is_nav_total(r) and X.text(r.get("issue_code")))
     code = counts.most_common(1)[0][0]
@@ -109,7 +109,7 @@ def test_holders(synced):
 
 def test_nav_total_rows_are_never_counted(synced):
     market, store, _ = synced
-    period = valid_periods(TODAY)[0]
+    period = valid_periods(TODAY, market.layout)[0]
     nav = [r for by in market.dataset.holdings.values() for r in by.get(period, []) if X.is_nav_total(r)]
     assert store.query("SELECT count(*) AS n FROM holdings WHERE is_nav_total AND period = ?", [period])[0]["n"] == len(nav)
     for row in nav[:3]:
@@ -122,7 +122,7 @@ def test_nav_total_rows_are_never_counted(synced):
 def test_overlap(synced):
     market, store, _ = synced
     ds = market.dataset
-    period = valid_periods(TODAY)[0]
+    period = valid_periods(TODAY, market.layout)[0]
     held = [pid for pid in ds.holdings if X.weights(ds, pid, period)]
     best = max(((a, b) for i, a in enumerate(held) for b in held[i + 1:]),
                key=lambda p: X.pair_overlap(ds, p[0], p[1], period))
@@ -153,7 +153,7 @@ def test_overlap_of_funds_with_holdings_but_no_profile_answers_from_the_holdings
     market = market_factory("successor")
     with MarketStore(tmp_path / "market.duckdb") as store:
         market.sync(store, only="holdings", quarters=1)  # holdings without the fund profiles
-        ds, period = market.dataset, valid_periods(TODAY)[0]
+        ds, period = market.dataset, valid_periods(TODAY, market.layout)[0]
         held = [pid for pid in ds.holdings if X.weights(ds, pid, period)]
         a, b = max(((a, b) for i, a in enumerate(held) for b in held[i + 1:]), key=lambda p: X.pair_overlap(ds, *p, period))
         assert store.count("funds") == 0 and Q.holders(store, next(iter(X.weights(ds, a, period))))  # holders list it

@@ -50,7 +50,7 @@ def test_whole_store_equals_the_demo_data_set(synced):
         {pid: len(rows) for pid, rows in ds.performance.items() if rows})
     assert Counter(r["proj_id"] for r in store.records("allocation")) == Counter(
         {pid: len(rows) for pid, rows in ds.allocation.items() if rows})
-    periods = valid_periods(TODAY)[: len({m for m in store.meta() if m.startswith("holdings:")})]
+    periods = valid_periods(TODAY, market.layout)[: len({m for m in store.meta() if m.startswith("holdings:")})]
     for period in periods:
         stored = Counter((r["proj_id"], r["issue_code"], r["isin_code"], round(r["percent_nav"], 4))
                          for r in store.query("SELECT * FROM holdings WHERE period = ?", [period]))
@@ -95,7 +95,7 @@ def test_each_dataset_refreshes_on_its_own_interval(market_factory, tmp_path):
     store = MarketStore(tmp_path / "market.duckdb")
     now = [1_800_000_000.0]
     market.sync(store, clock=lambda: now[0])
-    periods = valid_periods(TODAY)[:2]
+    periods = valid_periods(TODAY, market.layout)[:2]
     now[0] += 8 * 86400  # a week and a day later: weekly datasets and the newest quarter are due
     market.app.reset_counters()
     result = market.sync(store, clock=lambda: now[0])

@@ -70,6 +70,50 @@ def test_runs_against_a_keyed_service_and_never_shows_the_key(simulator, tmp_pat
     assert simulator.base_url in text  # the data source is named
 
 
+def keyed_parameters(dataset) -> dict[str, str]:
+    """What each walk-through is given when it runs against a keyed service: the values a user would type into
+    its `parameters` cell (the stand-in serves the demo data, so the names and identifiers are the demo's)."""
+    (case_uid, case_id), _ = next(iter(dataset.enforcement.items()))
+    person = next(p for p in dataset.approvals if dataset.duties.get(p))
+    return {
+        "01_fund_factsheet": 'QUERY = "Demo"',
+        "02_compare_basket": 'QUERY = "Demo"',
+        "03_holdings_by_quarter": 'QUERY = "Demo"',
+        "04_licence_check": (f'QUERY = "Mekong"\nPERSON_ID = "{person}"\nCASE_UID = "{case_uid}"\nCASE_ID = "{case_id}"\n'
+                             f'ALERT_ID = "{next(iter(dataset.alerts))}"'),
+        "05_market": 'QUERY = "Equity"',
+    }
+
+
+def test_every_notebook_is_given_its_parameters_in_the_keyed_run(dataset):
+    assert set(keyed_parameters(dataset)) == {p.stem for p in NOTEBOOKS}
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_notebook_runs_against_the_real_format_service_with_a_key(path, simulator, dataset, tmp_path, monkeypatch):
+    """The current service's stand-in (the simulator on loopback, current-service paths only, a key required),
+    not demo mode: each notebook runs top to bottom on what its parameters cell is given, and never shows the key."""
+    from tests.conftest import KEY
+
+    simulator.app.layout = "successor"
+    _, text = execute(path, monkeypatch, tmp_path, keyed_parameters(dataset)[path.stem], SEC_API_KEY=KEY,
+                      SEC_API_BASE_URL=simulator.base_url)
+    assert simulator.app.request_count > 0, "the notebook used the service, not the embedded demo"
+    assert KEY not in text and KEY[:12] not in text
+    assert "DEMO DATA" not in text
+
+
+@pytest.mark.notebook
+def test_the_licence_check_notebook_says_what_is_missing_without_identifiers(simulator, tmp_path, monkeypatch):
+    from tests.conftest import KEY
+
+    simulator.app.layout = "successor"
+    _, text = execute(ROOT / "notebooks" / "04_licence_check.ipynb", monkeypatch, tmp_path, 'QUERY = "Mekong"',
+                      SEC_API_KEY=KEY, SEC_API_BASE_URL=simulator.base_url)
+    assert "Demo Mekong Asset Management" in text and "PERSON_ID" in text  # it names the input it needs
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_every_notebook_has_a_query_parameter_cell_that_it_uses(path):
     """The README promises a `QUERY` cell in each walk-through, tagged as papermill and nbclient runs expect."""

@@ -109,7 +109,7 @@ def test_holdings_accept_both_spellings_and_keep_the_nav_total_row_flagged():
     assert [h["percent_nav"] for h in holdings] == [100.0, 4.14908, 2.72392]  # sorted, not as sent
     assert [h["is_nav_total"] for h in holdings] == [True, False, False]
     assert holdings[0]["assetliab_value"] == 3487141220.0 and holdings[0]["assetliab_id"] == "903"
-    assert holdings[1]["period"] == 202306 and holdings[2]["as_of_date"] == "2023-06-30"
+    assert holdings[1]["period"] == "202306" and holdings[2]["as_of_date"] == "2023-06-30"
 
 
 def test_risk_text_is_plain_now_and_suitability_texts_are_not_published():

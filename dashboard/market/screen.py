@@ -308,7 +308,7 @@ class MarketScreen(param.Parameterized):
             name = step.dataset.split(":")[0]
             if step.done and name != "holdings":
                 done.add(name)
-            fraction, message = min(0.99, len(done) / total), _sync_words(name, step.rows, step.calls)
+            fraction, message = min(0.99, len(done) / total), _sync_words(name, step.rows, step.calls, step.done)
             loop.call_soon_threadsafe(lambda: self.param.update(sync_progress=max(self.sync_progress, fraction),
                                                                 sync_message=message))
 
@@ -334,6 +334,8 @@ DATASET_WORDS = {"companies": "Companies", "funds": "Funds", "classes": "Unit cl
                  "holdings": "Holdings"}
 
 
-def _sync_words(dataset: str | None, rows: int, calls: int) -> str:
+def _sync_words(dataset: str | None, rows: int, calls: int, done: bool = False) -> str:
+    """A running sync in words; a count only once a dataset is stored (the records `market status` counts,
+    not the service's rows received so far)."""
     name = DATASET_WORDS.get(dataset or "", dataset or "Starting")
-    return f"{name}: {rows:,} rows so far, {calls:,} calls"
+    return f"{name}: {rows:,} stored, {calls:,} calls" if done else f"{name}: fetching, {calls:,} calls"

@@ -139,3 +139,10 @@ def test_demo_sync_fills_the_store_with_progress(market_factory, tmp_path):
         assert "Synced" in model.sync_message
     finally:
         model.close()
+
+
+def test_sync_words_count_only_what_is_stored():
+    from dashboard.market.screen import _sync_words
+
+    assert _sync_words("dealing", 212, 61) == "Dealing periods: fetching, 61 calls"  # no count of rows received
+    assert "85 stored" in _sync_words("dealing", 85, 61, done=True)

@@ -138,8 +138,9 @@ def allocation_chart(allocation: pd.DataFrame | None, title: str = "Asset alloca
     data = frame.iloc[::-1]  # the first published line at the top
     return hv.Bars(data, kdims=[hv.Dimension("asset_name", label="Asset")],
                    vdims=[hv.Dimension("asset_ratio", label="% of NAV")]).opts(
-        invert_axes=True, height=max(220, 26 * len(data) + 90), tools=["hover"], color="#3b6ea5", title=title,
-        **_COMMON)
+        # As wide as the ring's frame with its margins, fixed: the Allocation tab holds it in a fixed-size pane.
+        invert_axes=True, height=max(220, 26 * len(data) + 90), width=DONUT_SIZE + 120, tools=["hover"],
+        color="#3b6ea5", title=title, toolbar=None, default_tools=[])
 
 
 def _allocation_ring(frame: pd.DataFrame, title: str) -> hv.Element:

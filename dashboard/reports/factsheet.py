@@ -17,7 +17,7 @@ from dashboard.market import queries
 from dashboard.market.store import MarketStore, open_reader
 from dashboard.models.factsheet import FundFactsheet
 from dashboard.models.fund import PERFORMANCE_KINDS, SINGLE_CLASS, class_key, fund_label
-from dashboard.models.holdings import HoldingsByQuarter
+from dashboard.models.holdings import HoldingsByQuarter, nav_total_mask
 from dashboard.models.source import run
 from dashboard.present import charts
 from dashboard.present.text import asset_name_text, asset_type_text, currency_word, policy_type_text, us_investors_text
@@ -202,7 +202,7 @@ def _holdings(doc: ReportDocument, sheet: FundFactsheet, holdings: HoldingsByQua
         return
     lines = holdings.table(period)
     raw = sheet.holdings[period]
-    nav_lines = int(raw["is_nav_total"].fillna(False).astype(bool).sum())
+    nav_lines = int(nav_total_mask(raw).sum())
     total = holdings.total_percent(period)
     sec.add(Note(
         f"Quarter {fmt_period(period)}: {len(lines)} holdings adding up to {fmt_percent(total)} of NAV as published "

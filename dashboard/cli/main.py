@@ -18,7 +18,8 @@ from dashboard.cli.factsheet import print_factsheet
 from dashboard.cli.market import add_market_commands
 from dashboard.cli.output import EXIT_OK, emit, print_readable
 from dashboard.cli.terminal import TerminalFormatter, err, json_text, out, terminal_text
-from dashboard.config import ApiSettings
+from dashboard.api.deadline import run_deadline
+from dashboard.config import DEFAULT_DEADLINE_S, ApiSettings, parse_deadline
 from dashboard.errors import AuthenticationError, BadInputError, CacheUnavailableError, SecApiError
 from dashboard.models.source import run
 
@@ -456,7 +457,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.verbose:
         logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
-        return args.func(args)
+        with run_deadline(_run_deadline(args)):
+            return args.func(args)
     except SecApiError as exc:  # BadInputError and CacheUnavailableError exit 2, a rejected key 3, the service 4
         return _fail(exc, exc.exit_code)
     except ValueError as exc:
@@ -469,6 +471,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         # local state the commands could not use (a cache or output path): one line, never a traceback
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
         return _fail(f"{getattr(exc, 'strerror', None) or exc or type(exc).__name__}{where}", EXIT_BAD_INPUT)
+
+
+# Commands that run for as long as they are wanted: each of their calls has its own bound instead.
+UNBOUNDED = {("serve", None), ("demo-server", None), ("market", "sync")}
+
+
+def _run_deadline(args: argparse.Namespace) -> float | None:
+    """The whole command's deadline (SEC_API_DEADLINE_S, default 60 s), or None for a long-running one."""
+    if (args.command, getattr(args, "market_command", None)) in UNBOUNDED:
+        return None
+    return parse_deadline(os.environ.get("SEC_API_DEADLINE_S", "").strip() or DEFAULT_DEADLINE_S)
 
 
 def _fail(exc: BaseException | str, code: int) -> int:

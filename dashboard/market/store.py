@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import threading
 import time
-import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -94,6 +94,10 @@ class StoreBusyError(SecApiError):
     exit_code = 4
 
 
+class StoreReadOnlyError(BadInputError):
+    """The store file (or its directory) cannot be written: nothing is touched (exit 2)."""
+
+
 def store_path(settings: ApiSettings | None = None, path: str | Path | None = None) -> Path:
     """The store file: `path` (a file, or a directory holding STORE_FILE), else the cache directory's
     (DEMO_STORE_FILE for demo settings)."""
@@ -154,9 +158,48 @@ def _scalar(value: Any, kind: str) -> Any:
     return str(value)
 
 
-def _is_lock_error(exc: BaseException) -> bool:
-    text = str(exc).lower()
-    return "lock" in text or "conflicting" in text or "being used" in text
+def _held_elsewhere(path: Path) -> bool:
+    """Whether another process holds the store file open for writing (DuckDB keeps a POSIX write lock on
+    it): asked of the operating system, not read from an error message. Call only while this process has
+    no connection to the file (closing a descriptor drops this process's own locks on it)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: DuckDB's own error stands
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.lockf(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def make_private_dir(directory: Path) -> None:
+    """Create `directory` and any missing parents mode 0700 (the cache directory's mode); an existing one
+    keeps its mode."""
+    missing = []
+    for ancestor in (directory, *directory.parents):
+        try:
+            os.lstat(ancestor)
+        except FileNotFoundError:
+            missing.append(ancestor)
+            continue
+        except OSError:
+            pass  # there, but not ours to look into: creating below it says why it cannot be used
+        break
+    for new in reversed(missing):
+        try:
+            new.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        os.chmod(new, 0o700)  # the umask may have taken bits away; this one is ours
 
 
 class MarketStore:
@@ -198,25 +241,64 @@ class MarketStore:
     # ---- opening -------------------------------------------------------------------------------
 
     def _open(self) -> duckdb.DuckDBPyConnection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.path.parent)
+        self._check_writable()
         try:
             con = duckdb.connect(str(self.path))
-            self._create(con)
-            con.execute("SELECT count(*) FROM meta").fetchone()
-            return con
-        except duckdb.Error as exc:
-            if _is_lock_error(exc):
+        except duckdb.IOException as exc:
+            # Not openable as a file: held by a writer elsewhere (asked of the OS), else not a DuckDB file.
+            if _held_elsewhere(self.path):
                 raise StoreBusyError(f"the market store {self.path} is in use by another process (a sync?); "
                                      "try again when it has finished") from None
-            return self._rebuild(exc)
+            return self._rebuild(f"it could not be read ({type(exc).__name__}: {str(exc)[:120]})")
+        except duckdb.Error as exc:  # corruption: a checksum, an internal or a fatal error
+            return self._rebuild(f"it could not be read ({type(exc).__name__}: {str(exc)[:120]})")
+        try:
+            stale = self._schema_problem(con)
+            if stale is None:
+                self._create(con)
+                con.execute("SELECT count(*) FROM meta").fetchone()
+                return con
+        except duckdb.Error as exc:
+            stale = f"it could not be read ({type(exc).__name__}: {str(exc)[:120]})"
+        con.close()
+        return self._rebuild(stale)
 
-    def _rebuild(self, exc: BaseException) -> duckdb.DuckDBPyConnection:
-        """Move a damaged store file (and its write-ahead log) aside with a warning and start a new one.
+    def _check_writable(self) -> None:
+        """A store that cannot be written is said so, and left as it is (never taken for a damaged one)."""
+        for target in (self.path, self.path.parent):
+            if os.path.exists(target) and not os.access(target, os.W_OK):
+                raise StoreReadOnlyError(f"the market store {self.path} cannot be written ({target} is read-only); "
+                                         "nothing was changed: give a writable --cache-dir")
 
-        Only the store's own file name is ever moved; nothing is deleted.
-        """
+    @staticmethod
+    def _schema_problem(con: duckdb.DuckDBPyConnection) -> str | None:
+        """Why a store file is not this version's (one line), or None: a new file, or this version's tables."""
+        tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
+                                            "WHERE table_schema = 'main'").fetchall()}
+        if not tables:
+            return None
+        version = None
+        if "info" in tables:
+            row = con.execute("SELECT value FROM info WHERE name = 'schema_version'").fetchone()
+            version = row[0] if row else None
+        if version != str(SCHEMA_VERSION):
+            return (f"it was written by another version of this program (store schema {version or 'unknown'}, "
+                    f"this version's is {SCHEMA_VERSION})")
+        columns: dict[str, list[str]] = {}
+        for table, column in con.execute("SELECT table_name, column_name FROM information_schema.columns "
+                                         "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position").fetchall():
+            columns.setdefault(table, []).append(column)
+        for table, expected in TABLES.items():
+            if table in columns and columns[table] != [name for name, _ in expected] + ["record"]:
+                return f"its {table} table is not this version's (store schema {version})"
+        return None
+
+    def _rebuild(self, why: str) -> duckdb.DuckDBPyConnection:
+        """Move a damaged or foreign store file (and its write-ahead log) aside with one warning line and
+        start a new one. Only the store's own file name is ever moved; nothing is deleted."""
         if self.path.name not in (STORE_FILE, DEMO_STORE_FILE) and not self.path.name.endswith(".duckdb"):
-            raise SecApiError(f"{self.path} is not a market store ({type(exc).__name__}); it was left alone") from None
+            raise SecApiError(f"{self.path} is not a market store ({why}); it was left alone") from None
         stamp = time.strftime("%Y%m%d-%H%M%S")
         aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
         n = 1
@@ -228,10 +310,8 @@ class MarketStore:
         if wal.exists():
             wal.replace(aside.with_name(aside.name + ".wal"))
         self.moved_aside = aside
-        message = (f"the market store {self.path} could not be read ({type(exc).__name__}: {str(exc)[:120]}); "
-                   f"it was moved to {aside.name} and a new, empty store was started: run `market sync` to fill it")
-        log.warning(message)
-        warnings.warn(message, RuntimeWarning, stacklevel=3)
+        log.warning("the market store %s was rebuilt: %s; it was moved to %s and a new, empty store was started: "
+                    "run `market sync` to fill it", self.path, why, aside.name)
         con = duckdb.connect(str(self.path))
         self._create(con)
         return con
@@ -244,7 +324,8 @@ class MarketStore:
         for table, columns in TABLES.items():
             cols = ", ".join(f"{name} {kind}" for name, kind in columns)
             con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({cols}, record VARCHAR)")
-        con.execute("INSERT OR REPLACE INTO info VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+        if con.execute("SELECT count(*) FROM info WHERE name = 'schema_version'").fetchone()[0] == 0:
+            con.execute("INSERT INTO info VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
 
     def close(self) -> None:
         with self._lock:

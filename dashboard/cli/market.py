@@ -10,11 +10,10 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-import time
 from collections.abc import Sequence
 from functools import wraps
 
-from dashboard.cli.terminal import err, json_text, out, record_table
+from dashboard.cli.terminal import err, json_text, out, record_table, terminal_text
 from dashboard.config import ApiSettings
 from dashboard.errors import BadInputError, SecApiError
 
@@ -86,34 +85,40 @@ def _store_errors(command):
 
 
 class Progress:
-    """Sync progress on stderr: one bar redrawn in place on a terminal, plain lines (a few) otherwise."""
+    """Sync progress on stderr, drawn by rich: one line redrawn in place on a terminal; off a terminal
+    (a log, a pipe) a plain line for each dataset stored and nothing in between."""
 
-    def __init__(self, stream=None, *, every_s: float = 10.0):
-        self.stream = stream or sys.stderr
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.every_s = every_s
-        self._last = 0.0
-        self._width = 0
+    def __init__(self, stream=None):
+        from rich.console import Console
+        from rich.progress import Progress as Bar
+        from rich.progress import SpinnerColumn, TextColumn
+
+        self.console = Console(file=stream or sys.stderr, highlight=False, markup=False, emoji=False,
+                               soft_wrap=True)
+        self.bar = Bar(SpinnerColumn(), TextColumn("{task.description}", markup=False), console=self.console,
+                       transient=True)
+        self._task = None
 
     def __call__(self, p) -> None:
         left = f", about {_duration(p.eta_s)} left" if p.eta_s is not None else ""
-        text = f"{p.dataset}: {p.rows:,} rows{' (stored)' if p.done else ''}; {p.calls:,} calls, {_duration(p.elapsed_s)}{left}"
-        if self.tty:
-            line = f"\r{text}"
-            self.stream.write(line.ljust(self._width))
-            self._width = len(line)
-            self.stream.flush()
+        pages = f", page {p.pages:,} (stops at {p.max_pages:,})" if p.pages and not p.done else ""
+        text = terminal_text(f"{p.dataset}: {p.rows:,} rows{' (stored)' if p.done else ''}{pages}; {p.calls:,} calls, "
+                             f"{_duration(p.elapsed_s)}{left}", single_line=True)
+        if not self.console.is_terminal:
+            if p.done:
+                self.console.print(text)
             return
-        now = time.monotonic()
-        if p.done or now - self._last >= self.every_s:
-            self._last = now
-            self.stream.write(text + "\n")
-            self.stream.flush()
+        if self._task is None:
+            self.bar.start()
+            self._task = self.bar.add_task(text, total=None)
+        if p.done:
+            self.bar.console.print(text)  # kept above the redrawn line
+        self.bar.update(self._task, description=text)
 
     def finish(self) -> None:
-        if self.tty and self._width:
-            self.stream.write("\n")
-            self.stream.flush()
+        if self._task is not None:
+            self.bar.stop()
+            self._task = None
 
 
 def _duration(seconds: float | None) -> str:

@@ -17,10 +17,10 @@ from dashboard import __version__
 from dashboard.cli.factsheet import print_factsheet
 from dashboard.cli.market import add_market_commands
 from dashboard.cli.output import EXIT_OK, emit, print_readable
-from dashboard.cli.terminal import TerminalFormatter, err, json_text, out, terminal_text
+from dashboard.cli.terminal import MESSAGE_WIDTH, TerminalFormatter, err, json_text, out, terminal_text
 from dashboard.api.deadline import run_deadline
 from dashboard.config import DEFAULT_DEADLINE_S, ApiSettings, parse_deadline
-from dashboard.errors import AuthenticationError, BadInputError, CacheUnavailableError, SecApiError
+from dashboard.errors import AuthenticationError, BadInputError, CacheUnavailableError, SecApiError, quoted
 from dashboard.models.source import run
 
 EXIT_BAD_INPUT = BadInputError.exit_code
@@ -35,7 +35,7 @@ def _identifier(value: str, what: str, finder: str) -> str:
     text = value.strip()
     if ID_PATTERN.match(text.upper()) and any(c.isdigit() for c in text):
         return text.upper()
-    raise BadInputError(f"{text!r} is not a {what} id: ids are upper-case letters and digits such as C0000000021; "
+    raise BadInputError(f"{quoted(text)} is not a {what} id: ids are upper-case letters and digits such as C0000000021; "
                         f"{finder}")
 
 
@@ -73,7 +73,7 @@ def _answer(args: argparse.Namespace, endpoint_id: str, **arguments: Any) -> Any
 
 def cmd_fund_search(args) -> int:
     rows = _answer(args, "E1", name=args.name)
-    return emit(args, rows or [], "fund", empty_note=f"no fund matches {args.name!r}")
+    return emit(args, rows or [], "fund", empty_note=f"no fund matches {quoted(args.name)}")
 
 
 def cmd_fund_amc(args) -> int:
@@ -85,7 +85,7 @@ def cmd_fund_amc(args) -> int:
 
 def cmd_fund_classes(args) -> int:
     rows = _answer(args, "E3", name=args.name)
-    return emit(args, rows or [], "unit_class", empty_note=f"no unit class matches {args.name!r}")
+    return emit(args, rows or [], "unit_class", empty_note=f"no unit class matches {quoted(args.name)}")
 
 
 def _resolve_fund(args, query: str) -> tuple[str, dict | None]:
@@ -130,7 +130,7 @@ def cmd_fund_holdings(args) -> int:
 
 def cmd_licensee_search(args) -> int:
     rows = _answer(args, "E15", name=args.name)
-    return emit(args, rows or [], "licensee", empty_note=f"no licensed company matches {args.name!r}")
+    return emit(args, rows or [], "licensee", empty_note=f"no licensed company matches {quoted(args.name)}")
 
 
 def cmd_licensee_former(args) -> int:
@@ -180,7 +180,7 @@ def _emit_rows(args, rows: list, kind: str, note: str) -> int:
 def cmd_licensee_person_search(args) -> int:
     check = _licence_check(args)
     run(check.search_people(args.name))
-    return _emit_rows(args, check.records["people"], "person", f"no approved person matches {args.name!r}")
+    return _emit_rows(args, check.records["people"], "person", f"no approved person matches {quoted(args.name)}")
 
 
 def cmd_licensee_company(args) -> int:
@@ -353,7 +353,8 @@ class TerminalSafeParser(argparse.ArgumentParser):
 
     def _print_message(self, message: str, file=None) -> None:
         if message:
-            (file or sys.stderr).write(terminal_text(message))
+            lines = (terminal_text(line, limit=MESSAGE_WIDTH) for line in message.split("\n"))
+            (file or sys.stderr).write("\n".join(lines))
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import sys
 from collections.abc import Sequence
 from functools import wraps
 
 from dashboard.cli.terminal import err, json_text, out, record_table, terminal_text
 from dashboard.config import ApiSettings
-from dashboard.errors import BadInputError, SecApiError
+from dashboard.errors import BadInputError, SecApiError, quoted
 
 EXIT_OK = 0
+MAX_ROWS = 1_000_000  # --limit: more than the market holds rows of any screen
 
 SCREEN_COLUMNS = ["proj_id", "proj_abbr_name", "proj_name_en", "company_name_en", "fund_status", "risk_spectrum",
                   "total_fee_actual", "return_1y"]
@@ -182,6 +184,8 @@ def cmd_market_status(args: argparse.Namespace) -> int:
 
 @_store_errors
 def cmd_market_export(args: argparse.Namespace) -> int:
+    if not args.directory.strip():
+        raise BadInputError("the directory to export into is empty: name one (`.` for the current directory)")
     with _readable_store(args) as store:
         written = store.export(args.directory)
     if args.json:
@@ -209,7 +213,7 @@ def cmd_market_holders(args: argparse.Namespace) -> int:
 
     with _readable_store(args) as store:
         rows = holders(store, args.query, args.period)
-    return _emit_rows(args, rows, HOLDER_COLUMNS, f"no fund in the store holds {args.query!r} in that quarter")
+    return _emit_rows(args, rows, HOLDER_COLUMNS, f"no fund in the store holds {quoted(args.query)} in that quarter")
 
 
 @_store_errors
@@ -285,10 +289,10 @@ def add_market_commands(subparsers, *, common: argparse.ArgumentParser | None = 
                         "alternative, other (or ตราสารทุน, ...)")
     screen.add_argument("--tax", choices=("SSF", "ThaiESG"), type=_tax_name, help="tax-incentive funds only")
     screen.add_argument("--retail-type", metavar="CODE", help="investor type code (A B F G H N R V X)")
-    screen.add_argument("--max-fee", type=float, metavar="X", help="total annual fee as charged, at most X percent")
-    screen.add_argument("--min-return-1y", type=float, metavar="X", help="1-year return at least X percent")
+    screen.add_argument("--max-fee", type=_finite, metavar="X", help="total annual fee as charged, at most X percent")
+    screen.add_argument("--min-return-1y", type=_finite, metavar="X", help="1-year return at least X percent")
     screen.add_argument("--sort", metavar="FIELD", help="sort by a row field; --sort=-FIELD for descending")
-    screen.add_argument("--limit", type=_non_negative, metavar="N")
+    screen.add_argument("--limit", type=_row_limit, metavar="N", help=f"at most N rows (up to {MAX_ROWS:,})")
     holders = add("holders", cmd_market_holders, "every fund holding a security (issue code or ISIN)")
     holders.add_argument("query", metavar="QUERY")
     holders.add_argument("--period", metavar="YYYYMM", help="quarter (default: the latest stored)")
@@ -306,12 +310,32 @@ def _positive(text: str) -> int:
 
 
 def _non_negative(text: str) -> int:
+    if len(text.strip()) > 18:  # past any count this program takes (and DuckDB's 64-bit LIMIT)
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is too large")
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a whole number") from None
     if value < 0:
         raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def _finite(text: str) -> float:
+    """A number a filter can compare with: not NaN (every fund would pass), not infinite."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a finite number")
+    return value
+
+
+def _row_limit(text: str) -> int:
+    value = _non_negative(text)
+    if value > MAX_ROWS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_ROWS:,}")
     return value
 
 

@@ -623,10 +623,17 @@ class MarketStore:
         A file of the same name that the product did not write is never replaced (SnapshotError, and
         nothing is written then).
         """
+        if not str(directory).strip():
+            raise BadInputError("the directory to export into is empty: name one (`.` for the current directory)")
         out = Path(directory).expanduser()
         if out.resolve() == self.snapshot_dir.resolve():
             raise BadInputError(f"{out} is where this store publishes its snapshot; export to another directory")
-        out.mkdir(parents=True, exist_ok=True)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BadInputError(f"cannot export into {out}: {exc.strerror or type(exc).__name__}; nothing was written") from None
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise BadInputError(f"cannot export into {out}: it is not writable; nothing was written")
         check_manifest_ours(out)
         for table in SNAPSHOT_TABLES:
             check_ours(out / f"{table}.parquet")

@@ -328,6 +328,17 @@ def cmd_serve(args) -> int:
     return EXIT_OK
 
 
+def _port(text: str) -> int:
+    """A TCP port to listen on, checked before anything starts."""
+    try:
+        value = int(text.strip()) if len(text.strip()) <= 6 else -1
+    except ValueError:
+        value = -1
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a port: use a whole number from 1 to 65535")
+    return value
+
+
 def _num_procs(text: str) -> int:
     from dashboard.config import parse_num_procs
 
@@ -415,7 +426,7 @@ def build_parser() -> argparse.ArgumentParser:
     add(cache, "clear", cmd_cache, "remove every cached response")
 
     demo = add(sub, "demo-server", cmd_demo_server, "run the service simulator over the demo data on loopback", shared=base)
-    demo.add_argument("--port", type=int, default=8765)
+    demo.add_argument("--port", type=_port, default=8765)
     demo.add_argument("--host", default="127.0.0.1")
     demo.add_argument("--latency-ms", type=float, default=0.0)
     demo.add_argument("--fault-rate", type=float, default=0.0)
@@ -424,7 +435,7 @@ def build_parser() -> argparse.ArgumentParser:
                       default="both", help="which path layouts to serve (default both)")
 
     serve = add(sub, "serve", cmd_serve, "serve the dashboard")
-    serve.add_argument("--port", type=int, default=5006)
+    serve.add_argument("--port", type=_port, default=5006, help="TCP port, 1 to 65535 (default 5006)")
     serve.add_argument("--address", default="127.0.0.1")
     serve.add_argument("--show", action="store_true", help="open it in a browser")
     serve.add_argument("--num-procs", type=_num_procs, default=1, metavar="N",

@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, stop_before_delay
 
-from dashboard.api.cache import MemoryCache, ResponseCache
+from dashboard.api.cache import MemoryCache, ResponseCache, damaged
 from dashboard.api.deadline import SILENT_ATTEMPTS, ServiceHealth, run_end
 from dashboard.api.endpoints import Endpoint, endpoint
 from dashboard.api.funds import FundIndex
@@ -244,8 +244,7 @@ class AsyncSecClient:
                 cached_records = checked_records(ep, cached.data, f"{ep.id} {ep.name}")
             except MalformedResponseError as exc:
                 # Stored by an older version, or damaged: never served, fetched again.
-                log.warning("%s %s: a cached answer no longer reads (%s); it was dropped and is fetched again",
-                            ep.id, ep.name, exc)
+                damaged.note(_place(self.cache), f"{ep.id} {ep.name} no longer reads: {exc}")
                 self.cache.delete(cache_key)
                 cached = None
         if cached is not None and cached.fresh:
@@ -600,6 +599,11 @@ class AsyncSecClient:
             raise BadInputError(f"{where}: the service refused the request (400: {message})", status_code=status, endpoint=ep.id)
         raise ServiceError(f"{where}: unexpected answer {status} ({message})", status_code=status, endpoint=ep.id)
 
+
+
+def _place(cache) -> object:
+    """Where a cache keeps its answers, as its damage notes name it."""
+    return cache.directory if isinstance(cache, ResponseCache) else f"Redis at {cache.link.label}"
 
 
 def _open_disk_cache(directory) -> ResponseCache | None:

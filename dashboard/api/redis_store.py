@@ -21,7 +21,7 @@ import zlib
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from dashboard.api.cache import STALE_GRACE_S, CachedResponse, ResponseCache
+from dashboard.api.cache import STALE_GRACE_S, CachedResponse, ResponseCache, damaged
 from dashboard.api.ratelimit import (
     DEFAULT_CALLS,
     DEFAULT_PERIOD_S,
@@ -352,8 +352,7 @@ class RedisResponseCache:
             if not (math.isfinite(stored_at) and math.isfinite(ttl)):
                 raise ValueError("not a finite time")
         except (zlib.error, ValueError, TypeError, KeyError, RecursionError) as exc:
-            log.warning("a cached answer in Redis could not be read (%s); it was dropped and will be fetched again",
-                        type(exc).__name__)
+            damaged.note(f"Redis at {self.link.label}", type(exc).__name__)
             self.delete(key)
             return None
         return CachedResponse(entry.get("data"), stored_at, ttl, self._clock() - stored_at < ttl)

@@ -20,7 +20,7 @@ import httpx
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, stop_before_delay
 
 from dashboard.api.cache import MemoryCache, ResponseCache, damaged
-from dashboard.api.deadline import SILENT_ATTEMPTS, ServiceHealth, run_end
+from dashboard.api.deadline import SILENT_ATTEMPTS, ServiceHealth, current_run, run_deadline, run_end
 from dashboard.api.endpoints import Endpoint, endpoint
 from dashboard.api.funds import FundIndex
 from dashboard.api.layouts import MAX_PAGES, PROBE_PATH, PROBE_QUERY, SuccessorCall, successor_calls
@@ -140,7 +140,6 @@ class AsyncSecClient:
         layout: str | None = None,
         require_keys: bool = True,
         deadline_s: float | None = None,
-        health: ServiceHealth | None = None,
     ):
         self.settings = settings or ApiSettings.from_env()
         check_base_url(self.settings.base_url)  # settings built directly are checked too, before any call
@@ -148,9 +147,9 @@ class AsyncSecClient:
         self.timeout = timeout
         self.total_timeout = total_timeout
         self.max_attempts = max_attempts
-        # Outside a run (`deadline.run_deadline`), each call's own bound: its attempts, waits and retries.
+        # Outside a run with a deadline (`deadline.run_deadline`), each call's own bound: its attempts,
+        # waits and retries.
         self.deadline_s = float(deadline_s if deadline_s is not None else self.settings.deadline_s)
-        self.health = health or ServiceHealth()
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         calls, period = self.settings.rate_limit
@@ -285,8 +284,12 @@ class AsyncSecClient:
 
     async def fetch_many(self, calls: Iterable[tuple[str, dict[str, Any]]], *, return_exceptions: bool = True) -> list[Any]:
         """Run many `(endpoint, params)` calls concurrently; results (or exceptions) in order."""
-        coros = [self.request(key, **params) for key, params in calls]
-        return await asyncio.gather(*coros, return_exceptions=return_exceptions)
+        if current_run() is not None:
+            return await asyncio.gather(*(self.request(key, **params) for key, params in calls),
+                                        return_exceptions=return_exceptions)
+        with run_deadline(None):  # calls made together are one run: a service down for one is down for all
+            return await asyncio.gather(*(self.request(key, **params) for key, params in calls),
+                                        return_exceptions=return_exceptions)
 
     # ---- funds seen before ------------------------------------------------------------------
 
@@ -476,7 +479,9 @@ class AsyncSecClient:
         def past_end(state) -> bool:
             return time.monotonic() + (state.upcoming_sleep or 0.0) >= end
 
-        caller = object()  # this call, to the service's health: its own retries ride out a blip
+        run = current_run()
+        health = run.health if run is not None else ServiceHealth()  # a call on its own is its own run
+        caller = object()  # this call, to the run's health: its own retries ride out a blip
         silent = [0]
 
         def worth_retrying(exc: BaseException) -> bool:
@@ -495,7 +500,7 @@ class AsyncSecClient:
         try:
             async for attempt in retrying:
                 with attempt:
-                    self._check_up(ep, where, caller)
+                    self._check_up(ep, where, health, caller)
                     left = end - time.monotonic()
                     if left <= 0:
                         raise self._past_deadline(ep, where)
@@ -504,16 +509,18 @@ class AsyncSecClient:
                             # Held: the call counts from when its answer came back, when it surely reached the service.
                             async with limiter.hold():
                                 return await self._attempt(ep, method, path, body, query, headers, layout, probe,
-                                                           timeout=min(self.timeout, left), caller=caller)
+                                                           timeout=min(self.timeout, left), health=health,
+                                                           caller=caller)
                     except TimeoutError:
                         raise self._past_deadline(ep, where) from None
         except Retryable as final:
             raise final.error from None
         raise AssertionError("unreachable: tenacity either returns or raises")
 
-    def _check_up(self, ep: Endpoint, where: str, caller: object) -> None:
-        """Fail at once, without sending, while the service is known down."""
-        reason = self.health.down(caller)
+    @staticmethod
+    def _check_up(ep: Endpoint, where: str, health: ServiceHealth, caller: object) -> None:
+        """Fail at once, without sending, while the service is known down in this run."""
+        reason = health.down(caller)
         if reason is not None:
             raise ServiceError(f"{where}: not sent: {reason}; try again later", endpoint=ep.id)
 
@@ -524,9 +531,10 @@ class AsyncSecClient:
 
     async def _attempt(self, ep: Endpoint, method: str, path: str, body: dict | None, query: dict | None,
                        headers: dict, layout: str, probe: bool, *, timeout: float | None = None,
-                       caller: object = None) -> Any:
+                       health: ServiceHealth | None = None, caller: object = None) -> Any:
         where = f"{ep.id} {method} {path}"
         timeout = self.timeout if timeout is None else timeout
+        health = health or ServiceHealth()
         started = time.perf_counter()
         self.stats.requests_sent += 1
         try:
@@ -538,7 +546,7 @@ class AsyncSecClient:
                 finally:
                     await response.aclose()
         except (TimeoutError, httpx.TimeoutException):
-            self.health.failed(f"the service at {self.settings.base_url} did not answer within {timeout:g} s", caller)
+            health.failed(f"the service at {self.settings.base_url} did not answer within {timeout:g} s", caller)
             raise Retryable(ServiceError(
                 f"{where}: no answer within {timeout:g} s; the service may be overloaded, try again later",
                 endpoint=ep.id), silent=True) from None
@@ -547,16 +555,16 @@ class AsyncSecClient:
             raise ServiceError(f"{where}: the request could not be made ({type(exc).__name__}); "
                                "check SEC_API_BASE_URL and any proxy settings", endpoint=ep.id) from None
         except httpx.TransportError as exc:
-            self.health.failed(f"the service at {self.settings.base_url} could not be reached ({type(exc).__name__})",
+            health.failed(f"the service at {self.settings.base_url} could not be reached ({type(exc).__name__})",
                                caller)
             raise Retryable(ServiceError(
                 f"{where}: could not connect to {self.settings.base_url} ({type(exc).__name__}); "
                 "check the network or SEC_API_BASE_URL", endpoint=ep.id)) from None
         log.debug("%s -> %d in %.0f ms", where, response.status_code, 1000 * (time.perf_counter() - started))
         if response.status_code in SERVER_FAULTS:
-            self.health.failed(f"the service at {self.settings.base_url} keeps failing ({response.status_code})", caller)
+            health.failed(f"the service at {self.settings.base_url} keeps failing ({response.status_code})", caller)
         else:
-            self.health.answered()
+            health.answered()
         return self._interpret(ep, where, response, content, layout, probe)
 
     def _interpret(self, ep: Endpoint, where: str, response: httpx.Response, content: bytearray,

@@ -1,10 +1,11 @@
 """How long a run may wait for the service, and what the client has learnt about the service being down.
 
-A run (one command, one dashboard load) has one deadline: every attempt, every wait for the rate
-limit and every pause between attempts ends by it. Once the service is known down within a run
-(connections refused, no answer, 5xx after 5xx), the calls that follow fail at once instead of
-each waiting out its own timeouts; after a cool-off one call is let through again, so a served
-dashboard recovers when the service returns.
+A run (one command; the parts of one dashboard load) has one deadline: every attempt, every wait for
+the rate limit and every pause between attempts ends by it. Once the service is known down within a
+run (connections refused, no answer, 5xx after 5xx), the calls that follow in that run fail at once
+instead of each waiting out its own timeouts; the next run asks the service again, so a served
+dashboard recovers as soon as the service returns (and a long run lets one call through after a
+cool-off).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 
 from dashboard.config import DEFAULT_DEADLINE_S, parse_deadline
 
@@ -24,28 +26,40 @@ SILENT_ATTEMPTS = 2
 # How long a service known down is not asked; then the next call tries it again.
 COOL_OFF_S = 30.0
 
-# The absolute end (time.monotonic()) of the run this code belongs to. A context variable, so it
-# follows the run into the tasks it starts and onto the client's loop (run_coroutine_threadsafe
-# copies the caller's context).
-_RUN_END: ContextVar[float | None] = ContextVar("sec_api_run_end", default=None)
+@dataclass(frozen=True)
+class Run:
+    """One run: when it must end (time.monotonic(), None: no deadline) and what its calls learnt of the service."""
+
+    end: float | None
+    health: "ServiceHealth"
+
+
+# The run this code belongs to. A context variable, so it follows the run into the tasks it starts and
+# onto the client's loop (run_coroutine_threadsafe copies the caller's context).
+_RUN: ContextVar[Run | None] = ContextVar("sec_api_run", default=None)
 
 
 @contextmanager
-def run_deadline(seconds: float | None) -> Iterator[None]:
-    """Calls made inside (and in the tasks they start) end within `seconds` from now; None: no run deadline."""
-    if seconds is None:
-        yield
-        return
-    token = _RUN_END.set(time.monotonic() + float(seconds))
+def run_deadline(seconds: float | None) -> Iterator[Run]:
+    """A run: the calls made inside (and in the tasks they start) share what they learn of the service, and
+    end within `seconds` from now (None: each call keeps its own bound)."""
+    run = Run(None if seconds is None else time.monotonic() + float(seconds), ServiceHealth())
+    token = _RUN.set(run)
     try:
-        yield
+        yield run
     finally:
-        _RUN_END.reset(token)
+        _RUN.reset(token)
+
+
+def current_run() -> Run | None:
+    """The run the current code belongs to, or None (a call on its own)."""
+    return _RUN.get()
 
 
 def run_end() -> float | None:
-    """The monotonic time the current run must end by, or None outside a run."""
-    return _RUN_END.get()
+    """The monotonic time the current run must end by, or None."""
+    run = _RUN.get()
+    return run.end if run is not None else None
 
 
 class ServiceHealth:
@@ -98,5 +112,5 @@ class ServiceHealth:
             self.reason = ""
 
 
-__all__ = ["COOL_OFF_S", "DEFAULT_DEADLINE_S", "DOWN_AFTER", "SILENT_ATTEMPTS", "ServiceHealth", "parse_deadline", "run_deadline",
-           "run_end"]
+__all__ = ["COOL_OFF_S", "DEFAULT_DEADLINE_S", "DOWN_AFTER", "SILENT_ATTEMPTS", "Run", "ServiceHealth", "current_run",
+           "parse_deadline", "run_deadline", "run_end"]

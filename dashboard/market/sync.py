@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dashboard.api.client import AsyncSecClient
+from dashboard.api.deadline import current_run, run_deadline
 from dashboard.api.endpoints import endpoint
 from dashboard.api.layouts import PAGE_SIZE, V2
 from dashboard.api.paging import PageWalk, dedupe
@@ -498,7 +499,11 @@ async def sync_market(store: MarketStore, client: AsyncSecClient, *, only: str |
     """Fill or refresh the store; `only` names datasets (text "a,b" or a tuple); `options` go to MarketSync
     (`concurrency`, `quarters`)."""
     names = parse_only(only) if not isinstance(only, tuple) else parse_only(",".join(only))
-    return await MarketSync(store, client, max_calls=max_calls, progress=progress, clock=clock, **options).run(names)
+    sync = MarketSync(store, client, max_calls=max_calls, progress=progress, clock=clock, **options)
+    if current_run() is not None:
+        return await sync.run(names)
+    with run_deadline(None):  # one run: a service found down stops every dataset's calls at once
+        return await sync.run(names)
 
 
 def sync_blocking(store: MarketStore, client: Any, **options: Any) -> SyncResult:

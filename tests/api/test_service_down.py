@@ -81,7 +81,7 @@ def test_a_service_failing_for_ever_is_asked_a_bounded_number_of_times():
 
 def test_without_a_run_each_call_has_its_own_bound():
     with SilentService() as service:
-        client = _client(service.base_url, timeout=30.0, deadline_s=1.5, health=ServiceHealth(down_after=100))
+        client = _client(service.base_url, timeout=30.0, deadline_s=1.5)
 
         async def one():
             try:

@@ -29,6 +29,8 @@ import pandas as pd
 
 from dashboard.config import ApiSettings
 from dashboard.errors import BadInputError, SecApiError
+from dashboard.market.storefile import (StoreBusyError, StoreReadOnlyError, check_writable, held_elsewhere,
+                                        make_private_dir, move_aside, schema_problem)
 from dashboard.market.snapshot import (FORMAT, MANIFEST, PROGRESS, Publisher, SnapshotViews, check_manifest_ours,
                                        check_ours, copy_to, default_dir, env_dir, live_progress, progress_record,
                                        read_json, write_json)
@@ -86,16 +88,6 @@ SNAPSHOT_TABLES = (*TABLES, *_SNAPSHOT_EXTRA)
 # Set in the transaction of a swap, cleared once it is published: a writer that finds it set (a
 # publish failed or was killed) publishes everything again when it opens.
 _PENDING = "snapshot_pending"
-
-
-class StoreBusyError(SecApiError):
-    """Another process holds the store file open for writing (a sync running)."""
-
-    exit_code = 4
-
-
-class StoreReadOnlyError(BadInputError):
-    """The store file (or its directory) cannot be written: nothing is touched (exit 2)."""
 
 
 def store_path(settings: ApiSettings | None = None, path: str | Path | None = None) -> Path:
@@ -158,50 +150,6 @@ def _scalar(value: Any, kind: str) -> Any:
     return str(value)
 
 
-def _held_elsewhere(path: Path) -> bool:
-    """Whether another process holds the store file open for writing (DuckDB keeps a POSIX write lock on
-    it): asked of the operating system, not read from an error message. Call only while this process has
-    no connection to the file (closing a descriptor drops this process's own locks on it)."""
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: DuckDB's own error stands
-        return False
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    else:
-        fcntl.lockf(fd, fcntl.LOCK_UN)
-        return False
-    finally:
-        os.close(fd)
-
-
-def make_private_dir(directory: Path) -> None:
-    """Create `directory` and any missing parents mode 0700 (the cache directory's mode); an existing one
-    keeps its mode."""
-    missing = []
-    for ancestor in (directory, *directory.parents):
-        try:
-            os.lstat(ancestor)
-        except FileNotFoundError:
-            missing.append(ancestor)
-            continue
-        except OSError:
-            pass  # there, but not ours to look into: creating below it says why it cannot be used
-        break
-    for new in reversed(missing):
-        try:
-            new.mkdir(mode=0o700)
-        except FileExistsError:
-            continue
-        os.chmod(new, 0o700)  # the umask may have taken bits away; this one is ours
-
-
 class MarketStore:
     """The market store. Thread-safe: writes are serialised; `reader()` gives a cursor for another thread.
 
@@ -247,7 +195,7 @@ class MarketStore:
             con = duckdb.connect(str(self.path))
         except duckdb.IOException as exc:
             # Not openable as a file: held by a writer elsewhere (asked of the OS), else not a DuckDB file.
-            if _held_elsewhere(self.path):
+            if held_elsewhere(self.path):
                 raise StoreBusyError(f"the market store {self.path} is in use by another process (a sync?); "
                                      "try again when it has finished") from None
             return self._rebuild(f"it could not be read ({type(exc).__name__}: {str(exc)[:120]})")
@@ -265,53 +213,19 @@ class MarketStore:
         return self._rebuild(stale)
 
     def _check_writable(self) -> None:
-        """A store that cannot be written is said so, and left as it is (never taken for a damaged one)."""
-        for target in (self.path, self.path.parent):
-            if os.path.exists(target) and not os.access(target, os.W_OK):
-                raise StoreReadOnlyError(f"the market store {self.path} cannot be written ({target} is read-only); "
-                                         "nothing was changed: give a writable --cache-dir")
+        check_writable(self.path)
 
-    @staticmethod
-    def _schema_problem(con: duckdb.DuckDBPyConnection) -> str | None:
-        """Why a store file is not this version's (one line), or None: a new file, or this version's tables."""
-        tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
-                                            "WHERE table_schema = 'main'").fetchall()}
-        if not tables:
-            return None
-        version = None
-        if "info" in tables:
-            row = con.execute("SELECT value FROM info WHERE name = 'schema_version'").fetchone()
-            version = row[0] if row else None
-        if version != str(SCHEMA_VERSION):
-            return (f"it was written by another version of this program (store schema {version or 'unknown'}, "
-                    f"this version's is {SCHEMA_VERSION})")
-        columns: dict[str, list[str]] = {}
-        for table, column in con.execute("SELECT table_name, column_name FROM information_schema.columns "
-                                         "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position").fetchall():
-            columns.setdefault(table, []).append(column)
-        for table, expected in TABLES.items():
-            if table in columns and columns[table] != [name for name, _ in expected] + ["record"]:
-                return f"its {table} table is not this version's (store schema {version})"
-        return None
+    def _schema_problem(self, con: duckdb.DuckDBPyConnection) -> str | None:
+        return schema_problem(con, {t: [n for n, _ in cols] + ["record"] for t, cols in TABLES.items()}, SCHEMA_VERSION)
 
     def _rebuild(self, why: str) -> duckdb.DuckDBPyConnection:
         """Move a damaged or foreign store file (and its write-ahead log) aside with one warning line and
         start a new one. Only the store's own file name is ever moved; nothing is deleted."""
         if self.path.name not in (STORE_FILE, DEMO_STORE_FILE) and not self.path.name.endswith(".duckdb"):
-            raise SecApiError(f"{self.path} is not a market store ({why}); it was left alone") from None
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
-        n = 1
-        while aside.exists():
-            aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{n}")
-            n += 1
-        self.path.replace(aside)
-        wal = self.path.with_name(self.path.name + ".wal")
-        if wal.exists():
-            wal.replace(aside.with_name(aside.name + ".wal"))
-        self.moved_aside = aside
+            raise SecApiError(f"{self.path} is not a market store ({why}); it was left alone")
+        self.moved_aside = move_aside(self.path)
         log.warning("the market store %s was rebuilt: %s; it was moved to %s and a new, empty store was started: "
-                    "run `market sync` to fill it", self.path, why, aside.name)
+                    "run `market sync` to fill it", self.path, why, self.moved_aside.name)
         con = duckdb.connect(str(self.path))
         self._create(con)
         return con

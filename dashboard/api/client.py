@@ -20,7 +20,7 @@ import httpx
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, stop_before_delay
 
 from dashboard.api.cache import MemoryCache, ResponseCache, damaged
-from dashboard.api.deadline import SILENT_ATTEMPTS, ServiceHealth, current_run, run_deadline, run_end
+from dashboard.api.deadline import SILENT_ATTEMPTS, ServiceHealth, current_run, run_end, within_run
 from dashboard.api.endpoints import Endpoint, endpoint
 from dashboard.api.funds import FundIndex
 from dashboard.api.layouts import MAX_PAGES, PROBE_PATH, PROBE_QUERY, SuccessorCall, successor_calls
@@ -284,10 +284,7 @@ class AsyncSecClient:
 
     async def fetch_many(self, calls: Iterable[tuple[str, dict[str, Any]]], *, return_exceptions: bool = True) -> list[Any]:
         """Run many `(endpoint, params)` calls concurrently; results (or exceptions) in order."""
-        if current_run() is not None:
-            return await asyncio.gather(*(self.request(key, **params) for key, params in calls),
-                                        return_exceptions=return_exceptions)
-        with run_deadline(None):  # calls made together are one run: a service down for one is down for all
+        with within_run(None):  # calls made together are one run: a service down for one is down for all
             return await asyncio.gather(*(self.request(key, **params) for key, params in calls),
                                         return_exceptions=return_exceptions)
 

@@ -51,6 +51,17 @@ def run_deadline(seconds: float | None) -> Iterator[Run]:
         _RUN.reset(token)
 
 
+@contextmanager
+def within_run(seconds: float | None) -> Iterator[Run]:
+    """The current run, or (outside one) a new run of `seconds` for what is done inside."""
+    run = _RUN.get()
+    if run is not None:
+        yield run
+        return
+    with run_deadline(seconds) as started:
+        yield started
+
+
 def current_run() -> Run | None:
     """The run the current code belongs to, or None (a call on its own)."""
     return _RUN.get()
@@ -113,4 +124,4 @@ class ServiceHealth:
 
 
 __all__ = ["COOL_OFF_S", "DEFAULT_DEADLINE_S", "DOWN_AFTER", "SILENT_ATTEMPTS", "Run", "ServiceHealth", "current_run",
-           "parse_deadline", "run_deadline", "run_end"]
+           "parse_deadline", "run_deadline", "run_end", "within_run"]

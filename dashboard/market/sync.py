@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dashboard.api.client import AsyncSecClient
-from dashboard.api.deadline import current_run, run_deadline
+from dashboard.api.deadline import within_run
 from dashboard.api.endpoints import endpoint
 from dashboard.api.layouts import PAGE_SIZE, V2
 from dashboard.api.paging import PageWalk, dedupe
@@ -500,9 +500,7 @@ async def sync_market(store: MarketStore, client: AsyncSecClient, *, only: str |
     (`concurrency`, `quarters`)."""
     names = parse_only(only) if not isinstance(only, tuple) else parse_only(",".join(only))
     sync = MarketSync(store, client, max_calls=max_calls, progress=progress, clock=clock, **options)
-    if current_run() is not None:
-        return await sync.run(names)
-    with run_deadline(None):  # one run: a service found down stops every dataset's calls at once
+    with within_run(None):  # one run: a service found down stops every dataset's calls at once
         return await sync.run(names)
 
 

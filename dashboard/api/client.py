@@ -470,11 +470,18 @@ class AsyncSecClient:
             log.info("%s %s: attempt %d failed (%s); retrying in %.2f s", ep.id, ep.name, state.attempt_number,
                      state.outcome.exception(), state.upcoming_sleep)
 
-        end = run_end() or time.monotonic() + self.deadline_s
         where = f"{ep.id} {method} {path}"
+        # The run's deadline bounds everything, waits for the rate limit too. A call on its own (a market
+        # sync's page, a dashboard call outside a model) is bounded in the service's time only: a wait for
+        # the rate limit, which a long sync spends by design, moves its end on.
+        run_ends = run_end()
+        own_end = [time.monotonic() + self.deadline_s]
+
+        def end() -> float:
+            return run_ends if run_ends is not None else own_end[0]
 
         def past_end(state) -> bool:
-            return time.monotonic() + (state.upcoming_sleep or 0.0) >= end
+            return time.monotonic() + (state.upcoming_sleep or 0.0) >= end()
 
         run = current_run()
         health = run.health if run is not None else ServiceHealth()  # a call on its own is its own run
@@ -498,13 +505,16 @@ class AsyncSecClient:
             async for attempt in retrying:
                 with attempt:
                     self._check_up(ep, where, health, caller)
-                    left = end - time.monotonic()
-                    if left <= 0:
+                    if end() <= time.monotonic():
                         raise self._past_deadline(ep, where)
                     try:
-                        async with asyncio.timeout(left):
+                        async with asyncio.timeout(run_ends - time.monotonic() if run_ends is not None else None):
                             # Held: the call counts from when its answer came back, when it surely reached the service.
-                            async with limiter.hold():
+                            async with limiter.hold() as waited:
+                                own_end[0] += waited
+                                left = end() - time.monotonic()
+                                if left <= 0:
+                                    raise self._past_deadline(ep, where)
                                 return await self._attempt(ep, method, path, body, query, headers, layout, probe,
                                                            timeout=min(self.timeout, left), health=health,
                                                            caller=caller)
@@ -543,7 +553,9 @@ class AsyncSecClient:
                 finally:
                     await response.aclose()
         except (TimeoutError, httpx.TimeoutException):
-            health.failed(f"the service at {self.settings.base_url} did not answer within {timeout:g} s", caller)
+            health.failed(f"the service at {self.settings.base_url} did not answer within {timeout:.3g} s", caller)
+            if timeout < self.timeout:  # cut short by the deadline: nothing is left to try again in
+                raise self._past_deadline(ep, where) from None
             raise Retryable(ServiceError(
                 f"{where}: no answer within {timeout:g} s; the service may be overloaded, try again later",
                 endpoint=ep.id), silent=True) from None

@@ -70,5 +70,6 @@ class MisbehavingPages:
 
 def misbehaving_client(app, layout: str = "successor", **options):
     settings = ApiSettings.from_env(base_url="http://simulator.test", use_cache=False, layout=layout, environ={})
+    options = {"rate_limit_calls": 1_000_000, "backoff_base": 0.01, "backoff_max": 0.02, **options}
     return open_client(settings, transport=httpx.ASGITransport(app=app), cache=None, require_keys=False,
-                       today=lambda: TODAY, rate_limit_calls=1_000_000, backoff_base=0.01, backoff_max=0.02, **options)
+                       today=lambda: TODAY, **options)

@@ -78,3 +78,16 @@ def test_overlapping_pages_are_kept_once_by_the_client(app, dataset):
     assert service.repeated > 0
     assert len(rows) == n
     assert client.stats.duplicates == service.repeated
+
+
+def test_waiting_for_the_rate_limit_does_not_count_against_a_sync_pages_bound(app, tmp_path):
+    """A long sync spends most of its time waiting for the rate limit; each page is bounded in the service's
+    time only (here: 1 s per call, while the limit of 2 calls per 1.5 s makes later pages wait longer)."""
+    client = misbehaving_client(app, deadline_s=1.0, rate_limit_calls=2, rate_limit_period=1.5)
+    try:
+        with MarketStore(tmp_path / "market.duckdb") as store:
+            result = sync_blocking(store, client, only="fees")
+            assert result.datasets == {"fees": "fetched"} and result.calls > 4
+            assert client.async_client.rate_limit == (2, 1.5)
+    finally:
+        client.close()

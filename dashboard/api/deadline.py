@@ -26,6 +26,7 @@ SILENT_ATTEMPTS = 2
 # How long a service known down is not asked; then the next call tries it again.
 COOL_OFF_S = 30.0
 
+
 @dataclass(frozen=True)
 class Run:
     """One run: when it must end (time.monotonic(), None: no deadline) and what its calls learnt of the service."""

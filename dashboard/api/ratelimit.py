@@ -67,12 +67,18 @@ def key_ident(key_material: str | None) -> str:
 
 
 def local_share(calls: int, period: float, num_procs: int) -> tuple[int, float]:
-    """One process's share of a limit that `num_procs` processes cannot share: at most calls/num_procs."""
+    """One process's share of a limit that `num_procs` processes cannot share: at most calls/num_procs.
+
+    With fewer calls than processes no share can hold when every process calls at the same moment
+    (each may make one call): that is said once, and a shared store (the cache directory or Redis) is
+    what keeps such a limit."""
     num_procs = max(1, int(num_procs))
     if num_procs == 1:
         return calls, period
     if calls >= num_procs:
         return calls // num_procs, period
+    log.warning("a limit of %d calls per %g s cannot be split over %d processes without a shared store: give them "
+                "a cache directory or SEC_DASHBOARD_REDIS_URL", calls, period, num_procs)
     return 1, period * math.ceil(num_procs / calls)
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from dashboard.config import DEFAULT_DEADLINE_S, parse_deadline
 
 # Failed attempts in a row (no answer, a refused connection, a 5xx) after which the service is down.
-DOWN_AFTER = 3
+DOWN_AFTER = 2
 # Attempts of one call that may end without an answer (each waits the whole read timeout).
 SILENT_ATTEMPTS = 2
 # How long a service known down is not asked; then the next call tries it again.

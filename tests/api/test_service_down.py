@@ -59,6 +59,26 @@ def test_a_silent_service_ends_the_run_by_its_deadline_and_is_asked_no_more():
     assert any("not sent" in str(o) for o in outcomes)
 
 
+def test_after_one_call_found_the_service_silent_the_next_is_not_sent():
+    """fund show asked the company list once for the layout and again to resolve the fund: 15 s more each."""
+    with SilentService() as service:
+        client = _client(service.base_url, timeout=1.0)
+
+        async def one_after_another():
+            outcomes = []
+            for _ in range(3):
+                try:
+                    outcomes.append(await client.fetch("S7"))
+                except ServiceError as exc:
+                    outcomes.append(exc)
+            await client.aclose()
+            return outcomes
+
+        outcomes, _took = _run_timed(one_after_another(), deadline_s=30.0)
+    assert client.stats.requests_sent == 2  # the first call's two silent attempts; the others are not sent
+    assert ["not sent" in str(o) for o in outcomes] == [False, True, True]
+
+
 def test_a_refusing_service_is_tried_twice_then_every_call_fails_at_once():
     client = _client(refusing_url())
     outcomes, took = _run_timed(_many_calls(client), deadline_s=30.0)

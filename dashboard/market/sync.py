@@ -47,9 +47,10 @@ NEVER = float("inf")
 COMPANY_SEARCH_WORDS = ("จัดการกองทุน", "Asset Management")
 # Funds asked at once on the legacy layout (the rate limiter paces them; a few hide the latency).
 LEGACY_CONCURRENCY = 4
-# Pages one dataset's call sequence may take, far past what the market needs (a quarter of holdings is
-# about 570 pages): past it, the cursor is taken to never end.
-MAX_PAGES = 5_000
+# Pages one dataset's call sequence may take: the whole market's 21 datasets took about 2,000 calls
+# together (successor-api.md section 5), a quarter of holdings about 640 pages. Past it, the cursor
+# is taken to never end.
+MAX_PAGES = 2_000
 PROGRESS_EVERY_S = 1.0  # how often the progress file is replaced at most (and on every dataset done)
 
 

@@ -19,6 +19,7 @@ from dashboard.config import ApiSettings
 from dashboard.errors import BadInputError, SecApiError, quoted
 
 EXIT_OK = 0
+LOG_EVERY_PAGES = 100  # off a terminal, a line per this many pages of one dataset (about two minutes)
 MAX_ROWS = 1_000_000  # --limit: more than the market holds rows of any screen
 
 SCREEN_COLUMNS = ["proj_id", "proj_abbr_name", "proj_name_en", "company_name_en", "fund_status", "risk_spectrum",
@@ -88,7 +89,7 @@ def _store_errors(command):
 
 class Progress:
     """Sync progress on stderr, drawn by rich: one line redrawn in place on a terminal; off a terminal
-    (a log, a pipe) a plain line for each dataset stored and nothing in between."""
+    (a log, a pipe) a plain line for each dataset stored and every LOG_EVERY_PAGES pages of a long one."""
 
     def __init__(self, stream=None):
         from rich.console import Console
@@ -107,7 +108,7 @@ class Progress:
         text = terminal_text(f"{p.dataset}: {p.rows:,} rows{' (stored)' if p.done else ''}{pages}; {p.calls:,} calls, "
                              f"{_duration(p.elapsed_s)}{left}", single_line=True)
         if not self.console.is_terminal:
-            if p.done:
+            if p.done or (p.pages and p.pages % LOG_EVERY_PAGES == 0):
                 self.console.print(text)
             return
         if self._task is None:

@@ -99,8 +99,12 @@ def test_progress_is_plain_lines_off_a_terminal_and_one_bar_on_one(monkeypatch):
     progress(SyncProgress("fees", 100, 1, 0.5, None, pages=1, max_pages=5000))
     progress(SyncProgress("fees", 200, 2, 0.9, 3.0, pages=2, max_pages=5000))
     progress(SyncProgress("fees", 710, 8, 1.0, None, done=True, pages=8, max_pages=5000))
+    progress(SyncProgress("holdings:202606", 10_000, 108, 130.0, None, pages=100, max_pages=5000))
+    progress(SyncProgress("holdings:202606", 10_100, 109, 131.0, None, pages=101, max_pages=5000))
     progress.finish()
-    assert plain.getvalue().splitlines() == ["fees: 710 rows (stored); 8 calls, 1 s"]
+    assert plain.getvalue().splitlines() == [
+        "fees: 710 rows (stored); 8 calls, 1 s",
+        "holdings:202606: 10,000 rows, page 100 (stops at 5,000); 108 calls, 2 min 10 s"]
 
     class Tty(io.StringIO):
         def isatty(self):

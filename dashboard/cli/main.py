@@ -463,7 +463,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             setattr(args, name, default)
     if not hasattr(args, "json"):
         args.json = False
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _StderrHandler()
     handler.setFormatter(TerminalFormatter("%(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, handlers=[handler])
     if not args.verbose:
@@ -483,6 +483,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         # local state the commands could not use (a cache or output path): one line, never a traceback
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
         return _fail(f"{getattr(exc, 'strerror', None) or exc or type(exc).__name__}{where}", EXIT_BAD_INPUT)
+
+
+class _StderrHandler(logging.StreamHandler):
+    """Log lines to whatever sys.stderr is when they are written: while the sync's progress line is drawn,
+    rich stands in for it and prints them above the line instead of through it."""
+
+    def __init__(self):
+        super().__init__()
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value) -> None:
+        pass
 
 
 # Commands that run for as long as they are wanted: each of their calls has its own bound instead.

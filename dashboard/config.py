@@ -27,6 +27,9 @@ LAYOUTS = (LAYOUT_AUTO, LAYOUT_LEGACY, LAYOUT_SUCCESSOR)
 
 # The conservative published figure (the legacy portal's); the successor's pages cost more.
 DEFAULT_RATE_LIMIT = (3000, 300.0)
+# How long one run (a command, a dashboard load) may wait for the service in all (SEC_API_DEADLINE_S).
+DEFAULT_DEADLINE_S = 60.0
+MAX_DEADLINE_S = 24 * 3600.0
 
 
 class SubscriptionKey:
@@ -118,6 +121,17 @@ def parse_min_interval_ms(text: str) -> float:
     return value / 1000.0
 
 
+def parse_deadline(text: object) -> float:
+    """Seconds a run may take (SEC_API_DEADLINE_S): a number from 1 to 86400; a clear error for anything else."""
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        value = float("nan")
+    if not 1.0 <= value <= MAX_DEADLINE_S:  # NaN fails this too
+        raise ValueError(f"the deadline {str(text)[:20]!r} is not a number of seconds from 1 to 86400 (SEC_API_DEADLINE_S)")
+    return value
+
+
 def check_redis_url(url: str) -> str:
     """A Redis URL the client library can open (redis://, rediss:// or unix://); a clear error for anything else."""
     parts = urllib.parse.urlsplit(url)
@@ -185,6 +199,8 @@ class ApiSettings:
     redis_url: str | None = None
     # Processes serving on this host; a limiter that cannot be shared takes this share of the limit.
     num_procs: int = 1
+    # How long one run may wait for the service in all (every attempt, retry and rate-limit wait).
+    deadline_s: float = DEFAULT_DEADLINE_S
 
     @classmethod
     def from_env(
@@ -203,6 +219,7 @@ class ApiSettings:
         min_interval_ms: float | str | None = None,
         redis_url: str | None = None,
         num_procs: int | str | None = None,
+        deadline_s: float | str | None = None,
         environ: dict[str, str] | None = None,
     ) -> "ApiSettings":
         env = os.environ if environ is None else environ
@@ -222,6 +239,9 @@ class ApiSettings:
         if redis:
             check_redis_url(redis)
         procs = parse_num_procs(num_procs if num_procs is not None else env.get("SEC_DASHBOARD_NUM_PROCS", "").strip() or "1")
+        if deadline_s is None:
+            deadline_s = env.get("SEC_API_DEADLINE_S", "").strip() or DEFAULT_DEADLINE_S
+        deadline = parse_deadline(deadline_s)
         if demo is None:
             demo = env.get("SEC_DASHBOARD_DEMO", "").strip().lower() in {"1", "true", "yes", "on"}
             if not demo and not base and not (key or fund_key or lic_key or second_key):
@@ -247,6 +267,7 @@ class ApiSettings:
             min_interval_s=spacing,
             redis_url=redis,
             num_procs=procs,
+            deadline_s=deadline,
         )
 
     def key_for(self, group: str) -> SubscriptionKey | None:
@@ -268,7 +289,7 @@ class ApiSettings:
             f"ApiSettings(base_url={self.base_url!r}, demo={self.demo}, layout={self.layout!r}, {keys}, "
             f"cache_dir={str(self.cache_dir)!r}, use_cache={self.use_cache}, "
             f"rate_limit={self.rate_limit[0]}/{self.rate_limit[1]:g}s, min_interval_s={self.min_interval_s:g}, "
-            f"redis={redis_label(self.redis_url)}, num_procs={self.num_procs})"
+            f"redis={redis_label(self.redis_url)}, num_procs={self.num_procs}, deadline_s={self.deadline_s:g})"
         )
 
     def all_keys(self) -> tuple[SubscriptionKey, ...]:

@@ -2,6 +2,17 @@
 
 from __future__ import annotations
 
+# How much of what someone typed an error message repeats (a 100,000-character id is not echoed whole).
+ECHO_LIMIT = 80
+
+
+def quoted(value: object, limit: int = ECHO_LIMIT) -> str:
+    """`value` quoted as Python shows text, cut to `limit` characters with an ellipsis, for an error message."""
+    text = str(value)
+    if len(text) <= limit:
+        return repr(text)
+    return repr(text[:limit]) + f"… ({len(text):,} characters)"
+
 
 class SecApiError(Exception):
     """Base of every error the API layer raises. `exit_code` is the command line's."""

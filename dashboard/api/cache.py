@@ -37,6 +37,32 @@ _ENTRY_ERRORS = (zlib.error, ValueError, TypeError, RecursionError)
 _NO_FIX = "set SEC_DASHBOARD_CACHE_DIR (or --cache-dir) to a writable directory, or use --no-cache"
 
 
+class DamageNotes:
+    """Cached answers found damaged, per cache: the first in a process is one warning line, the rest are
+    counted (a cache with a thousand damaged entries says so once, not a thousand times)."""
+
+    def __init__(self):
+        self._counts: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def note(self, where: object, why: str) -> None:
+        place = str(where)
+        with self._lock:
+            seen = self._counts[place] = self._counts.get(place, 0) + 1
+        if seen == 1:
+            log.warning("a cached answer in %s could not be read (%s); it was dropped and will be fetched again, as "
+                        "will any other found damaged (counted, not each shown)", place, why)
+        else:
+            log.debug("damaged cached answer %d in %s dropped (%s)", seen, place, why)
+
+    def count(self, where: object) -> int:
+        with self._lock:
+            return self._counts.get(str(where), 0)
+
+
+damaged = DamageNotes()  # for the whole process: every client of one cache shares its one line
+
+
 @dataclass(frozen=True)
 class CachedResponse:
     data: Any
@@ -180,7 +206,7 @@ class ResponseCache:
     # ---- entries -------------------------------------------------------------------------------
 
     def _drop(self, key: str, why: str) -> None:
-        log.warning("a cached answer could not be read (%s); it was dropped and will be fetched again", why)
+        damaged.note(self.directory, why)
         try:
             if self._cache is not None:
                 self._cache.delete(key)

@@ -19,10 +19,12 @@ from typing import Any
 import httpx
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, stop_before_delay
 
-from dashboard.api.cache import MemoryCache, ResponseCache
+from dashboard.api.cache import MemoryCache, ResponseCache, damaged
+from dashboard.api.deadline import SILENT_ATTEMPTS, ServiceHealth, current_run, run_end, within_run
 from dashboard.api.endpoints import Endpoint, endpoint
 from dashboard.api.funds import FundIndex
 from dashboard.api.layouts import MAX_PAGES, PROBE_PATH, PROBE_QUERY, SuccessorCall, successor_calls
+from dashboard.api.paging import PageWalk, dedupe
 from dashboard.api.periods import check_period, check_period_any_layout
 from dashboard.api.ratelimit import limiter_for
 from dashboard.api.wire import (
@@ -65,6 +67,7 @@ log = logging.getLogger("dashboard.api")
 KEY_HEADER = "Ocp-Apim-Subscription-Key"
 RETRY_STATUSES = frozenset({421, 429, 500, 502, 503, 504})
 THROTTLE_STATUSES = frozenset({421, 429})
+SERVER_FAULTS = frozenset({500, 502, 503, 504})  # answers that say the service is failing, not busy
 LAYOUT_TTL_S = 24 * 3600  # how long a detected layout is remembered per base URL
 LAYOUT_LABELS = {
     LAYOUT_SUCCESSOR: "current service paths (/v2/fund, /v1/license-check)",
@@ -102,6 +105,7 @@ class ClientStats:
     cache_hits: int = 0
     stale_served: int = 0
     retries: int = 0
+    duplicates: int = 0  # rows the service sent twice (same key), dropped
 
 
 class AsyncSecClient:
@@ -135,6 +139,7 @@ class AsyncSecClient:
         today: Callable[[], date] | None = None,
         layout: str | None = None,
         require_keys: bool = True,
+        deadline_s: float | None = None,
     ):
         self.settings = settings or ApiSettings.from_env()
         check_base_url(self.settings.base_url)  # settings built directly are checked too, before any call
@@ -142,6 +147,9 @@ class AsyncSecClient:
         self.timeout = timeout
         self.total_timeout = total_timeout
         self.max_attempts = max_attempts
+        # Outside a run with a deadline (`deadline.run_deadline`), each call's own bound: its attempts,
+        # waits and retries.
+        self.deadline_s = float(deadline_s if deadline_s is not None else self.settings.deadline_s)
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         calls, period = self.settings.rate_limit
@@ -238,8 +246,7 @@ class AsyncSecClient:
                 cached_records = checked_records(ep, cached.data, f"{ep.id} {ep.name}")
             except MalformedResponseError as exc:
                 # Stored by an older version, or damaged: never served, fetched again.
-                log.warning("%s %s: a cached answer no longer reads (%s); it was dropped and is fetched again",
-                            ep.id, ep.name, exc)
+                damaged.note(_place(self.cache), f"{ep.id} {ep.name} no longer reads: {exc}")
                 self.cache.delete(cache_key)
                 cached = None
         if cached is not None and cached.fresh:
@@ -280,8 +287,9 @@ class AsyncSecClient:
 
     async def fetch_many(self, calls: Iterable[tuple[str, dict[str, Any]]], *, return_exceptions: bool = True) -> list[Any]:
         """Run many `(endpoint, params)` calls concurrently; results (or exceptions) in order."""
-        coros = [self.request(key, **params) for key, params in calls]
-        return await asyncio.gather(*coros, return_exceptions=return_exceptions)
+        with within_run(None):  # calls made together are one run: a service down for one is down for all
+            return await asyncio.gather(*(self.request(key, **params) for key, params in calls),
+                                        return_exceptions=return_exceptions)
 
     # ---- funds seen before ------------------------------------------------------------------
 
@@ -365,40 +373,35 @@ class AsyncSecClient:
             self._inflight.pop(ident, None)
 
     async def _all_pages(self, ep: Endpoint, call: SuccessorCall, path: str, query: dict, body: dict | None) -> list:
-        """Follow `next_cursor` until it is empty or null, with the same filters; never stop on a short page."""
+        """Follow `next_cursor` until it is empty or null, with the same filters; never stop on a short page.
+        Rows the service sent twice (the same key on two pages) are dropped and counted."""
         items: list = []
-        cursor: str | None = None
-        seen: set[str] = set()
+        walk = PageWalk(f"{ep.id} {ep.name}", self.max_pages)
         restarted = False
-        pages = 0
-        while True:
+        while not walk.done:
             page_query = dict(query)
-            if cursor:
-                page_query["next_cursor"] = cursor
+            if walk.cursor:
+                page_query["next_cursor"] = walk.cursor
             try:
                 payload = await self._send(ep, call.method, path, body, query=page_query, layout=LAYOUT_SUCCESSOR)
             except BadInputError:
-                if cursor is None or restarted:
+                if walk.cursor is None or restarted:
                     raise
                 # A cursor the service no longer accepts (they expire): start the call again once.
                 log.info("%s %s: the page cursor was refused; starting again from the first page", ep.id, ep.name)
-                items, cursor, seen, restarted, pages = [], None, set(), True, 0
+                items, restarted = [], True
+                walk.restart()
                 continue
-            pages += 1
             self.stats.pages += 1
             page_items, cursor = unwrap_envelope(payload, f"{ep.id} {ep.name}", paginated=call.paginated)
             items.extend(page_items)
-            if not cursor:
-                return items
-            if cursor in seen:
-                raise MalformedResponseError(
-                    f"{ep.id} {ep.name}: the service sent the same page cursor twice; its answer would never end",
-                    endpoint=ep.id)
-            seen.add(cursor)
-            if pages >= self.max_pages:
-                raise MalformedResponseError(
-                    f"{ep.id} {ep.name}: the answer ran past {self.max_pages} pages ({len(items)} rows) and was "
-                    "stopped; narrow the request", endpoint=ep.id)
+            walk.page(len(page_items), cursor)
+        items, dropped = dedupe(path, items)
+        if dropped:
+            self.stats.duplicates += dropped
+            log.warning("%s %s: the service sent %d rows twice (same key on more than one page); each was kept once",
+                        ep.id, ep.name, dropped)
+        return items
 
     # ---- internals -------------------------------------------------------------------------
 
@@ -470,9 +473,33 @@ class AsyncSecClient:
             log.info("%s %s: attempt %d failed (%s); retrying in %.2f s", ep.id, ep.name, state.attempt_number,
                      state.outcome.exception(), state.upcoming_sleep)
 
+        where = f"{ep.id} {method} {path}"
+        # The run's deadline bounds everything, waits for the rate limit too. A call on its own (a market
+        # sync's page, a dashboard call outside a model) is bounded in the service's time only: a wait for
+        # the rate limit, which a long sync spends by design, moves its end on.
+        run_ends = run_end()
+        own_end = [time.monotonic() + self.deadline_s]
+
+        def end() -> float:
+            return run_ends if run_ends is not None else own_end[0]
+
+        def past_end(state) -> bool:
+            return time.monotonic() + (state.upcoming_sleep or 0.0) >= end()
+
+        run = current_run()
+        health = run.health if run is not None else ServiceHealth()  # a call on its own is its own run
+        caller = object()  # this call, to the run's health: its own retries ride out a blip
+        silent = [0]
+
+        def worth_retrying(exc: BaseException) -> bool:
+            if not isinstance(exc, Retryable):
+                return False
+            silent[0] += exc.silent
+            return silent[0] < SILENT_ATTEMPTS  # each silent attempt waited the whole read timeout
+
         retrying = AsyncRetrying(
-            retry=retry_if_exception(lambda e: isinstance(e, Retryable)),
-            stop=stop_after_attempt(self.max_attempts) | stop_before_delay(self.total_timeout),
+            retry=retry_if_exception(worth_retrying),
+            stop=stop_after_attempt(self.max_attempts) | stop_before_delay(self.total_timeout) | past_end,
             wait=self._wait,
             before_sleep=before_sleep,
             reraise=True,
@@ -480,20 +507,48 @@ class AsyncSecClient:
         try:
             async for attempt in retrying:
                 with attempt:
-                    # Held: the call counts from when its answer came back, when it surely reached the service.
-                    async with limiter.hold():
-                        return await self._attempt(ep, method, path, body, query, headers, layout, probe)
+                    self._check_up(ep, where, health, caller)
+                    if end() <= time.monotonic():
+                        raise self._past_deadline(ep, where)
+                    try:
+                        async with asyncio.timeout(run_ends - time.monotonic() if run_ends is not None else None):
+                            # Held: the call counts from when its answer came back, when it surely reached the service.
+                            async with limiter.hold() as waited:
+                                own_end[0] += waited
+                                left = end() - time.monotonic()
+                                if left <= 0:
+                                    raise self._past_deadline(ep, where)
+                                return await self._attempt(ep, method, path, body, query, headers, layout, probe,
+                                                           timeout=min(self.timeout, left), health=health,
+                                                           caller=caller)
+                    except TimeoutError:
+                        raise self._past_deadline(ep, where) from None
         except Retryable as final:
             raise final.error from None
         raise AssertionError("unreachable: tenacity either returns or raises")
 
+    @staticmethod
+    def _check_up(ep: Endpoint, where: str, health: ServiceHealth, caller: object) -> None:
+        """Fail at once, without sending, while the service is known down in this run."""
+        reason = health.down(caller)
+        if reason is not None:
+            raise ServiceError(f"{where}: not sent: {reason}; try again later", endpoint=ep.id)
+
+    def _past_deadline(self, ep: Endpoint, where: str) -> ServiceError:
+        bound = f"{self.deadline_s:g} s" if run_end() is None else "this run's deadline"
+        return ServiceError(f"{where}: no answer within {bound} (SEC_API_DEADLINE_S); the service may be overloaded "
+                            "or down, try again later", endpoint=ep.id)
+
     async def _attempt(self, ep: Endpoint, method: str, path: str, body: dict | None, query: dict | None,
-                       headers: dict, layout: str, probe: bool) -> Any:
+                       headers: dict, layout: str, probe: bool, *, timeout: float | None = None,
+                       health: ServiceHealth | None = None, caller: object = None) -> Any:
         where = f"{ep.id} {method} {path}"
+        timeout = self.timeout if timeout is None else timeout
+        health = health or ServiceHealth()
         started = time.perf_counter()
         self.stats.requests_sent += 1
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout(timeout):
                 request = self._http.build_request(method, path, params=query or None, json=body, headers=headers)
                 response = await self._http.send(request, stream=True)
                 try:
@@ -501,18 +556,27 @@ class AsyncSecClient:
                 finally:
                     await response.aclose()
         except (TimeoutError, httpx.TimeoutException):
+            health.failed(f"the service at {self.settings.base_url} did not answer within {timeout:.3g} s", caller)
+            if timeout < self.timeout:  # cut short by the deadline: nothing is left to try again in
+                raise self._past_deadline(ep, where) from None
             raise Retryable(ServiceError(
-                f"{where}: no answer within {self.timeout:g} s; the service may be overloaded, try again later",
-                endpoint=ep.id)) from None
+                f"{where}: no answer within {timeout:g} s; the service may be overloaded, try again later",
+                endpoint=ep.id), silent=True) from None
         except (httpx.UnsupportedProtocol, httpx.LocalProtocolError, httpx.ProxyError) as exc:
             # Nothing that trying again can mend.
             raise ServiceError(f"{where}: the request could not be made ({type(exc).__name__}); "
                                "check SEC_API_BASE_URL and any proxy settings", endpoint=ep.id) from None
         except httpx.TransportError as exc:
+            health.failed(f"the service at {self.settings.base_url} could not be reached ({type(exc).__name__})",
+                               caller)
             raise Retryable(ServiceError(
                 f"{where}: could not connect to {self.settings.base_url} ({type(exc).__name__}); "
                 "check the network or SEC_API_BASE_URL", endpoint=ep.id)) from None
         log.debug("%s -> %d in %.0f ms", where, response.status_code, 1000 * (time.perf_counter() - started))
+        if response.status_code in SERVER_FAULTS:
+            health.failed(f"the service at {self.settings.base_url} keeps failing ({response.status_code})", caller)
+        else:
+            health.answered()
         return self._interpret(ep, where, response, content, layout, probe)
 
     def _interpret(self, ep: Endpoint, where: str, response: httpx.Response, content: bytearray,
@@ -555,6 +619,11 @@ class AsyncSecClient:
             raise BadInputError(f"{where}: the service refused the request (400: {message})", status_code=status, endpoint=ep.id)
         raise ServiceError(f"{where}: unexpected answer {status} ({message})", status_code=status, endpoint=ep.id)
 
+
+
+def _place(cache) -> object:
+    """Where a cache keeps its answers, as its damage notes name it."""
+    return cache.directory if isinstance(cache, ResponseCache) else f"Redis at {cache.link.label}"
 
 
 def _open_disk_cache(directory) -> ResponseCache | None:

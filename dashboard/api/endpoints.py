@@ -7,7 +7,7 @@ import unicodedata
 import urllib.parse
 from dataclasses import dataclass
 
-from dashboard.errors import BadInputError
+from dashboard.errors import BadInputError, quoted
 from dashboard.config import FUND_GROUP, LICENSE_GROUP
 
 MAX_PATH_PARAM_LENGTH = 64
@@ -113,9 +113,9 @@ def validate_path_param(label: str, value: object) -> str:
     if any(ord(c) < 32 or ord(c) == 127 for c in text):
         raise BadInputError(f"{label} contains a control character")
     if "/" in text or "\\" in text:
-        raise BadInputError(f"{label} {text!r} contains a slash; identifiers never do")
+        raise BadInputError(f"{label} {quoted(text)} contains a slash; identifiers never do")
     if text in {".", ".."} or ".." in text:
-        raise BadInputError(f"{label} {text!r} contains '..'; identifiers never do")
+        raise BadInputError(f"{label} {quoted(text)} contains '..'; identifiers never do")
     return text
 
 
@@ -127,7 +127,7 @@ def validate_proj_id(value: object) -> str:
     """A fund project id of the service's form (M0123_2564), or a clear refusal."""
     text = validate_path_param("proj_id", value)
     if not PROJ_ID_PATTERN.match(text):
-        raise BadInputError(f"{text!r} is not a fund project id; ids look like M0123_2564 (find one with `fund search`)")
+        raise BadInputError(f"{quoted(text)} is not a fund project id; ids look like M0123_2564 (find one with `fund search`)")
     return text
 
 
@@ -198,4 +198,4 @@ def endpoint(key: str) -> Endpoint:
         return _BY_KEY[key]
     except KeyError:
         known = ", ".join(e.id for e in (*ENDPOINTS, *SUCCESSOR_ENDPOINTS))
-        raise BadInputError(f"unknown endpoint {key!r}; known: {known}") from None
+        raise BadInputError(f"unknown endpoint {quoted(key)}; known: {known}") from None

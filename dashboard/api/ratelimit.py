@@ -41,10 +41,19 @@ MARGIN_SHARE = 0.05
 MIN_MARGIN_S = 0.25
 MAX_MARGIN_S = 1.0
 LIMITS_FILE = "ratelimit.sqlite3"
+# Marks the limits file as this program's (SQLite's application id, "SECD"): a file without it that
+# holds anything but this program's table is someone else's, and is never written.
+APPLICATION_ID = 0x53454344
+_OWN_TABLES = {"starts", "starts_by_key"}
+_OWN_FILES = ("", "-wal", "-shm", "-journal")
 # How long a process keeps retrying a file that another process holds locked. SQLite's busy timeout
 # does not cover every case: switching a new file to WAL mode, or reading it while another process
 # does so, answers "database is locked" at once. That is contention, not a failing file.
 LOCKED_RETRY_S = 10.0
+
+
+class NotOursError(Exception):
+    """The limits file's place holds something this program did not make: it is left alone."""
 
 
 def safety_margin(period: float) -> float:
@@ -58,12 +67,18 @@ def key_ident(key_material: str | None) -> str:
 
 
 def local_share(calls: int, period: float, num_procs: int) -> tuple[int, float]:
-    """One process's share of a limit that `num_procs` processes cannot share: at most calls/num_procs."""
+    """One process's share of a limit that `num_procs` processes cannot share: at most calls/num_procs.
+
+    With fewer calls than processes no share can hold when every process calls at the same moment
+    (each may make one call): that is said once, and a shared store (the cache directory or Redis) is
+    what keeps such a limit."""
     num_procs = max(1, int(num_procs))
     if num_procs == 1:
         return calls, period
     if calls >= num_procs:
         return calls // num_procs, period
+    log.warning("a limit of %d calls per %g s cannot be split over %d processes without a shared store: give them "
+                "a cache directory or SEC_DASHBOARD_REDIS_URL", calls, period, num_procs)
     return 1, period * math.ceil(num_procs / calls)
 
 
@@ -239,25 +254,69 @@ class FileRateLimiter(LimiterBase):
     def _connection(self) -> sqlite3.Connection:
         if self._con is None or self._pid != os.getpid():
             # After a fork the parent's connection is not ours to use (or close); open our own.
-            con = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
-            try:
-                con.execute("PRAGMA journal_mode=WAL")
-                con.execute("PRAGMA synchronous=NORMAL")
-                con.execute("CREATE TABLE IF NOT EXISTS starts (ident TEXT NOT NULL, win REAL NOT NULL, "
-                            "start REAL NOT NULL)")
-                con.execute("CREATE INDEX IF NOT EXISTS starts_by_key ON starts (ident, win, start)")
-            except BaseException:
-                con.close()
-                raise
-            self._con, self._pid = con, os.getpid()
+            self._con, self._pid = self._open_file(), os.getpid()
         return self._con
+
+    def _open_file(self) -> sqlite3.Connection:
+        if os.path.islink(self.path) or (os.path.lexists(self.path) and not self.path.is_file()):
+            raise NotOursError(f"{self.path} is not a file this program made")
+        con = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        try:
+            if con.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+                found = {row[0] for row in con.execute("SELECT name FROM sqlite_master")}
+                if found - _OWN_TABLES:
+                    raise NotOursError(f"{self.path} holds another program's tables")
+                con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            con.execute("PRAGMA journal_mode=WAL")
+            con.execute("PRAGMA synchronous=NORMAL")
+            con.execute("CREATE TABLE IF NOT EXISTS starts (ident TEXT NOT NULL, win REAL NOT NULL, "
+                        "start REAL NOT NULL)")
+            con.execute("CREATE INDEX IF NOT EXISTS starts_by_key ON starts (ident, win, start)")
+        except BaseException:
+            con.close()
+            raise
+        return con
 
     def _switch_to_memory(self, exc: BaseException) -> RateLimiter:
         calls, period = local_share(self.calls, self.period, self.num_procs)
-        log.warning("the shared rate limit file %s stopped working (%s: %s); this process goes on alone at %d calls "
+        log.warning("the shared rate limit file %s cannot be used (%s: %s); this process goes on alone at %d calls "
                     "per %g s", self.path, type(exc).__name__, exc, calls, period)
         self.fallback = RateLimiter(calls, period, min_interval=self.min_interval, margin=self.margin)
         return self.fallback
+
+    def _rebuild(self, exc: BaseException) -> None:
+        """A damaged limits file is made again, as the cache rebuilds itself: only its own files are removed
+        (never through a link); the starts it held are lost, at most one window's worth."""
+        log.warning("the shared rate limit file %s was damaged (%s); it was made again", self.path,
+                    type(exc).__name__)
+        if self._con is not None and self._pid == os.getpid():
+            with contextlib.suppress(sqlite3.Error):
+                self._con.close()
+        self._con = None
+        for suffix in _OWN_FILES:
+            own = Path(f"{self.path}{suffix}")
+            if own.is_file() and not own.is_symlink():
+                own.unlink(missing_ok=True)
+
+    def _in_file(self, step):
+        """`step` against the file; a damaged file is made again once; a file that cannot be used (or is
+        not ours) leaves this process its share of the limit in memory."""
+        for attempt in (1, 2):
+            try:
+                return self._while_locked(step)
+            except NotOursError as exc:
+                raise _UseMemory(exc) from None
+            except sqlite3.DatabaseError as exc:
+                # OperationalError: cannot be opened or written (read-only, full disk); the rest: damaged.
+                if isinstance(exc, sqlite3.OperationalError) or attempt == 2:
+                    raise _UseMemory(exc) from None
+                try:
+                    self._rebuild(exc)
+                except OSError as gone:
+                    raise _UseMemory(gone) from None
+            except OSError as exc:
+                raise _UseMemory(exc) from None
+        raise AssertionError("unreachable")
 
     def _reserve_slot(self, ahead: bool = True) -> tuple[float, Any]:
         if self.fallback is not None:
@@ -266,9 +325,22 @@ class FileRateLimiter(LimiterBase):
             if self.fallback is not None:
                 return self.fallback._reserve_slot(ahead)
             try:
-                return self._while_locked(lambda: self._reserve_in_file(ahead))
-            except (sqlite3.Error, OSError) as exc:
-                return self._switch_to_memory(exc)._reserve_slot(ahead)
+                return self._in_file(lambda: self._reserve_in_file(ahead))
+            except _UseMemory as failed:
+                return self._switch_to_memory(failed.cause)._reserve_slot(ahead)
+
+    def note(self, offset: float) -> None:
+        """Count a start made elsewhere (through Redis), `offset` seconds from now, in the host's file."""
+        with self._lock:
+            if self.fallback is not None:
+                self.fallback.note(offset)
+                return
+            try:
+                self._in_file(lambda: self._connection().execute(
+                    "INSERT INTO starts (ident, win, start) VALUES (?, ?, ?)",
+                    (self.ident, self.window, self._clock() + offset)))
+            except _UseMemory as failed:
+                self._switch_to_memory(failed.cause).note(offset)
 
     def _finish(self, slot: Any) -> None:
         if not isinstance(slot, tuple):  # reserved in memory, after the file failed
@@ -279,10 +351,10 @@ class FileRateLimiter(LimiterBase):
             if self.fallback is not None or self._pid != os.getpid():
                 return
             try:
-                self._while_locked(lambda: self._connection().execute(
+                self._in_file(lambda: self._connection().execute(
                     "UPDATE starts SET start = max(start, ?) WHERE rowid = ?", (self._clock(), slot[1])))
-            except (sqlite3.Error, OSError) as exc:
-                self._switch_to_memory(exc)
+            except _UseMemory as failed:
+                self._switch_to_memory(failed.cause)
 
     @staticmethod
     def _while_locked(step):
@@ -327,6 +399,12 @@ class FileRateLimiter(LimiterBase):
             self._con = None
 
 
+class _UseMemory(Exception):
+    def __init__(self, cause: BaseException):
+        super().__init__(str(cause))
+        self.cause = cause
+
+
 _registry: dict[tuple, Limiter] = {}
 _registry_lock = threading.Lock()
 
@@ -358,7 +436,7 @@ def _make(ident: str, calls: int, period: float, min_interval: float, directory,
         from dashboard.api.redis_store import RedisRateLimiter
 
         return RedisRateLimiter(redis_url, ident, calls, period, min_interval=min_interval, margin=margin,
-                                num_procs=num_procs)
+                                num_procs=num_procs, directory=directory)
     if directory is not None:
         return FileRateLimiter(directory, ident, calls, period, min_interval=min_interval, margin=margin,
                                num_procs=num_procs)

@@ -21,10 +21,11 @@ import zlib
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from dashboard.api.cache import STALE_GRACE_S, CachedResponse, ResponseCache
+from dashboard.api.cache import STALE_GRACE_S, CachedResponse, ResponseCache, damaged
 from dashboard.api.ratelimit import (
     DEFAULT_CALLS,
     DEFAULT_PERIOD_S,
+    FileRateLimiter,
     LimiterBase,
     RateLimiter,
     local_share,
@@ -96,6 +97,41 @@ class RedisUnavailable(Exception):
     """Redis cannot be used now; the caller goes on with its local fallback."""
 
 
+class RedisReplyError(Exception):
+    """Redis (or whatever answers on its port) sent a reply the command never returns: a Redis fault."""
+
+
+def wait_reply(reply: Any, *, ahead: bool, longest: float) -> float:
+    """The wait the reservation script answered: text of a finite number, never more than `longest` seconds
+    to wait again, 0 for a start taken now; anything else is a fault (`:0` once let every call through,
+    `:-5` made a command wait for ever)."""
+    if not isinstance(reply, (bytes, str)):
+        raise RedisReplyError(f"the rate-limit script answered {_shown(reply)}, not its text reply")
+    try:
+        wait = float(reply)
+    except ValueError:
+        raise RedisReplyError(f"the rate-limit script answered {_shown(reply)}, not a number") from None
+    fits = 0.0 <= wait <= longest * 10_000 if ahead else -longest <= wait <= 0.0
+    if not (math.isfinite(wait) and fits):
+        raise RedisReplyError(f"the rate-limit script answered {_shown(reply)}, outside what it can answer")
+    return wait
+
+
+def _shown(reply: Any) -> str:
+    text = repr(reply)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _raised_inside_redis(exc: BaseException) -> bool:
+    """Whether an exception came from inside the redis package (a reply it could not read), by where it
+    was raised: the deepest frame of its traceback."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    module = tb.tb_frame.f_globals.get("__name__", "") if tb is not None else ""
+    return module == "redis" or module.startswith("redis.")
+
+
 class RedisLink:
     """One connection pool to one Redis per process, and whether Redis is up.
 
@@ -143,9 +179,14 @@ class RedisLink:
             self._went_down("the redis package is not installed: pip install 'sec-dashboard[redis]'", forever=True)
             raise RedisUnavailable from None
         except Exception as exc:  # noqa: BLE001 - every failure of the link is told apart below
-            if not _is_redis_failure(exc):
+            if isinstance(exc, RedisReplyError):
+                self._went_down(f"a wrong reply: {exc}")
+            elif _is_redis_failure(exc):
+                self._went_down(type(exc).__name__)
+            elif _raised_inside_redis(exc):
+                self._went_down(f"a reply the Redis client could not read: {type(exc).__name__}")
+            else:
                 raise
-            self._went_down(type(exc).__name__)
             raise RedisUnavailable from None
         if self.down:
             self.down = False
@@ -193,15 +234,21 @@ class RedisRateLimiter(LimiterBase):
     """The limit for one key shared through Redis: a sorted set of starts under the key's hash."""
 
     def __init__(self, url: str | RedisLink, ident: str, calls: int = DEFAULT_CALLS, period: float = DEFAULT_PERIOD_S, *,
-                 min_interval: float = 0.0, margin: float = 0.0, num_procs: int = 1):
+                 min_interval: float = 0.0, margin: float = 0.0, num_procs: int = 1, directory=None):
         self._set_limit(calls, period, min_interval, margin)
         self.link = url if isinstance(url, RedisLink) else redis_link(url)
         self.ident = ident
         self.key = f"{PREFIX}:ratelimit:{ident}:{self.window:g}"
-        share_calls, share_period = local_share(self.calls, self.period, num_procs)
-        # This process's share, used while Redis is away; it also notes the starts reserved through
-        # Redis, so that a process that just used its share does not start a fresh one when Redis fails.
-        self.fallback = RateLimiter(share_calls, share_period, min_interval=self.min_interval, margin=self.margin)
+        # Used while Redis is away: the limit shared by this host's processes through the cache directory
+        # (the whole limit, never passed however many processes fall back at once), else this process's
+        # share. It also notes the starts reserved through Redis, so that a process (or host) that just
+        # used its share does not start a fresh one when Redis fails.
+        if directory is not None:
+            self.fallback = FileRateLimiter(directory, ident, self.calls, self.period, min_interval=self.min_interval,
+                                            margin=self.margin, num_procs=num_procs)
+        else:
+            share_calls, share_period = local_share(self.calls, self.period, num_procs)
+            self.fallback = RateLimiter(share_calls, share_period, min_interval=self.min_interval, margin=self.margin)
         self._unsent: list[float] = []  # starts reserved locally while Redis was away (monotonic clock)
         self._lock = threading.Lock()
         self._scripts: dict[str, Any] = {}
@@ -216,8 +263,9 @@ class RedisRateLimiter(LimiterBase):
             seeds = [f"{s - now:.6f}" for s in self._unsent if s > now - self.window]
             member = f"{os.getpid()}:{os.urandom(8).hex()}"
             try:
-                wait = float(self.link.run(lambda r: self._script(r, "reserve", RESERVE_SCRIPT)(
-                    keys=[self.key], args=[self.calls, self.window, self.min_interval, member, int(ahead), *seeds])))
+                wait = self.link.run(lambda r: wait_reply(self._script(r, "reserve", RESERVE_SCRIPT)(
+                    keys=[self.key], args=[self.calls, self.window, self.min_interval, member, int(ahead), *seeds]),
+                    ahead=ahead, longest=self.window + self.min_interval))
             except RedisUnavailable:
                 wait, slot = self.fallback._reserve_slot(ahead)
                 if slot is None:
@@ -232,11 +280,16 @@ class RedisRateLimiter(LimiterBase):
             return wait, ("redis", member)
 
     def _finish(self, slot: Any) -> None:
-        if not isinstance(slot, tuple):  # reserved in this process while Redis was away
+        if not (isinstance(slot, tuple) and slot[0] == "redis"):  # reserved by the fallback while Redis was away
             self.fallback._finish(slot)
             return
+        def finish(r) -> None:
+            reply = self._script(r, "finish", FINISH_SCRIPT)(keys=[self.key], args=[slot[1], self.window])
+            if reply != 1 or isinstance(reply, bool):
+                raise RedisReplyError(f"the finishing script answered {_shown(reply)}, not 1")
+
         try:
-            self.link.run(lambda r: self._script(r, "finish", FINISH_SCRIPT)(keys=[self.key], args=[slot[1], self.window]))
+            self.link.run(finish)
         except RedisUnavailable:
             pass  # counted from its start: this process's share of the limit holds meanwhile
 
@@ -279,8 +332,14 @@ class RedisResponseCache:
         return f"{PREFIX}:cache:{hashlib.sha256(key.encode()).hexdigest()}"
 
     def get(self, key: str) -> CachedResponse | None:
+        def read(r) -> bytes | None:
+            raw = r.get(self.redis_key(key))
+            if raw is not None and not isinstance(raw, bytes):
+                raise RedisReplyError(f"GET answered {_shown(raw)}, not a value or nothing")
+            return raw
+
         try:
-            raw = self.link.run(lambda r: r.get(self.redis_key(key)))
+            raw = self.link.run(read)
         except RedisUnavailable:
             return self.fallback.get(key) if self.fallback is not None else None
         if raw is None:
@@ -293,8 +352,7 @@ class RedisResponseCache:
             if not (math.isfinite(stored_at) and math.isfinite(ttl)):
                 raise ValueError("not a finite time")
         except (zlib.error, ValueError, TypeError, KeyError, RecursionError) as exc:
-            log.warning("a cached answer in Redis could not be read (%s); it was dropped and will be fetched again",
-                        type(exc).__name__)
+            damaged.note(f"Redis at {self.link.label}", type(exc).__name__)
             self.delete(key)
             return None
         return CachedResponse(entry.get("data"), stored_at, ttl, self._clock() - stored_at < ttl)
@@ -314,7 +372,9 @@ class RedisResponseCache:
                 for key, data in items:
                     entry = {"key": key, "data": data, "stored_at": stored_at, "ttl": ttl}
                     pipe.set(self.redis_key(key), zlib.compress(json.dumps(entry).encode(), 1), px=expire_ms)
-                pipe.execute()
+                replies = pipe.execute()
+            if len(replies) != len(items) or not all(reply is True for reply in replies):
+                raise RedisReplyError(f"SET answered {_shown(replies)}, not OK")
 
         try:
             self.link.run(write)

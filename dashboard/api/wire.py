@@ -33,10 +33,11 @@ log = logging.getLogger("dashboard.api")
 class Retryable(Exception):
     """An attempt that failed in a way worth trying again; carries the error to raise at the end."""
 
-    def __init__(self, error: SecApiError, retry_after: float | None = None):
+    def __init__(self, error: SecApiError, retry_after: float | None = None, *, silent: bool = False):
         super().__init__(str(error))
         self.error = error
         self.retry_after = retry_after
+        self.silent = silent  # no answer came within the read timeout
 
 
 async def read_body(ep: Endpoint, where: str, response: httpx.Response, max_body_bytes: int) -> bytearray:

@@ -17,9 +17,10 @@ from dashboard import __version__
 from dashboard.cli.factsheet import print_factsheet
 from dashboard.cli.market import add_market_commands
 from dashboard.cli.output import EXIT_OK, emit, print_readable
-from dashboard.cli.terminal import TerminalFormatter, baht, err, json_text, out, terminal_text
-from dashboard.config import ApiSettings
-from dashboard.errors import AuthenticationError, BadInputError, CacheUnavailableError, SecApiError
+from dashboard.cli.terminal import MESSAGE_WIDTH, TerminalFormatter, baht, err, json_text, out, terminal_text
+from dashboard.api.deadline import run_deadline
+from dashboard.config import DEFAULT_DEADLINE_S, ApiSettings, parse_deadline
+from dashboard.errors import AuthenticationError, BadInputError, CacheUnavailableError, SecApiError, quoted
 from dashboard.models.source import run
 
 EXIT_BAD_INPUT = BadInputError.exit_code
@@ -34,7 +35,7 @@ def _identifier(value: str, what: str, finder: str) -> str:
     text = value.strip()
     if ID_PATTERN.match(text.upper()) and any(c.isdigit() for c in text):
         return text.upper()
-    raise BadInputError(f"{text!r} is not a {what} id: ids are upper-case letters and digits such as C0000000021; "
+    raise BadInputError(f"{quoted(text)} is not a {what} id: ids are upper-case letters and digits such as C0000000021; "
                         f"{finder}")
 
 
@@ -72,7 +73,7 @@ def _answer(args: argparse.Namespace, endpoint_id: str, **arguments: Any) -> Any
 
 def cmd_fund_search(args) -> int:
     rows = _answer(args, "E1", name=args.name)
-    return emit(args, rows or [], "fund", empty_note=f"no fund matches {args.name!r}")
+    return emit(args, rows or [], "fund", empty_note=f"no fund matches {quoted(args.name)}")
 
 
 def cmd_fund_amc(args) -> int:
@@ -84,7 +85,7 @@ def cmd_fund_amc(args) -> int:
 
 def cmd_fund_classes(args) -> int:
     rows = _answer(args, "E3", name=args.name)
-    return emit(args, rows or [], "unit_class", empty_note=f"no unit class matches {args.name!r}")
+    return emit(args, rows or [], "unit_class", empty_note=f"no unit class matches {quoted(args.name)}")
 
 
 def _resolve_fund(args, query: str) -> tuple[str, dict | None]:
@@ -142,7 +143,7 @@ def cmd_fund_holdings(args) -> int:
 
 def cmd_licensee_search(args) -> int:
     rows = _answer(args, "E15", name=args.name)
-    return emit(args, rows or [], "licensee", empty_note=f"no licensed company matches {args.name!r}")
+    return emit(args, rows or [], "licensee", empty_note=f"no licensed company matches {quoted(args.name)}")
 
 
 def cmd_licensee_former(args) -> int:
@@ -192,7 +193,7 @@ def _emit_rows(args, rows: list, kind: str, note: str) -> int:
 def cmd_licensee_person_search(args) -> int:
     check = _licence_check(args)
     run(check.search_people(args.name))
-    return _emit_rows(args, check.records["people"], "person", f"no approved person matches {args.name!r}")
+    return _emit_rows(args, check.records["people"], "person", f"no approved person matches {quoted(args.name)}")
 
 
 def cmd_licensee_company(args) -> int:
@@ -340,6 +341,17 @@ def cmd_serve(args) -> int:
     return EXIT_OK
 
 
+def _port(text: str) -> int:
+    """A TCP port to listen on, checked before anything starts."""
+    try:
+        value = int(text.strip()) if len(text.strip()) <= 6 else -1
+    except ValueError:
+        value = -1
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a port: use a whole number from 1 to 65535")
+    return value
+
+
 def _num_procs(text: str) -> int:
     from dashboard.config import parse_num_procs
 
@@ -365,7 +377,8 @@ class TerminalSafeParser(argparse.ArgumentParser):
 
     def _print_message(self, message: str, file=None) -> None:
         if message:
-            (file or sys.stderr).write(terminal_text(message))
+            lines = (terminal_text(line, limit=MESSAGE_WIDTH) for line in message.split("\n"))
+            (file or sys.stderr).write("\n".join(lines))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -426,7 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
     add(cache, "clear", cmd_cache, "remove every cached response")
 
     demo = add(sub, "demo-server", cmd_demo_server, "run the service simulator over the demo data on loopback", shared=base)
-    demo.add_argument("--port", type=int, default=8765)
+    demo.add_argument("--port", type=_port, default=8765)
     demo.add_argument("--host", default="127.0.0.1")
     demo.add_argument("--latency-ms", type=float, default=0.0)
     demo.add_argument("--fault-rate", type=float, default=0.0)
@@ -435,7 +448,7 @@ def build_parser() -> argparse.ArgumentParser:
                       default="both", help="which path layouts to serve (default both)")
 
     serve = add(sub, "serve", cmd_serve, "serve the dashboard")
-    serve.add_argument("--port", type=int, default=5006)
+    serve.add_argument("--port", type=_port, default=5006, help="TCP port, 1 to 65535 (default 5006)")
     serve.add_argument("--address", default="127.0.0.1")
     serve.add_argument("--show", action="store_true", help="open it in a browser")
     serve.add_argument("--num-procs", type=_num_procs, default=1, metavar="N",
@@ -463,13 +476,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             setattr(args, name, default)
     if not hasattr(args, "json"):
         args.json = False
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _StderrHandler()
     handler.setFormatter(TerminalFormatter("%(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, handlers=[handler])
     if not args.verbose:
         logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
-        return args.func(args)
+        with run_deadline(_run_deadline(args)):
+            return args.func(args)
     except SecApiError as exc:  # BadInputError and CacheUnavailableError exit 2, a rejected key 3, the service 4
         return _fail(exc, exc.exit_code)
     except ValueError as exc:
@@ -482,6 +496,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         # local state the commands could not use (a cache or output path): one line, never a traceback
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
         return _fail(f"{getattr(exc, 'strerror', None) or exc or type(exc).__name__}{where}", EXIT_BAD_INPUT)
+
+
+class _StderrHandler(logging.StreamHandler):
+    """Log lines to whatever sys.stderr is when they are written: while the sync's progress line is drawn,
+    rich stands in for it and prints them above the line instead of through it."""
+
+    def __init__(self):
+        super().__init__()
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value) -> None:
+        pass
+
+
+# Commands that run for as long as they are wanted: each of their calls has its own bound instead.
+UNBOUNDED = {("serve", None), ("demo-server", None), ("market", "sync")}
+
+
+def _run_deadline(args: argparse.Namespace) -> float | None:
+    """The whole command's deadline (SEC_API_DEADLINE_S, default 60 s), or None for a long-running one."""
+    if (args.command, getattr(args, "market_command", None)) in UNBOUNDED:
+        return None
+    return parse_deadline(os.environ.get("SEC_API_DEADLINE_S", "").strip() or DEFAULT_DEADLINE_S)
 
 
 def _fail(exc: BaseException | str, code: int) -> int:

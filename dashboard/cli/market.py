@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import sys
-import time
 from collections.abc import Sequence
 from functools import wraps
 
-from dashboard.cli.terminal import err, json_text, out, record_table
+from dashboard.cli.terminal import err, json_text, out, record_table, terminal_text
 from dashboard.config import ApiSettings
-from dashboard.errors import BadInputError, SecApiError
+from dashboard.errors import BadInputError, SecApiError, quoted
 
 EXIT_OK = 0
+LOG_EVERY_PAGES = 100  # off a terminal, a line per this many pages of one dataset (about two minutes)
+MAX_ROWS = 1_000_000  # --limit: more than the market holds rows of any screen
 
 SCREEN_COLUMNS = ["proj_id", "proj_abbr_name", "proj_name_en", "company_name_en", "fund_status", "risk_spectrum",
                   "total_fee_actual", "return_1y"]
@@ -86,36 +88,42 @@ def _store_errors(command):
 
 
 class Progress:
-    """Sync progress on stderr: one bar redrawn in place on a terminal, plain lines (a few) otherwise."""
+    """Sync progress on stderr, drawn by rich: one line redrawn in place on a terminal; off a terminal
+    (a log, a pipe) a plain line for each dataset stored and every LOG_EVERY_PAGES pages of a long one."""
 
-    def __init__(self, stream=None, *, every_s: float = 10.0):
-        self.stream = stream or sys.stderr
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.every_s = every_s
-        self._last = time.monotonic()  # off a terminal: a dataset's done line, and a line every `every_s` between
-        self._width = 0
+    def __init__(self, stream=None):
+        from rich.console import Console
+        from rich.progress import Progress as Bar
+        from rich.progress import SpinnerColumn, TextColumn
+
+        self.console = Console(file=stream or sys.stderr, highlight=False, markup=False, emoji=False,
+                               soft_wrap=True)
+        self.bar = Bar(SpinnerColumn(), TextColumn("{task.description}", markup=False), console=self.console,
+                       transient=True)
+        self._task = None
 
     def __call__(self, p) -> None:
         left = f", about {_duration(p.eta_s)} left" if p.eta_s is not None else ""
+        pages = f", page {p.pages:,} (stops at {p.max_pages:,})" if p.pages and not p.done else ""
         # Only a done dataset has a count: the records stored, the number `market status` shows.
         count = f"{p.rows:,} stored" if p.done else "fetching"
-        text = f"{p.dataset}: {count}; {p.calls:,} calls, {_duration(p.elapsed_s)}{left}"
-        if self.tty:
-            line = f"\r{text}"
-            self.stream.write(line.ljust(self._width))
-            self._width = len(line)
-            self.stream.flush()
+        text = terminal_text(f"{p.dataset}: {count}{pages}; {p.calls:,} calls, {_duration(p.elapsed_s)}{left}",
+                             single_line=True)
+        if not self.console.is_terminal:
+            if p.done or (p.pages and p.pages % LOG_EVERY_PAGES == 0):
+                self.console.print(text)
             return
-        now = time.monotonic()
-        if p.done or now - self._last >= self.every_s:
-            self._last = now
-            self.stream.write(text + "\n")
-            self.stream.flush()
+        if self._task is None:
+            self.bar.start()
+            self._task = self.bar.add_task(text, total=None)
+        if p.done:
+            self.bar.console.print(text)  # kept above the redrawn line
+        self.bar.update(self._task, description=text)
 
     def finish(self) -> None:
-        if self.tty and self._width:
-            self.stream.write("\n")
-            self.stream.flush()
+        if self._task is not None:
+            self.bar.stop()
+            self._task = None
 
 
 def _duration(seconds: float | None) -> str:
@@ -188,6 +196,8 @@ def cmd_market_status(args: argparse.Namespace) -> int:
 
 @_store_errors
 def cmd_market_export(args: argparse.Namespace) -> int:
+    if not args.directory.strip():
+        raise BadInputError("the directory to export into is empty: name one (`.` for the current directory)")
     with _readable_store(args) as store:
         written = store.export(args.directory)
     if args.json:
@@ -215,7 +225,7 @@ def cmd_market_holders(args: argparse.Namespace) -> int:
 
     with _readable_store(args) as store:
         rows = holders(store, args.query, args.period)
-    return _emit_rows(args, rows, HOLDER_COLUMNS, f"no fund in the store holds {args.query!r} in that quarter")
+    return _emit_rows(args, rows, HOLDER_COLUMNS, f"no fund in the store holds {quoted(args.query)} in that quarter")
 
 
 @_store_errors
@@ -293,10 +303,10 @@ def add_market_commands(subparsers, *, common: argparse.ArgumentParser | None = 
                         "alternative, other (or ตราสารทุน, ...)")
     screen.add_argument("--tax", choices=("SSF", "ThaiESG"), type=_tax_name, help="tax-incentive funds only")
     screen.add_argument("--retail-type", metavar="CODE", help="investor type code (A B F G H N R V X)")
-    screen.add_argument("--max-fee", type=float, metavar="X", help="total annual fee as charged, at most X percent")
-    screen.add_argument("--min-return-1y", type=float, metavar="X", help="1-year return at least X percent")
+    screen.add_argument("--max-fee", type=_finite, metavar="X", help="total annual fee as charged, at most X percent")
+    screen.add_argument("--min-return-1y", type=_finite, metavar="X", help="1-year return at least X percent")
     screen.add_argument("--sort", metavar="FIELD", help="sort by a row field; --sort=-FIELD for descending")
-    screen.add_argument("--limit", type=_non_negative, metavar="N")
+    screen.add_argument("--limit", type=_row_limit, metavar="N", help=f"at most N rows (up to {MAX_ROWS:,})")
     holders = add("holders", cmd_market_holders, "every fund holding a security (issue code or ISIN)")
     holders.add_argument("query", metavar="QUERY")
     holders.add_argument("--period", metavar="YYYYMM", help="quarter (default: the latest stored)")
@@ -314,12 +324,32 @@ def _positive(text: str) -> int:
 
 
 def _non_negative(text: str) -> int:
+    if len(text.strip()) > 18:  # past any count this program takes (and DuckDB's 64-bit LIMIT)
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is too large")
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a whole number") from None
     if value < 0:
         raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def _finite(text: str) -> float:
+    """A number a filter can compare with: not NaN (every fund would pass), not infinite."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a finite number")
+    return value
+
+
+def _row_limit(text: str) -> int:
+    value = _non_negative(text)
+    if value > MAX_ROWS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_ROWS:,}")
     return value
 
 

@@ -19,6 +19,8 @@ from typing import Any, TextIO
 
 # Longest cell a readable table shows; JSON output keeps the whole text.
 CELL_WIDTH = 60
+# Longest error or warning line: whatever it quotes, it stays a line a person can read.
+MESSAGE_WIDTH = 600
 ELLIPSIS = "…"
 
 # ESC sequences as a whole (CSI, OSC/DCS/APC/PM/SOS strings up to their terminator, two-character
@@ -54,8 +56,8 @@ def out(line: object = "", *, file: TextIO | None = None) -> None:
 
 
 def err(line: object) -> None:
-    """Print one line on stderr (errors, warnings, notes): always a single safe line."""
-    print(terminal_text(line, single_line=True), file=sys.stderr)
+    """Print one line on stderr (errors, warnings, notes): always a single safe line of readable length."""
+    print(terminal_text(line, single_line=True, limit=MESSAGE_WIDTH), file=sys.stderr)
 
 
 def json_text(data: Any) -> str:
@@ -69,7 +71,7 @@ class TerminalFormatter(logging.Formatter):
     """Log lines (-v output, library warnings) as single safe lines: messages may carry service text."""
 
     def format(self, record: logging.LogRecord) -> str:
-        return terminal_text(super().format(record), single_line=True)
+        return terminal_text(super().format(record), single_line=True, limit=MESSAGE_WIDTH)
 
 
 # ---- numbers -----------------------------------------------------------------------------------------

@@ -10,12 +10,13 @@ rows that are the NAV total (assetliab_id 903) are never counted. Every function
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from dashboard.errors import BadInputError
+from dashboard.errors import BadInputError, quoted
 from dashboard.market.store import MarketStore
 from dashboard.market.sync import DATASET_NAMES
 from dashboard.records.labels import POLICY_TYPE
@@ -24,6 +25,7 @@ from dashboard.records.successor import fund_status_code
 SCREEN_FIELDS = ("proj_id", "proj_abbr_name", "proj_name_en", "proj_name_th", "company_name_en", "unique_id",
                  "fund_status", "risk_spectrum", "policy_desc", "proj_retail_type", "tax_incentives",
                  "total_fee_actual", "total_fee_ceiling", "return_1y")
+MAX_SCREEN_ROWS = 1_000_000  # a LIMIT past every fund of the market; DuckDB's own limit is 64-bit
 TAX_NAMES = {"ssf": "SSF", "thaiesg": "ThaiESG", "thai esg": "ThaiESG", "rmf": "RMF"}
 HOLDER_FIELDS = ("proj_id", "proj_abbr_name", "period", "percent_nav", "assetliab_value", "issue_code", "isin_code",
                  "issuer")
@@ -60,7 +62,7 @@ def risk_code(text: str) -> str:
     """RS1..RS8, RS81 from "RS5", "5", "rs8+"."""
     match = _RISK.match(str(text).strip())
     if not match:
-        raise BadInputError(f"{text!r} is not a risk level: use RS1 to RS8 or RS81")
+        raise BadInputError(f"{quoted(text)} is not a risk level: use RS1 to RS8 or RS81")
     return f"RS{match.group(1)}" + ("1" if match.group(2) and match.group(1) == "8" else "")
 
 
@@ -103,7 +105,7 @@ def screen(store: MarketStore, *, company: str | None = None, status: str | None
     if tax:
         name = TAX_NAMES.get(tax.strip().casefold())
         if name is None:
-            raise BadInputError(f"{tax!r} is not a tax incentive: use SSF or ThaiESG")
+            raise BadInputError(f"{quoted(tax)} is not a tax incentive: use SSF or ThaiESG")
         where.append("list_contains(string_split(coalesce(f.tax_incentives, ''), ','), ?)")
         params.append(name)
     if retail_type:
@@ -117,9 +119,13 @@ def screen(store: MarketStore, *, company: str | None = None, status: str | None
         params.append(float(min_return_1y))
     order = _order(sort)
     sql = _SCREEN_SQL + (" WHERE " + " AND ".join(where) if where else "") + f" ORDER BY {order}"
+    if max_fee is not None and not math.isfinite(float(max_fee)):
+        raise BadInputError("--max-fee must be a finite number")
+    if min_return_1y is not None and not math.isfinite(float(min_return_1y)):
+        raise BadInputError("--min-return-1y must be a finite number")
     if limit is not None:
-        if int(limit) < 0:
-            raise BadInputError("--limit must be 0 or more")
+        if not 0 <= int(limit) <= MAX_SCREEN_ROWS:
+            raise BadInputError(f"--limit must be from 0 to {MAX_SCREEN_ROWS:,}")
         sql += f" LIMIT {int(limit)}"
     rows = store.query(sql, params)
     for row in rows:
@@ -134,7 +140,7 @@ def _order(sort: str | None) -> str:
     descending = text.startswith("-")
     name = text.lstrip("-+").strip()
     if name not in SCREEN_FIELDS:
-        raise BadInputError(f"cannot sort by {name!r}; fields: {', '.join(SCREEN_FIELDS)} (prefix - for descending)")
+        raise BadInputError(f"cannot sort by {quoted(name)}; fields: {', '.join(SCREEN_FIELDS)} (prefix - for descending)")
     return f"{name} {'DESC' if descending else 'ASC'} NULLS LAST, proj_id"
 
 
@@ -148,7 +154,7 @@ def _period(store: MarketStore, period: str | None) -> str | None:
         return latest_period(store)
     text = str(period).strip()
     if not re.fullmatch(r"[0-9]{6}", text):
-        raise BadInputError(f"period {text!r} is not of the form YYYYMM")
+        raise BadInputError(f"period {quoted(text)} is not of the form YYYYMM")
     stored = periods(store)
     if stored and text not in stored:
         shown = ", ".join(stored[:4]) + (", ..." if len(stored) > 4 else "")
@@ -242,7 +248,7 @@ def _stored_fund(store: MarketStore, query: str) -> tuple[str, str | None]:
     rows = store.query("SELECT proj_id FROM holdings WHERE upper(proj_id) = upper(?) LIMIT 1", [query.strip()])
     if rows:
         return rows[0]["proj_id"], NO_PROFILE
-    raise BadInputError(f"no fund {query!r} in the market store, neither a profile nor holdings (proj_id or exact "
+    raise BadInputError(f"no fund {quoted(query)} in the market store, neither a profile nor holdings (proj_id or exact "
                         "abbreviation); run `market sync` if the store is empty")
 
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import threading
 import time
-import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,8 @@ import pandas as pd
 
 from dashboard.config import ApiSettings
 from dashboard.errors import BadInputError, SecApiError
+from dashboard.market.storefile import (StoreBusyError, StoreReadOnlyError, check_writable, held_elsewhere,
+                                        make_private_dir, move_aside, schema_problem)
 from dashboard.market.snapshot import (FORMAT, MANIFEST, PROGRESS, Publisher, SnapshotViews, check_manifest_ours,
                                        check_ours, copy_to, default_dir, env_dir, live_progress, progress_record,
                                        read_json, write_json)
@@ -86,12 +88,6 @@ SNAPSHOT_TABLES = (*TABLES, *_SNAPSHOT_EXTRA)
 # Set in the transaction of a swap, cleared once it is published: a writer that finds it set (a
 # publish failed or was killed) publishes everything again when it opens.
 _PENDING = "snapshot_pending"
-
-
-class StoreBusyError(SecApiError):
-    """Another process holds the store file open for writing (a sync running)."""
-
-    exit_code = 4
 
 
 def store_path(settings: ApiSettings | None = None, path: str | Path | None = None) -> Path:
@@ -154,11 +150,6 @@ def _scalar(value: Any, kind: str) -> Any:
     return str(value)
 
 
-def _is_lock_error(exc: BaseException) -> bool:
-    text = str(exc).lower()
-    return "lock" in text or "conflicting" in text or "being used" in text
-
-
 class MarketStore:
     """The market store. Thread-safe: writes are serialised; `reader()` gives a cursor for another thread.
 
@@ -198,40 +189,43 @@ class MarketStore:
     # ---- opening -------------------------------------------------------------------------------
 
     def _open(self) -> duckdb.DuckDBPyConnection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.path.parent)
+        self._check_writable()
         try:
             con = duckdb.connect(str(self.path))
-            self._create(con)
-            con.execute("SELECT count(*) FROM meta").fetchone()
-            return con
-        except duckdb.Error as exc:
-            if _is_lock_error(exc):
+        except duckdb.IOException as exc:
+            # Not openable as a file: held by a writer elsewhere (asked of the OS), else not a DuckDB file.
+            if held_elsewhere(self.path):
                 raise StoreBusyError(f"the market store {self.path} is in use by another process (a sync?); "
                                      "try again when it has finished") from None
-            return self._rebuild(exc)
+            return self._rebuild(f"it could not be read ({type(exc).__name__}: {str(exc)[:120]})")
+        except duckdb.Error as exc:  # corruption: a checksum, an internal or a fatal error
+            return self._rebuild(f"it could not be read ({type(exc).__name__}: {str(exc)[:120]})")
+        try:
+            stale = self._schema_problem(con)
+            if stale is None:
+                self._create(con)
+                con.execute("SELECT count(*) FROM meta").fetchone()
+                return con
+        except duckdb.Error as exc:
+            stale = f"it could not be read ({type(exc).__name__}: {str(exc)[:120]})"
+        con.close()
+        return self._rebuild(stale)
 
-    def _rebuild(self, exc: BaseException) -> duckdb.DuckDBPyConnection:
-        """Move a damaged store file (and its write-ahead log) aside with a warning and start a new one.
+    def _check_writable(self) -> None:
+        check_writable(self.path)
 
-        Only the store's own file name is ever moved; nothing is deleted.
-        """
+    def _schema_problem(self, con: duckdb.DuckDBPyConnection) -> str | None:
+        return schema_problem(con, {t: [n for n, _ in cols] + ["record"] for t, cols in TABLES.items()}, SCHEMA_VERSION)
+
+    def _rebuild(self, why: str) -> duckdb.DuckDBPyConnection:
+        """Move a damaged or foreign store file (and its write-ahead log) aside with one warning line and
+        start a new one. Only the store's own file name is ever moved; nothing is deleted."""
         if self.path.name not in (STORE_FILE, DEMO_STORE_FILE) and not self.path.name.endswith(".duckdb"):
-            raise SecApiError(f"{self.path} is not a market store ({type(exc).__name__}); it was left alone") from None
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
-        n = 1
-        while aside.exists():
-            aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{n}")
-            n += 1
-        self.path.replace(aside)
-        wal = self.path.with_name(self.path.name + ".wal")
-        if wal.exists():
-            wal.replace(aside.with_name(aside.name + ".wal"))
-        self.moved_aside = aside
-        message = (f"the market store {self.path} could not be read ({type(exc).__name__}: {str(exc)[:120]}); "
-                   f"it was moved to {aside.name} and a new, empty store was started: run `market sync` to fill it")
-        log.warning(message)
-        warnings.warn(message, RuntimeWarning, stacklevel=3)
+            raise SecApiError(f"{self.path} is not a market store ({why}); it was left alone")
+        self.moved_aside = move_aside(self.path)
+        log.warning("the market store %s was rebuilt: %s; it was moved to %s and a new, empty store was started: "
+                    "run `market sync` to fill it", self.path, why, self.moved_aside.name)
         con = duckdb.connect(str(self.path))
         self._create(con)
         return con
@@ -244,7 +238,8 @@ class MarketStore:
         for table, columns in TABLES.items():
             cols = ", ".join(f"{name} {kind}" for name, kind in columns)
             con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({cols}, record VARCHAR)")
-        con.execute("INSERT OR REPLACE INTO info VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+        if con.execute("SELECT count(*) FROM info WHERE name = 'schema_version'").fetchone()[0] == 0:
+            con.execute("INSERT INTO info VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
 
     def close(self) -> None:
         with self._lock:
@@ -542,10 +537,17 @@ class MarketStore:
         A file of the same name that the product did not write is never replaced (SnapshotError, and
         nothing is written then).
         """
+        if not str(directory).strip():
+            raise BadInputError("the directory to export into is empty: name one (`.` for the current directory)")
         out = Path(directory).expanduser()
         if out.resolve() == self.snapshot_dir.resolve():
             raise BadInputError(f"{out} is where this store publishes its snapshot; export to another directory")
-        out.mkdir(parents=True, exist_ok=True)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BadInputError(f"cannot export into {out}: {exc.strerror or type(exc).__name__}; nothing was written") from None
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise BadInputError(f"cannot export into {out}: it is not writable; nothing was written")
         check_manifest_ours(out)
         for table in SNAPSHOT_TABLES:
             check_ours(out / f"{table}.parquet")

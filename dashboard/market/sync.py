@@ -25,8 +25,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dashboard.api.client import AsyncSecClient
+from dashboard.api.deadline import within_run
 from dashboard.api.endpoints import endpoint
 from dashboard.api.layouts import PAGE_SIZE, V2
+from dashboard.api.paging import PageWalk, dedupe
 from dashboard.api.periods import valid_periods
 from dashboard.api.wire import unwrap_envelope
 from dashboard.config import LAYOUT_LEGACY, LAYOUT_SUCCESSOR
@@ -45,6 +47,10 @@ NEVER = float("inf")
 COMPANY_SEARCH_WORDS = ("จัดการกองทุน", "Asset Management")
 # Funds asked at once on the legacy layout (the rate limiter paces them; a few hide the latency).
 LEGACY_CONCURRENCY = 4
+# Pages one dataset's call sequence may take: the whole market's 21 datasets took about 2,000 calls
+# together (successor-api.md section 5), a quarter of holdings about 640 pages. Past it, the cursor
+# is taken to never end.
+MAX_PAGES = 2_000
 PROGRESS_EVERY_S = 1.0  # how often the progress file is replaced at most (and on every dataset done)
 
 
@@ -86,6 +92,8 @@ class SyncProgress:
     elapsed_s: float
     eta_s: float | None  # time left, when it can be told
     done: bool = False  # this dataset was swapped in
+    pages: int = 0  # pages of this dataset's paged answer so far (0: not a paged answer)
+    max_pages: int = 0  # where that answer would be stopped (0: not a paged answer)
 
 
 @dataclass
@@ -95,10 +103,11 @@ class SyncResult:
     seconds: float = 0.0
     datasets: dict[str, str] = field(default_factory=dict)  # dataset key -> fetched | fresh | stopped
     complete: bool = True  # False when --max-calls stopped it before the end
+    duplicates: dict[str, int] = field(default_factory=dict)  # dataset key -> rows the service sent twice
 
     def as_dict(self) -> dict:
         return {"calls": self.calls, "throttled": self.throttled, "seconds": round(self.seconds, 3),
-                "complete": self.complete, "datasets": dict(self.datasets)}
+                "complete": self.complete, "datasets": dict(self.datasets), "duplicates": dict(self.duplicates)}
 
 
 # Holdings of the newest two quarters by default: a quarter of the whole market's holdings is about
@@ -129,7 +138,8 @@ class MarketSync:
 
     def __init__(self, store: MarketStore, client: AsyncSecClient, *, max_calls: int | None = None,
                  progress: Callable[[SyncProgress], None] | None = None, clock: Callable[[], float] = time.time,
-                 concurrency: int = LEGACY_CONCURRENCY, quarters: int | None = DEFAULT_QUARTERS):
+                 concurrency: int = LEGACY_CONCURRENCY, quarters: int | None = DEFAULT_QUARTERS,
+                 max_pages: int = MAX_PAGES):
         if max_calls is not None and max_calls < 0:
             raise BadInputError("--max-calls must be 0 or more")
         if quarters is not None and quarters < 1:
@@ -140,6 +150,7 @@ class MarketSync:
         self.progress = progress
         self.clock = clock
         self.concurrency = max(1, int(concurrency))
+        self.max_pages = max(1, int(max_pages))
         self.quarters = quarters  # holdings of the newest N quarters only (None: all that are published)
         self._sent0 = client.stats.requests_sent
         self._retries0 = client.stats.retries
@@ -165,7 +176,8 @@ class MarketSync:
         self._check_budget()
         self._claimed += 1
 
-    def _report(self, dataset: str, rows: int, *, done: bool = False, remaining: int | None = None) -> None:
+    def _report(self, dataset: str, rows: int, *, done: bool = False, remaining: int | None = None,
+                pages: int = 0) -> None:
         elapsed = time.monotonic() - self._started
         eta = None
         if remaining is not None and self.calls:
@@ -173,7 +185,7 @@ class MarketSync:
         self._write_progress(dataset, rows, eta, force=done)
         if self.progress is None:
             return
-        self.progress(SyncProgress(dataset, rows, self.calls, elapsed, eta, done))
+        self.progress(SyncProgress(dataset, rows, self.calls, elapsed, eta, done, pages, self.max_pages if pages else 0))
 
     def _write_progress(self, dataset: str | None = None, rows: int = 0, eta: float | None = None, *,
                         force: bool = False, running: bool = True) -> None:
@@ -282,30 +294,36 @@ class MarketSync:
             return
         self.result.datasets[key] = "stopped"
         meta = self.store.begin(key, LAYOUT_SUCCESSOR)
-        cursor, pages = meta["cursor"], meta["pages"] or 0
-        rows = sum(len(p) for _u, p in self.store.staged(key)) if pages else 0
+        walk = PageWalk(key, self.max_pages, cursor=meta["cursor"], pages=meta["pages"] or 0)
+        walk.rows = sum(len(p) for _u, p in self.store.staged(key)) if walk.pages else 0
         restarted = False
-        while pages == 0 or cursor:
+        while not walk.done:
             self._reserve()
             page_query = {**query, "page_size": str(PAGE_SIZE)}
-            if cursor:
-                page_query["next_cursor"] = cursor
+            if walk.cursor:
+                page_query["next_cursor"] = walk.cursor
             try:
                 payload = await self._page(ds.endpoint, ds.path, page_query)
             except BadInputError:
-                if not cursor or restarted:
+                if not walk.cursor or restarted:
                     raise
                 # The kept cursor is no longer accepted (they expire): this dataset starts again, once.
                 log.info("%s: the kept page cursor was refused; fetching this dataset again from its first page", key)
                 self.store.restart(key)
-                cursor, pages, rows, restarted = None, 0, 0, True
+                walk.restart()
+                restarted = True
                 continue
-            items, cursor = unwrap_envelope(payload, f"{key} page {pages + 1}")
-            self.store.stage_page(key, str(pages), items, cursor=cursor, calls=1)
-            pages += 1
-            rows += len(items)
-            self._report(key, rows)
-        staged = [item for _unit, page in self.store.staged(key) for item in page]
+            items, cursor = unwrap_envelope(payload, f"{key} page {walk.pages + 1}")
+            self.store.stage_page(key, str(walk.pages), items, cursor=cursor, calls=1)
+            try:
+                walk.page(len(items), cursor)
+            finally:
+                self._report(key, walk.rows, pages=walk.pages)
+        staged, dropped = dedupe(ds.path, (item for _unit, page in self.store.staged(key) for item in page))
+        if dropped:
+            self.result.duplicates[key] = dropped
+            log.warning("%s: the service sent %d rows twice (same key on more than one page); each was kept once",
+                        key, dropped)
         tables = self._successor_tables(ds, staged)
         extra = ("classes",) if ds.name == "funds" else ()
         self.store.swap(key, tables, where=where, fetched_at=self.clock(), extra_meta=extra)
@@ -314,7 +332,7 @@ class MarketSync:
             self.result.datasets["classes"] = "fetched"
         # Done: the records stored, as `market status` counts them (the service's rows become one
         # record per fund for links and dealing, and profile rows one per fund and one per class).
-        self._report(key, len(tables[ds.tables[0]]), done=True)
+        self._report(key, len(tables[ds.tables[0]]), done=True, pages=walk.pages)
 
     async def _page(self, endpoint_id: str, path: str, query: dict[str, str]) -> Any:
         return await self.client.send_page(endpoint_id, path, query)
@@ -484,7 +502,9 @@ async def sync_market(store: MarketStore, client: AsyncSecClient, *, only: str |
     """Fill or refresh the store; `only` names datasets (text "a,b" or a tuple); `options` go to MarketSync
     (`concurrency`, `quarters`)."""
     names = parse_only(only) if not isinstance(only, tuple) else parse_only(",".join(only))
-    return await MarketSync(store, client, max_calls=max_calls, progress=progress, clock=clock, **options).run(names)
+    sync = MarketSync(store, client, max_calls=max_calls, progress=progress, clock=clock, **options)
+    with within_run(None):  # one run: a service found down stops every dataset's calls at once
+        return await sync.run(names)
 
 
 def sync_blocking(store: MarketStore, client: Any, **options: Any) -> SyncResult:

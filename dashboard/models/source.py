@@ -12,6 +12,7 @@ from typing import Any, NamedTuple, TypeVar
 import param
 
 from dashboard.api.client import ApiResult
+from dashboard.api.deadline import within_run
 from dashboard.api.sync import SecClient
 from dashboard.records.answers import normalise
 from dashboard.errors import SecApiError
@@ -179,7 +180,7 @@ class ServiceModel(param.Parameterized):
 
     async def _fetched(self, coro: Awaitable[T]) -> T:
         """Run `coro` on the client's loop with `loading` set meanwhile; its result, parameters untouched."""
-        with self._loading():
+        with self._loading(), within_run(self.api.settings.deadline_s):  # one operation, one run (SEC_API_DEADLINE_S)
             return await self.api.arun(coro)
 
     async def _apply(self, coro: Awaitable[dict]) -> dict:

@@ -2,7 +2,7 @@ import logging
 import os
 import stat
 
-from dashboard.api.cache import ResponseCache
+from dashboard.api.cache import ResponseCache, damaged
 
 
 class Clock:
@@ -218,3 +218,29 @@ def test_the_client_runs_without_an_unusable_cache_with_one_warning(make_client,
     assert len(warnings) == 1 and "without the disk cache" in warnings[0].getMessage()
     assert simulator.app.request_count == 1  # the memory cache still answers the second call
     assert _json.dumps(client.known_fund("M0001_2560")) == "null"
+
+
+def test_many_damaged_entries_are_one_warning_line(make_client, simulator, tmp_path, caplog):
+    directory = tmp_path / "many-damaged"
+    cache = ResponseCache(directory)
+    cache.set_many([(f"k{n}", [n]) for n in range(60)], ttl=60)
+    cache.close()
+    raw = _raw(directory)
+    for key in list(raw.iterkeys()):
+        raw.set(key, dict(raw.get(key), stored_at="not a time"))
+    raw.close()
+    first = make_client(cache_dir=directory)
+    first.fetch("E16")
+    first.close()
+    raw = _raw(directory)
+    for key in list(raw.iterkeys()):  # the client's own answer too: its records no longer read
+        if not key.startswith("k"):
+            raw.set(key, dict(raw.get(key), data={"not": "records"}))
+    raw.close()
+    reopened = ResponseCache(directory)
+    with caplog.at_level(logging.WARNING):
+        assert all(reopened.get(f"k{n}") is None for n in range(60))
+        make_client(cache_dir=directory).fetch("E16")
+    lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING and "could not be read" in r.getMessage()]
+    assert len(lines) == 1 and str(directory) in lines[0]
+    assert damaged.count(directory) == 61

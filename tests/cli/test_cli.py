@@ -404,3 +404,13 @@ def test_demo_server_plays_the_current_service(tmp_path):
     finally:
         proc.terminate()
         proc.communicate(timeout=20)
+
+
+@pytest.mark.parametrize("port", ["99999", "0", "-1", "http", "1" * 40])
+@pytest.mark.parametrize("command", [["serve", "--num-procs", "2"], ["demo-server"]])
+def test_a_port_out_of_range_is_refused_before_anything_starts(command, port, capsys):
+    with pytest.raises(SystemExit) as done:
+        main([*command, f"--port={port}"])
+    assert done.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "is not a port: use a whole number from 1 to 65535" in error and len(error) < 200

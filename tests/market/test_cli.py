@@ -108,25 +108,35 @@ def test_exit_codes(tmp_path, monkeypatch, capsys):
     assert code == 3
 
 
-def test_progress_is_plain_lines_off_a_terminal_and_one_bar_on_one():
+def test_progress_is_plain_lines_off_a_terminal_and_one_bar_on_one(monkeypatch):
+    # Nothing here depends on the clock or the machine's uptime (the first line once waited for an hour of it).
     plain = io.StringIO()
-    progress = cli.Progress(plain, every_s=3600)
-    progress(SyncProgress("fees", 100, 1, 0.5, None))
-    progress(SyncProgress("fees", 200, 2, 0.9, 3.0))
-    progress(SyncProgress("fees", 710, 8, 1.0, None, done=True))
-    lines = plain.getvalue().splitlines()
-    assert lines == ["fees: 710 stored; 8 calls, 1 s"]  # one line a dataset: no count that is not the stored one
+    progress = cli.Progress(plain)
+    progress(SyncProgress("fees", 100, 1, 0.5, None, pages=1, max_pages=5000))
+    progress(SyncProgress("fees", 200, 2, 0.9, 3.0, pages=2, max_pages=5000))
+    progress(SyncProgress("fees", 710, 8, 1.0, None, done=True, pages=8, max_pages=5000))
+    progress(SyncProgress("holdings:202606", 10_000, 108, 130.0, None, pages=100, max_pages=5000))
+    progress(SyncProgress("holdings:202606", 10_100, 109, 131.0, None, pages=101, max_pages=5000))
+    progress.finish()
+    # One count a dataset, the records stored (the number `market status` shows); pages while it runs.
+    assert plain.getvalue().splitlines() == [
+        "fees: 710 stored; 8 calls, 1 s",
+        "holdings:202606: fetching, page 100 (stops at 5,000); 108 calls, 2 min 10 s"]
 
     class Tty(io.StringIO):
         def isatty(self):
             return True
 
+    monkeypatch.setenv("COLUMNS", "200")
     tty = Tty()
     bar = cli.Progress(tty)
-    bar(SyncProgress("holdings:202606", 2500, 30, 12.0, 75.0))
+    bar(SyncProgress("holdings:202606", 2500, 30, 12.0, 75.0, pages=25, max_pages=5000))
+    bar(SyncProgress("risk", 900, 31, 12.5, None, done=True))
     bar.finish()
-    assert tty.getvalue().startswith("\rholdings:202606: fetching; 30 calls, 12 s, about 1 min 15 s left")
-    assert tty.getvalue().endswith("\n")
+    drawn = tty.getvalue()
+    assert "holdings:202606: fetching, page 25 (stops at 5,000); 30 calls, 12 s, about 1 min 15 s left" in drawn
+    assert "\x1b[" in drawn  # redrawn in place by the terminal's own controls
+    assert "risk: 900 stored; 31 calls, 12 s\n" in drawn  # a dataset stored stays on screen
 
 
 @pytest.mark.parametrize("layout", ["successor", "legacy"])

@@ -204,12 +204,12 @@ def test_only_names_datasets():
         parse_only("fees,nav")
 
 
-def test_a_corrupted_store_file_is_moved_aside_and_rebuilt(tmp_path):
+def test_a_corrupted_store_file_is_moved_aside_and_rebuilt(tmp_path, caplog):
     path = tmp_path / "market.duckdb"
     MarketStore(path).close()
     path.write_bytes(b"not a database" * 500)
-    with pytest.warns(RuntimeWarning, match="moved to market.duckdb.corrupt-"):
-        store = MarketStore(path)
+    store = MarketStore(path)
+    assert [r.message for r in caplog.records if "moved to market.duckdb.corrupt-" in r.message]
     assert store.moved_aside is not None and store.moved_aside.read_bytes() == b"not a database" * 500
     assert store.count("funds") == 0 and store.meta() == {}
     store.swap("funds", {"funds": [{"proj_id": "M0001_2560"}]})

@@ -1,0 +1,115 @@
+"""The market store's file: whose it is, whether it can be written, whether it is this version's, and moving
+a damaged one aside. Told apart by what the operating system and the file say, never by an error's words."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import duckdb
+
+from dashboard.errors import BadInputError, SecApiError
+
+
+class StoreBusyError(SecApiError):
+    """Another process holds the store file open for writing (a sync running)."""
+
+    exit_code = 4
+
+
+class StoreReadOnlyError(BadInputError):
+    """The store file (or its directory) cannot be written: nothing is touched (exit 2)."""
+
+
+def held_elsewhere(path: Path) -> bool:
+    """Whether another process holds the store file open for writing (DuckDB keeps a POSIX write lock on
+    it): asked of the operating system, not read from an error message. Call only while this process has
+    no connection to the file (closing a descriptor drops this process's own locks on it)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: DuckDB's own error stands
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.lockf(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def make_private_dir(directory: Path) -> None:
+    """Create `directory` and any missing parents mode 0700 (the cache directory's mode); an existing one
+    keeps its mode."""
+    missing = []
+    for ancestor in (directory, *directory.parents):
+        try:
+            os.lstat(ancestor)
+        except FileNotFoundError:
+            missing.append(ancestor)
+            continue
+        except OSError:
+            pass  # there, but not ours to look into: creating below it says why it cannot be used
+        break
+    for new in reversed(missing):
+        try:
+            new.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        os.chmod(new, 0o700)  # the umask may have taken bits away; this one is ours
+
+
+
+
+def check_writable(path: Path) -> None:
+    """A store that cannot be written is said so, and left as it is (never taken for a damaged one)."""
+    for target in (path, path.parent):
+        if os.path.exists(target) and not os.access(target, os.W_OK):
+            raise StoreReadOnlyError(f"the market store {path} cannot be written ({target} is read-only); "
+                                     "nothing was changed: give a writable --cache-dir")
+
+
+def schema_problem(con: duckdb.DuckDBPyConnection, tables: dict[str, list[str]], version: int) -> str | None:
+    """Why a store file is not this version's (one line), or None: a new file, or this version's `tables`
+    (name -> columns in order) under schema `version`."""
+    found = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
+                                       "WHERE table_schema = 'main'").fetchall()}
+    if not found:
+        return None
+    written = None
+    if "info" in found:
+        row = con.execute("SELECT value FROM info WHERE name = 'schema_version'").fetchone()
+        written = row[0] if row else None
+    if written != str(version):
+        return (f"it was written by another version of this program (store schema {written or 'unknown'}, "
+                f"this version's is {version})")
+    columns: dict[str, list[str]] = {}
+    for table, column in con.execute("SELECT table_name, column_name FROM information_schema.columns "
+                                     "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position").fetchall():
+        columns.setdefault(table, []).append(column)
+    for table, expected in tables.items():
+        if table in columns and columns[table] != expected:
+            return f"its {table} table is not this version's (store schema {written})"
+    return None
+
+
+def move_aside(path: Path) -> Path:
+    """Rename the store file (and its write-ahead log) to NAME.corrupt-STAMP; where it went."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 1
+    while aside.exists():
+        aside = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+        n += 1
+    path.replace(aside)
+    wal = path.with_name(path.name + ".wal")
+    if wal.exists():
+        wal.replace(aside.with_name(aside.name + ".wal"))
+    return aside

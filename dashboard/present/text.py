@@ -1,13 +1,14 @@
 """Text for people, shared by the dashboard and the reports: values with units, names instead of
 codes, the missing-value mark, and escaping. No Panel here: reports and notebooks use it too.
 
-Everything the service sends is untrusted text: it reaches HTML only through `esc` (or a template
-with autoescape), never as markup.
+Everything the service sends is untrusted text. HTML is `markupsafe.Markup` (what Jinja2 uses):
+the helpers here return Markup, and escape whatever else they are given, so a plain `str` (service
+text, or HTML written with an f-string) is always escaped and only Markup is trusted. Build HTML
+with `Markup("...{}...").format(value)`, which escapes the values.
 """
 
 from __future__ import annotations
 
-import html
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -15,6 +16,7 @@ from datetime import date, datetime
 from typing import Any
 
 import pandas as pd
+from markupsafe import Markup, escape
 
 from dashboard.records.labels import (ASSET_TYPE, FUND_STATUS, asset_class_english, normalise_code, normalise_fund_status,
                                       policy_type_english)
@@ -40,31 +42,31 @@ def text(value: Any, missing: str = DASH) -> str:
     return missing if is_missing(value) else str(value)
 
 
-def esc(value: Any, missing: str = DASH) -> str:
+def esc(value: Any, missing: str = DASH) -> Markup:
     """Service text as HTML text: escaped, line breaks kept, placeholders as a dash."""
     if is_missing(value):
-        return html.escape(missing)
-    return html.escape(str(value), quote=True).replace("\n", "<br>")
+        return escape(missing)
+    return Markup("<br>").join(escape(str(value)).split("\n"))
 
 
-NOT_PUBLISHED_HTML = '<span class="sd-muted">not published by the current service</span>'
+NOT_PUBLISHED_HTML = Markup('<span class="sd-muted">not published by the current service</span>')
 
 
-def published(record: Any, field: str, rendered: str) -> str:
+def published(record: Any, field: str, rendered: Any) -> Markup:
     """`rendered`, or the note that the answering service does not publish this field at all."""
     from dashboard.records.successor import not_published
 
-    return NOT_PUBLISHED_HTML if not_published(record, field) else rendered
+    return NOT_PUBLISHED_HTML if not_published(record, field) else escape(rendered)
 
 
-def company_text(record: Any, id_field: str = "unique_id", name_field: str = "comp_name_en") -> str:
+def company_text(record: Any, id_field: str = "unique_id", name_field: str = "comp_name_en") -> Markup:
     """A company as its name with the identifier after it; the bare identifier only when no name is known."""
     if not isinstance(record, dict):
         return esc(None)
     ident, name = record.get(id_field), record.get(name_field)
     if is_missing(name):
         return esc(ident)
-    return f'{esc(name)} <span class="sd-muted">({esc(ident)})</span>' if not is_missing(ident) else esc(name)
+    return Markup('{} <span class="sd-muted">({})</span>').format(esc(name), esc(ident)) if not is_missing(ident) else esc(name)
 
 
 def safe_url(value: Any) -> str | None:
@@ -75,11 +77,11 @@ def safe_url(value: Any) -> str | None:
     return text if re.match(r"^https?://[^\s<>\"']+$", text, re.I) else None
 
 
-def link(value: Any, label: str) -> str:
+def link(value: Any, label: str) -> Markup:
     url = safe_url(value)
     if url is None:
-        return f'<span class="sd-muted">{esc(value, "not published")}</span>'
-    return f'<a href="{html.escape(url, quote=True)}" target="_blank" rel="noopener noreferrer">{html.escape(label)}</a>'
+        return Markup('<span class="sd-muted">{}</span>').format(esc(value, "not published"))
+    return Markup('<a href="{}" target="_blank" rel="noopener noreferrer">{}</a>').format(url, label)
 
 
 def _number(value: Any) -> float | None:
@@ -253,25 +255,26 @@ def latest_update(*sources: Any) -> str | None:
     return max(stamps) if stamps else None
 
 
-def kv_table(rows: Iterable[tuple[str, str]]) -> str:
-    """A two-column table; labels are the dashboard's own text, values already escaped HTML."""
-    body = "".join(f"<tr><th>{html.escape(label)}</th><td>{value}</td></tr>" for label, value in rows)
-    return f'<table class="sd-kv">{body}</table>'
+def kv_table(rows: Iterable[tuple[str, Any]]) -> Markup:
+    """A two-column table of our labels and values; a value that is not Markup is escaped."""
+    body = Markup("").join(Markup("<tr><th>{}</th><td>{}</td></tr>").format(label, value) for label, value in rows)
+    return Markup('<table class="sd-kv">{}</table>').format(body)
 
 
-def card(title: str, body_html: str) -> str:
-    return f'<div class="sd-card"><h3>{html.escape(title)}</h3>{body_html}</div>'
+def card(title: str, body: Any) -> Markup:
+    """A titled card; a body that is not Markup is escaped."""
+    return Markup('<div class="sd-card"><h3>{}</h3>{}</div>').format(title, body)
 
 
-def pill(text: Any, tone: str = "") -> str:
+def pill(text: Any, tone: str = "") -> Markup:
     tone_class = f" sd-{tone}" if tone else ""
-    return f'<span class="sd-pill{tone_class}">{esc(text)}</span>'
+    return Markup('<span class="sd-pill{}">{}</span>').format(tone_class, esc(text))
 
 
-def empty_html(message: str, error: bool = False) -> str:
+def empty_html(message: str, error: bool = False) -> Markup:
     kind = " sd-error" if error else ""
-    role = ' role="alert"' if error else ""
-    return f'<div class="sd-empty{kind}"{role}>{esc(message)}</div>'
+    role = Markup(' role="alert"') if error else ""
+    return Markup('<div class="sd-empty{}"{}>{}</div>').format(kind, role, esc(message))
 
 
 STATUS_TONES = {"RG": "good", "SE": "", "EX": "warn", "CA": "bad", "LI": "bad"}

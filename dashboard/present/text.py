@@ -9,7 +9,6 @@ with `Markup("...{}...").format(value)`, which escapes the values.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
@@ -18,6 +17,7 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup, escape
 
+from dashboard.records.values import to_number
 from dashboard.records.labels import (ASSET_TYPE, FUND_STATUS, asset_class_english, normalise_code, normalise_fund_status,
                                       policy_type_english)
 
@@ -84,52 +84,75 @@ def link(value: Any, label: str) -> Markup:
     return Markup('<a href="{}" target="_blank" rel="noopener noreferrer">{}</a>').format(url, label)
 
 
-def _number(value: Any) -> float | None:
-    if is_missing(value):
+def number(value: Any) -> float | None:
+    """The one reading of a number from the service or a person: a JSON number, or numeric text with
+    a comma as the thousands separator and a point for decimals ("1,234.5", " 1.605 ", "๑๒"); None
+    for missing, placeholder ("-") or other text, NaN and infinities (`records.values.to_number`)."""
+    if isinstance(value, bool):
         return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
+    if not isinstance(value, (str, int, float)) and is_missing(value):
         return None
-    return None if math.isnan(number) or math.isinf(number) else number
+    found = to_number(value)
+    return None if found is None else float(found)
+
+
+def typed_number(typed: str | None) -> float | None:
+    """A number a person typed in a box or on the command line ("1.5", "1,234.5", "-3 %"); None when
+    the box is empty; ValueError (with a one-line message) when it is not a number. A comma is a
+    thousands separator here as everywhere: "1,5" is refused, not read as 1.5."""
+    text = (typed or "").strip()
+    if not text:
+        return None
+    found = number(text[:-1].rstrip() if text.endswith("%") else text)
+    if found is None:
+        raise ValueError(f"{typed!r} is not a number: type one such as 1.5 or 1,234.5")
+    return found
 
 
 def fmt_number(value: Any, digits: int = 2, *, suffix: str = "") -> str:
     """A number with thousands separators; the mark when missing or not a number."""
-    number = _number(value)
-    return DASH if number is None else f"{number:,.{digits}f}{suffix}"
+    found = number(value)
+    return DASH if found is None else f"{found:,.{digits}f}{suffix}"
 
 
-def fmt_percent(value: Any, digits: int = 2, signed: bool = False) -> str:
-    """"1.23 %"; "+1.23 %" when signed; the mark when missing or not a number."""
-    if signed:
-        return fmt_signed(value, digits, suffix=" %")
-    return fmt_number(value, digits, suffix=" %")
+def fmt_percent(value: Any, digits: int = 2, signed: bool = False, *, up_to: int | None = None, sign: str = " %",
+                missing: str = DASH) -> str:
+    """The one percent formatter: "1.23 %"; "+1.23 %" when signed; with `up_to`, the decimals the value
+    has, from `digits` up to `up_to` ("24.30435", "65.48"); `sign=""` for a column already headed in
+    percent; `missing` when missing or not a number."""
+    found = number(value)
+    if found is None:
+        return missing
+    if up_to is not None:
+        whole, _, decimals = f"{found:{'+' if signed else ''},.{up_to}f}".partition(".")
+        decimals = decimals.rstrip("0").ljust(digits, "0")
+        return (f"{whole}.{decimals}" if decimals else whole) + sign
+    return f"{found:{'+' if signed else ''},.{digits}f}{sign}"
 
 
 def fmt_signed(value: Any, digits: int = 2, suffix: str = "") -> str:
     """A change with its sign: "+0.125", "-1.50 %"."""
-    number = _number(value)
-    return DASH if number is None else f"{number:+,.{digits}f}{suffix}"
+    found = number(value)
+    return DASH if found is None else f"{found:+,.{digits}f}{suffix}"
 
 
 BAHT_UNITS = {"บาท", "thb", "baht", "฿"}
 
 
 def fmt_baht(value: Any, digits: int = 2) -> str:
-    number = _number(value)
-    return DASH if number is None else f"{number:,.{digits}f} baht"
+    found = number(value)
+    return DASH if found is None else f"{found:,.{digits}f} baht"
 
 
 def fmt_amount(value: Any, unit: Any = None, digits: int = 2) -> str:
     """A number with the unit the service gave ("บาท", "THB", "units"); baht when it says so."""
-    number = _number(value)
-    if number is None:
+    found = number(value)
+    if found is None:
         return DASH
     unit_text = "" if is_missing(unit) else str(unit).strip()
     if unit_text.casefold() in BAHT_UNITS:
-        return fmt_baht(number, digits)
-    text = f"{number:,.{digits}f}"
+        return fmt_baht(found, digits)
+    text = f"{found:,.{digits}f}"
     return f"{text} {unit_text}" if unit_text else text
 
 

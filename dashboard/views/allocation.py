@@ -8,7 +8,7 @@ from dashboard.models.dashboard_state import DashboardState
 from dashboard.models.fund import fund_label
 from dashboard.present import charts
 from dashboard.views.common import TabView, chart_pane, data_table, failed_part_html, html_pane, section_title, stale_badge
-from dashboard.present.text import display_frame, empty_html, asset_name_text
+from dashboard.present.text import asset_name_text, display_frame, empty_html, fmt_percent
 
 TITLES = {"asset_seq": "#", "asset_name": "Asset", "asset_ratio": "% of NAV"}
 BASKET_TITLES = {"fund": "Fund", "asset_name": "Asset", "asset_ratio": "% of NAV"}
@@ -86,7 +86,7 @@ class AllocationView(TabView):
                 self.note.object = empty_html("The service publishes no asset allocation for this fund.") if state.fund else ""
             else:
                 total = allocation["asset_ratio"].sum()
-                self.note.object = f'<span class="sd-muted">Shares of NAV as published; they add up to {total:,.2f} %.</span>'
+                self.note.object = f'<span class="sd-muted">Shares of NAV as published; they add up to {fmt_percent(total)}.</span>'
             self._donut.object = charts.allocation_donut(allocation, title=f"Asset allocation, {name}" if name else "Asset allocation")
         basket = state.basket
         frame = basket.allocation_frame()

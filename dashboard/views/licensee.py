@@ -3,11 +3,11 @@ an enforcement case (E19) and an investor-alert case (E20)."""
 
 from __future__ import annotations
 
-import html
 
 import panel as pn
 import panel_material_ui as pmui
 import param
+from markupsafe import Markup
 
 from dashboard.errors import SecApiError
 from dashboard.models.licensee import LicenceCheck
@@ -68,42 +68,46 @@ UNKNOWN_TYPE = "Kind of action not stated: every meaning is shown"
 ACTION_TYPES = {UNKNOWN_TYPE: 0, **{f"Type {n}": n for n in range(1, 6)}}
 
 
-def _meanings(table: dict[int, tuple[str, str]], action_type: int) -> str:
+_THAI_TEXT = Markup('<span class="sd-text" lang="th">{}</span>')
+
+
+def _meanings(table: dict[int, tuple[str, str]], action_type: int) -> Markup:
     if action_type:
-        return f'<span class="sd-muted">{html.escape(table[action_type][1])}</span>'
-    items = "".join(f"<li>{n}: {html.escape(en)}</li>" for n, (_th, en) in table.items())
-    return f'<details><summary class="sd-muted">meaning by action type</summary><ul>{items}</ul></details>'
+        return Markup('<span class="sd-muted">{}</span>').format(table[action_type][1])
+    items = Markup("").join(Markup("<li>{}: {}</li>").format(n, en) for n, (_th, en) in table.items())
+    return Markup('<details><summary class="sd-muted">meaning by action type</summary><ul>{}</ul></details>').format(items)
 
 
 def enforcement_html(record: dict | None, action_type: int = 0) -> str:
     """An enforcement record (E19) with what each field means for the action type (spec numbering)."""
     if not record:
         return ""
+    br = Markup("<br>")
     rows = [
-        ("Section or law", f'<span class="sd-text" lang="th">{esc(record.get("enforcement_relevant_section_law"))}</span>'),
-        ("Summary of facts", f'<span class="sd-text" lang="th">{esc(record.get("enforcement_summarized_facts"))}</span>'),
-        ("Date", f'{esc(fmt_date(record.get("enforcement_date")))}<br>{_meanings(ENFORCEMENT_DATE_MEANING, action_type)}'),
-        ("Details", f'<span class="sd-text" lang="th">{esc(record.get("enforcement_details"))}</span><br>'
-                    f"{_meanings(ENFORCEMENT_DETAILS_MEANING, action_type)}"),
-        ("Remark", f'<span class="sd-text" lang="th">{esc(record.get("enforcement_remark"))}</span><br>'
-                   f"{_meanings(ENFORCEMENT_REMARK_MEANING, action_type)}"),
+        ("Section or law", _THAI_TEXT.format(esc(record.get("enforcement_relevant_section_law")))),
+        ("Summary of facts", _THAI_TEXT.format(esc(record.get("enforcement_summarized_facts")))),
+        ("Date", esc(fmt_date(record.get("enforcement_date"))) + br + _meanings(ENFORCEMENT_DATE_MEANING, action_type)),
+        ("Details", _THAI_TEXT.format(esc(record.get("enforcement_details"))) + br
+         + _meanings(ENFORCEMENT_DETAILS_MEANING, action_type)),
+        ("Remark", _THAI_TEXT.format(esc(record.get("enforcement_remark"))) + br
+         + _meanings(ENFORCEMENT_REMARK_MEANING, action_type)),
         ("Last updated", esc(fmt_date(record.get("last_upd_date")))),
     ]
-    note = ('<p class="sd-muted">The kind of action decides what the date and the details mean; the date and the '
-            "details number the kinds differently (3 and 4 swap), and each is read with its own list.</p>")
-    return kv_table(rows) + note
+    note = Markup('<p class="sd-muted">The kind of action decides what the date and the details mean; the date and the '
+                  "details number the kinds differently (3 and 4 swap), and each is read with its own list.</p>")
+    return str(kv_table(rows) + note)
 
 
 def alert_html(record: dict | None) -> str:
     if not record:
         return ""
-    return kv_table([
+    return str(kv_table([
         ("Case", esc(record.get("case_id"))),
         ("Sequence", esc(record.get("seq_no"))),
-        ("Act (Thai)", f'<span class="sd-text" lang="th">{esc(record.get("license_th"))}</span>'),
-        ("Act (English)", f'<span class="sd-text">{esc(record.get("license_en"))}</span>'),
+        ("Act (Thai)", _THAI_TEXT.format(esc(record.get("license_th")))),
+        ("Act (English)", Markup('<span class="sd-text">{}</span>').format(esc(record.get("license_en")))),
         ("Last updated", esc(fmt_date(record.get("last_upd_date")))),
-    ])
+    ]))
 
 
 class LicenseeView(pn.viewable.Viewer):

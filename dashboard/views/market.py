@@ -18,7 +18,8 @@ import param
 from dashboard.errors import SecApiError
 from dashboard.market.screen import MarketScreen
 from dashboard.present import charts
-from dashboard.present.text import display_frame, empty_html, esc, fmt_datetime, fmt_percent, policy_type_text, status_text
+from dashboard.present.text import (display_frame, empty_html, esc, fmt_datetime, fmt_percent, policy_type_text, status_text,
+                                    typed_number)
 from dashboard.records.labels import FUND_STATUS, RISK_LEVEL
 from dashboard.views.common import (TabView, chart_pane, data_table, html_pane, notify_error, notify_warning,
                                     progress_value, section_title, text_box)
@@ -117,9 +118,9 @@ def no_store_html(market: MarketScreen, demo: bool) -> str:
 
 
 def number_or_none(text: str) -> float | None:
-    """A number typed in a box ("1.5", "1,5", " -3 %"); None when empty; ValueError when it is not a number."""
-    cleaned = (text or "").replace("%", "").replace(",", ".").strip()
-    return float(cleaned) if cleaned else None
+    """A number typed in a box ("1.5", "1,234.5", " -3 %"): `present.text.typed_number`, the command
+    line's reading too; None when empty; ValueError when it is not a number."""
+    return typed_number(text)
 
 
 def _number_text(value: float | None) -> str:

@@ -19,7 +19,6 @@ TITLES = {"fund": "Fund", "class_abbr_name": "Class", "fee_type_en": "Fee type",
           "actual_value_unit": "Charge unit", "fee_other_desc": "Remark", "rate_num": "Ceiling, figure",
           "actual_value_num": "Charged, figure"}
 ALL_TYPES = "All fee types"
-PREFERRED_TYPES = ("Management Fee", "Total Expense")
 
 
 class FeesView(TabView):
@@ -62,13 +61,12 @@ class FeesView(TabView):
         return self._layout
 
     def _sync_types(self, *_):
-        types = self.state.basket.fee_types()
-        objects = [ALL_TYPES, *types]
+        basket = self.state.basket
+        objects = [ALL_TYPES, *basket.fee_types()]
         current = self.fee_type
-        if current not in objects:
-            current = next((t for t in PREFERRED_TYPES if t in types), ALL_TYPES)
-        elif current == ALL_TYPES and list(self.param.fee_type.objects) == [ALL_TYPES]:
-            current = next((t for t in PREFERRED_TYPES if t in types), ALL_TYPES)
+        first_choice = current == ALL_TYPES and list(self.param.fee_type.objects) == [ALL_TYPES]
+        if current not in objects or first_choice:
+            current = basket.preferred_fee_type() or ALL_TYPES
         self.param.fee_type.objects = objects
         self.fee_type = current
 

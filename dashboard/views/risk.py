@@ -64,9 +64,7 @@ class RiskView(TabView):
         self.table.set_frame(table_frame(risk))
         note = basket_state_html(state)
         if note is None:
-            failed = basket.failed_part("suitability")
-            no_level = risk["risk_rank"].isna() & ~risk["proj_id"].isin(failed)
-            unpublished = risk.loc[no_level, "fund"].astype(str).tolist() if basket.loaded else []
+            unpublished = basket.without_risk_level()
             notes = [failed_part_html(basket, "suitability", "Risk levels")]
             if unpublished:
                 notes.append(empty_html(f"No risk level published for: {', '.join(map(str, unpublished))}."))

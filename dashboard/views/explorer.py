@@ -147,17 +147,7 @@ class FundExplorer(pn.viewable.Viewer):
         state.search.param.watch(self._show_results, ["results", "classes", "message"])
         state.param.watch(self._show_results, ["search_error", "fund"])
 
-        # The button says what it will do for the selected fund, and is off while none is selected.
-        self._basket_button = pmui.Button(label=self._basket_label(), disabled=not state.fund,
-                                          variant="outlined", icon="playlist_add", margin=(4, 8))
-        self._basket_button.on_click(self._toggle_basket)
-        # Label and state change in one update: two separate bindings raced in the browser and could
-        # leave the button disabled with a fund selected (seen about one run in three).
-        state.basket.param.watch(self._sync_basket_button, "proj_ids")
-        state.param.watch(self._sync_basket_button, "fund")
-        self._company_button = pmui.Button(label="All funds of this company", variant="text", icon="apartment",
-                                           margin=(4, 8))
-        self._company_button.on_click(self._company_funds)
+        self._build_fund_buttons()
         self.overview = html_pane(pn.bind(self._overview_html, state.factsheet.param.loaded_at, state.param.fund,
                                           state.param.fund_error, state.basket.param.proj_ids),
                                   name="fund-overview", css_classes=["sd-overview"])
@@ -188,6 +178,21 @@ class FundExplorer(pn.viewable.Viewer):
                       min_height=200),
             sizing_mode="stretch_width")
         self._show_results()
+
+    def _build_fund_buttons(self) -> None:
+        """The selected fund's buttons: the basket toggle and the company's funds."""
+        state = self.state
+        # The button says what it will do for the selected fund, and is off while none is selected.
+        self._basket_button = pmui.Button(label=self._basket_label(), disabled=not state.fund,
+                                          variant="outlined", icon="playlist_add", margin=(4, 8))
+        self._basket_button.on_click(self._toggle_basket)
+        # Label and state change in one update: two separate bindings raced in the browser and could
+        # leave the button disabled with a fund selected (seen about one run in three).
+        state.basket.param.watch(self._sync_basket_button, "proj_ids")
+        state.param.watch(self._sync_basket_button, "fund")
+        self._company_button = pmui.Button(label="All funds of this company", variant="text", icon="apartment",
+                                           margin=(4, 8))
+        self._company_button.on_click(self._company_funds)
 
     def complete(self) -> None:
         """Lay out what a deferred view left out (the unit-class matches and the fund's buttons), and

@@ -145,8 +145,40 @@ class MarketView(TabView):
         super().__init__(**params)
         market = self.market
         self.param.update(max_fee_text=_number_text(market.max_fee), min_return_text=_number_text(market.min_return_1y))
+        self._build_sync()
+        self._build_screener()
+        self._build_market_whole()
+        self._content = pn.Column(
+            section_title("Find funds"),
+            self.filters,
+            pn.FlexBox(self.add_button, self.download, sizing_mode="stretch_width"),
+            self.results,
+            pn.pane.Markdown("Total annual fee: as actually charged (first unit class), never a prospectus "
+                             "ceiling. Tick funds to add them to the comparison basket.", margin=(0, 10)),
+            section_title("The market's risk spectrum"),
+            # Each chart in a column of its own: a redrawn chart replaces its plot in that column only, and
+            # the Material components after it in the tab's column were drawn again unstyled otherwise.
+            pn.Column(self._spectrum, sizing_mode="stretch_width"),
+            section_title("Fees by policy type"),
+            self.fee_note,
+            pn.Column(self._fees, sizing_mode="stretch_width"),
+            section_title("Most-held securities"),
+            self.most_held,
+            section_title("Who holds this"),
+            pn.FlexBox(self.security_box, self.find_button, sizing_mode="stretch_width"),
+            self.holders_note,
+            self.holders,
+            sizing_mode="stretch_width", loading=market.param.loading)
+        self._layout = pn.Column(pn.Row(section_title("The whole market"), sizing_mode="stretch_width"),
+                                 self.status, self._sync_progress, self._sync_message, self._empty, self._content,
+                                 sizing_mode="stretch_width")
+        self._watch()
+        self.render()
+
+    def _build_sync(self) -> None:
+        """The status line and what shows while there is no snapshot yet (the demo's sync button)."""
+        market = self.market
         self.status = html_pane("", name="market-status")
-        # ---- no snapshot yet
         self.sync_button = pmui.Button(label="Make the demo market snapshot", icon="sync", variant="contained",
                                        visible=self.demo, margin=(4, 8), name="market-sync")
         self.sync_button.on_click(self.sync)
@@ -157,7 +189,10 @@ class MarketView(TabView):
                                                market.param.sync_message), visible=market.param.syncing,
                                        name="market-sync-message")
         self._empty = pn.Column(html_pane("", name="market-empty"), self.sync_button, sizing_mode="stretch_width")
-        # ---- the screener
+
+    def _build_screener(self) -> None:
+        """The screener's filters, its results table and their buttons."""
+        market = self.market
         self.filters = pn.FlexBox(
             # Enter commits a box's text; the change runs the screener (a watcher), so Enter does nothing more.
             text_box(market.param.company, _commit_only, label="Company (identifier)", width=200),
@@ -187,7 +222,10 @@ class MarketView(TabView):
         self.download = pmui.FileDownload(callback=self.results_csv, filename="market-screen.csv",
                                           label="Download the results (CSV)", icon="download", variant="text",
                                           margin=(4, 8), name="market-download")
-        # ---- the market seen whole
+
+    def _build_market_whole(self) -> None:
+        """The market seen whole: risk spectrum, fees by policy type, most-held securities and their holders."""
+        market = self.market
         self._spectrum = chart_pane("market-spectrum")
         self._fees = chart_pane("market-fees")
         self.fee_note = html_pane("", name="market-fee-position")
@@ -202,30 +240,9 @@ class MarketView(TabView):
         self.holders_note = html_pane("", name="market-holders-note")
         self.holders = data_table(display_frame(market.holders, HOLDER_COLUMNS), titles=HOLDER_TITLES,
                                   percent=["percent_nav"], baht=["assetliab_value"], page_size=10, name="market-holders")
-        self._content = pn.Column(
-            section_title("Find funds"),
-            self.filters,
-            pn.FlexBox(self.add_button, self.download, sizing_mode="stretch_width"),
-            self.results,
-            pn.pane.Markdown("Total annual fee: as actually charged (first unit class), never a prospectus "
-                             "ceiling. Tick funds to add them to the comparison basket.", margin=(0, 10)),
-            section_title("The market's risk spectrum"),
-            # Each chart in a column of its own: a redrawn chart replaces its plot in that column only, and
-            # the Material components after it in the tab's column were drawn again unstyled otherwise.
-            pn.Column(self._spectrum, sizing_mode="stretch_width"),
-            section_title("Fees by policy type"),
-            self.fee_note,
-            pn.Column(self._fees, sizing_mode="stretch_width"),
-            section_title("Most-held securities"),
-            self.most_held,
-            section_title("Who holds this"),
-            pn.FlexBox(self.security_box, self.find_button, sizing_mode="stretch_width"),
-            self.holders_note,
-            self.holders,
-            sizing_mode="stretch_width", loading=market.param.loading)
-        self._layout = pn.Column(pn.Row(section_title("The whole market"), sizing_mode="stretch_width"),
-                                 self.status, self._sync_progress, self._sync_message, self._empty, self._content,
-                                 sizing_mode="stretch_width")
+
+    def _watch(self) -> None:
+        market = self.market
         market.param.watch(self._screen_changed, ["company", "status", "risk", "policy", "tax", "retail_type",
                                                   "max_fee", "min_return_1y", "sort"])
         market.param.watch(self.invalidate, ["results", "has_store", "snapshot_at", "spectrum", "fees",
@@ -239,7 +256,6 @@ class MarketView(TabView):
             # built ahead of a link's visitor, shown on this tab), Panel re-queues a start on every tick.
             poller = pn.state.add_periodic_callback(self.poll, period=POLL_MS, start=False)
             pn.state.onload(poller.start)
-        self.render()
 
     def __panel__(self):
         return self._layout

@@ -123,6 +123,7 @@ class FundExplorer(pn.viewable.Viewer):
     deferred = param.Boolean(default=False, doc="Whether only what the first paint needs (the search, the results "
                              "and the overview) is laid out until `complete()`: set for a page the browser has yet to "
                              "draw, so that it draws the results sooner.")
+    hint = param.String(default="", doc="What the search box needs before a search can run (empty once one runs).")
     text = param.String(default="", doc="The search box: what the next search looks for; the last search run "
                         "once one has run (the state's query, which a shared link carries, changes only then).")
 
@@ -143,7 +144,10 @@ class FundExplorer(pn.viewable.Viewer):
         self._classes.param.watch(self._on_select_class, "selection")
         self._classes_title = pn.pane.Markdown("Unit classes whose abbreviation matches: pick one to open its fund",
                                                margin=(8, 8, 0, 8))
-        self.message = html_pane("")
+        self.message = html_pane(pn.bind(self._message_html, state.param.search_error, state.search.param.message,
+                                         self.param.hint),
+                                 visible=pn.bind(lambda *args: bool(self._message_html(*args)), state.param.search_error,
+                                                 state.search.param.message, self.param.hint))
         state.search.param.watch(self._show_results, ["results", "classes", "message"])
         state.param.watch(self._show_results, ["search_error", "fund"])
 
@@ -232,13 +236,15 @@ class FundExplorer(pn.viewable.Viewer):
         self._results_area.min_height = table_height(len(frame), RESULTS_PAGE)
         self._class_matches.param.update(visible=not classes.empty, min_height=CLASS_MATCHES_TITLE_PX + table_height(
             len(classes), CLASSES_PAGE))
-        if self.state.search_error:
-            self.message.object = empty_html(f"The search failed: {self.state.search_error}", error=True)
-        elif search.message:
-            self.message.object = empty_html(search.message)
-        else:
-            self.message.object = ""
-        self.message.visible = bool(self.message.object)
+
+    @staticmethod
+    def _message_html(search_error: str, message: str, hint: str) -> str:
+        """Why the results are empty: the search box's need, the search's failure or the search's own word."""
+        if hint:
+            return empty_html(hint)
+        if search_error:
+            return empty_html(f"The search failed: {search_error}", error=True)
+        return empty_html(message) if message else ""
 
     def _basket_label(self, *_) -> str:
         return "Remove from basket" if self.state.in_basket() else "Add to basket"
@@ -251,8 +257,9 @@ class FundExplorer(pn.viewable.Viewer):
     async def _on_search(self, *_):
         text = self.text or ""
         if not text.strip():
-            self.message.param.update(object=empty_html("Type part of a fund name or abbreviation."), visible=True)
+            self.hint = "Type part of a fund name or abbreviation."
             return
+        self.hint = ""
         try:
             await self.state.search_funds(text)
         except SecApiError as exc:

@@ -378,7 +378,7 @@ class MarketView(TabView):
         self._empty[0].object = "" if has else no_store_html(market, self.demo)
         self.sync_button.visible = self.demo and not has
         self.sync_button.disabled = market.syncing
-        self.status.object = snapshot_html(market) + (empty_html(market.error, error=True) if market.error else "")
+        self.status.object = "".join([snapshot_html(market), empty_html(market.error, error=True) if market.error else ""])
         self.results.set_frame(results_frame(market.results))
         self._render_market()
         holders = market.holders

@@ -136,10 +136,14 @@ def test_filters_change_the_results(market_view):
 
 def test_the_number_boxes_set_the_number_filters(market_view):
     market = market_view.market
-    market_view.max_fee_text = "1,5 %"
+    market_view.max_fee_text = "1.5 %"
     assert market.max_fee == 1.5
     market_view.max_fee_text = "cheap"  # not a number: a warning, the filter stays
     assert market.max_fee == 1.5
+    market_view.max_fee_text = "1,5"  # a comma separates thousands, as everywhere: refused, not read as 1.5
+    assert market.max_fee == 1.5
+    market_view.max_fee_text = "1,002.5"
+    assert market.max_fee == 1002.5
     market.max_fee = None
     assert market_view.max_fee_text == ""
     market.min_return_1y = -2.0

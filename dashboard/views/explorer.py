@@ -64,7 +64,7 @@ def row_html(row: OverviewRow) -> Markup:
     """One overview value as HTML: service text escaped, a link only to an http(s) address."""
     if row.kind == UNPUBLISHED:
         return _MUTED.format(row.value)
-    if row.kind == LINK:
+    if row.kind == LINK and row.value is not None:
         return link(row.value, "open")
     value = _THAI_TEXT.format(esc(row.value)) if row.kind == THAI and row.value is not None else esc(row.value)
     if row.note:

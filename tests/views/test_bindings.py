@@ -28,19 +28,27 @@ def test_the_results_message_follows_the_state_and_the_search_box():
 def test_tab_notes_and_charts_follow_the_state_by_binding_even_while_hidden():
     """A hidden tab's tables wait for it to be shown (TabView); its notes and charts are bound and follow."""
     import holoviews as hv
+    import panel as pn
 
     from dashboard.views.allocation import AllocationView
     from dashboard.views.fees import FeesView
+    from dashboard.views.holdings import HoldingsView
     from dashboard.views.performance import PerformanceView
     from dashboard.views.risk import RiskView
 
     state = DashboardState()
-    views = [cls(state=state, shown=False) for cls in (RiskView, FeesView, AllocationView, PerformanceView)]
+    views = [cls(state=state, shown=False) for cls in (RiskView, FeesView, AllocationView, PerformanceView,
+                                                                 HoldingsView)]
     state.basket_error = "the service is closed"
     for view in views[:2]:
         assert "The basket could not be loaded: the service is closed" in view.note.object, type(view).__name__
     state.fund, state.fund_error = "M0001_2564", "no such fund"
-    for view in views[2:]:
+    for view in views[2:4]:
         assert "The fund could not be loaded: no such fund" in view.note.object, type(view).__name__
-    for chart in (views[2]._donut.object, views[3]._returns.object, views[3]._volatility.object):
-        assert isinstance(chart, hv.Text) and chart.text == "The fund could not be loaded"
+    assert "The fund could not be loaded: no such fund" in views[4].summary.object
+    fund_charts = {"allocation-donut", "performance-returns", "performance-volatility", "holdings-top", "holdings-heatmap",
+                   "holdings-changes"}
+    panes = [p for view in views[2:] for p in view.__panel__().select(pn.pane.HoloViews) if p.name in fund_charts]
+    assert {p.name for p in panes} == fund_charts
+    for pane in panes:
+        assert isinstance(pane.object, hv.Text) and pane.object.text == "The fund could not be loaded", pane.name

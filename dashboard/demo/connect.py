@@ -8,9 +8,11 @@ from datetime import date
 import httpx
 
 # The client constructors live in dashboard.api.connect; the names stay here for the edges that used them.
-from dashboard.api.connect import client_options, open_async_client, open_client  # noqa: F401
+from dashboard.api.connect import client_options, open_async_client, open_client
 from dashboard.demo.generator import generate_demo_dataset
 from dashboard.demo.simulator import create_app
+
+__all__ = ["client_options", "demo_transport", "open_async_client", "open_client"]
 
 
 def demo_transport(today: date, layout: str) -> httpx.AsyncBaseTransport:

@@ -16,8 +16,8 @@ from typing import Any
 import pandas as pd
 
 from dashboard.models.fund import fund_label, project_term
-from dashboard.present.text import (fmt_amount, fmt_date, fmt_number, fmt_percent, is_missing, policy_type_text, status_text,
-                                    us_investors_text)
+from dashboard.present.text import (STATUS_TONES, fmt_amount, fmt_date, fmt_number, fmt_percent, is_missing,
+                                    policy_type_text, status_text, us_investors_text)
 from dashboard.records.labels import TAX_INCENTIVE
 from dashboard.records.successor import NOT_PUBLISHED_NOTE, not_published
 
@@ -73,9 +73,6 @@ class FundOverview:
     def rows(self) -> list[OverviewRow]:
         """Every row of every section, in order."""
         return [row for section in self.sections for row in section.rows]
-
-
-STATUS_TONES = {"RG": "good", "SE": "", "EX": "warn", "CA": "bad", "LI": "bad"}
 
 
 def _value(value: Any) -> str | None:
@@ -161,24 +158,28 @@ def _risk(suit: dict, errors: Mapping[str, str]) -> OverviewSection:
     ))
 
 
+# Each minimum: our label, the amount's field, its currency's field (or "units") and its note's field.
+MINIMUMS = (
+    ("First purchase", "minimum_sub_ipo", "minimum_sub_ipo_cur", "minimum_sub_ipo_addi_desc"),
+    ("Later purchases", "minimum_sub", "minimum_sub_cur", "minimum_sub_addi_desc"),
+    ("Redemption", "minimum_redempt", "minimum_redempt_cur", "minimum_redempt_addi_desc"),
+    ("Redemption units", "minimum_redempt_unit", "units", "minimum_redempt_unit_addi_desc"),
+    ("Minimum balance", "lowbal_val", "lowbal_val_cur", None),
+    ("Minimum balance units", "lowbal_unit", "units", None),
+)
+
+
 def _minimums(investment: list[dict], errors: Mapping[str, str]) -> OverviewSection:
     rows: list[OverviewRow] = []
     for n, r in enumerate(investment, 1):
         cls = r.get("class_abbr_name")
-        group = f"Class {cls}" if not is_missing(cls) else f"Entry {n} of {len(investment)}" if len(investment) > 1 else None
-
-        def amount(value: str, unit: Any) -> str | None:
-            return None if is_missing(r.get(value)) else fmt_amount(r.get(value), unit)
-
-        rows += [
-            _row("First purchase", amount("minimum_sub_ipo", r.get("minimum_sub_ipo_cur")), note=r.get("minimum_sub_ipo_addi_desc"), group=group),
-            _row("Later purchases", amount("minimum_sub", r.get("minimum_sub_cur")), note=r.get("minimum_sub_addi_desc"), group=group),
-            _row("Redemption", amount("minimum_redempt", r.get("minimum_redempt_cur")), note=r.get("minimum_redempt_addi_desc"), group=group),
-            _row("Redemption units", amount("minimum_redempt_unit", "units"), note=r.get("minimum_redempt_unit_addi_desc"), group=group),
-            _row("Minimum balance", amount("lowbal_val", r.get("lowbal_val_cur")), group=group),
-            _row("Minimum balance units", amount("lowbal_unit", "units"), group=group),
-        ]
-    return OverviewSection("minimums", "Investment minimums", tuple(rows), _empty(errors, "investment", "investment minimums"))
+        group = (f"Class {cls}" if not is_missing(cls) else f"Entry {n} of {len(investment)}" if len(investment) > 1
+                 else None)
+        for label, name, unit, note in MINIMUMS:
+            amount = None if is_missing(r.get(name)) else fmt_amount(r.get(name), unit if unit == "units" else r.get(unit))
+            rows.append(_row(label, amount, note=r.get(note) if note else None, group=group))
+    return OverviewSection("minimums", "Investment minimums", tuple(rows),
+                           _empty(errors, "investment", "investment minimums"))
 
 
 def dealing_period(red: Mapping) -> str | None:

@@ -134,3 +134,13 @@ def test_a_service_string_with_a_script_is_escaped_in_every_output():
     with contextlib.redirect_stdout(out):
         print_factsheet({"proj_id": "M0001_2564", "fund": fund, **parts})
     assert HOSTILE in out.getvalue()  # a terminal shows markup as the text it is
+
+
+def test_minimums_carry_their_currency_and_note():
+    rows = {"class_abbr_name": "A", "minimum_sub_ipo": 1000, "minimum_sub_ipo_cur": "บาท",
+            "minimum_sub_ipo_addi_desc": "ขั้นต่ำ", "minimum_sub": 500, "minimum_redempt_unit": 10, "lowbal_val": None}
+    section = build_overview("M0001_2564", {}, {"investment": [rows]}).section("minimums")
+    shown = {r.label: (r.value, r.note, r.group) for r in section.rows}
+    assert shown["First purchase"] == ("1,000.00 baht", "ขั้นต่ำ", "Class A")
+    assert shown["Later purchases"] == ("500.00", None, "Class A")  # no currency sent: the number alone
+    assert shown["Redemption units"][0] == "10.00 units" and shown["Minimum balance"][0] is None

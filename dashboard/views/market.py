@@ -178,7 +178,11 @@ class MarketView(TabView):
     def _build_sync(self) -> None:
         """The status line and what shows while there is no snapshot yet (the demo's sync button)."""
         market = self.market
-        self.status = html_pane("", name="market-status")
+        # Notes and charts are bound to the model; render() redraws the tables and what is shown (a
+        # Tabulator table is only patched while its view is in the page: see TabView).
+        self.status = html_pane(pn.bind(self._status_html, market.param.has_store, market.param.snapshot_at,
+                                        market.param.results, market.param.error, market.param.syncing),
+                                name="market-status")
         self.sync_button = pmui.Button(label="Make the demo market snapshot", icon="sync", variant="contained",
                                        visible=self.demo, margin=(4, 8), name="market-sync")
         self.sync_button.on_click(self.sync)
@@ -188,7 +192,9 @@ class MarketView(TabView):
         self._sync_message = html_pane(pn.bind(lambda m: f'<span class="sd-muted">{esc(m, "")}</span>',
                                                market.param.sync_message), visible=market.param.syncing,
                                        name="market-sync-message")
-        self._empty = pn.Column(html_pane("", name="market-empty"), self.sync_button, sizing_mode="stretch_width")
+        no_store = html_pane(pn.bind(lambda has: "" if has else no_store_html(market, self.demo), market.param.has_store),
+                             name="market-empty")
+        self._empty = pn.Column(no_store, self.sync_button, sizing_mode="stretch_width")
 
     def _build_screener(self) -> None:
         """The screener's filters, its results table and their buttons."""
@@ -227,8 +233,11 @@ class MarketView(TabView):
         """The market seen whole: risk spectrum, fees by policy type, most-held securities and their holders."""
         market = self.market
         self._spectrum = chart_pane("market-spectrum")
+        self._spectrum.object = pn.bind(self._chart, charts.market_spectrum_bars, market.param.spectrum)
         self._fees = chart_pane("market-fees")
-        self.fee_note = html_pane("", name="market-fee-position")
+        self._fees.object = pn.bind(self._chart, charts.market_fee_ranges, market.param.fees, market.param.fee_position)
+        self.fee_note = html_pane(pn.bind(fee_position_html, market.param.fee_position, self.state.param.fund),
+                                  name="market-fee-position")
         self.most_held = data_table(display_frame(market.most_held, MOST_HELD_COLUMNS), titles=MOST_HELD_TITLES,
                                     percent=["percent_nav_avg"], baht=["total_value"], page_size=10,
                                     selectable=1, name="market-most-held")
@@ -237,7 +246,8 @@ class MarketView(TabView):
                                   placeholder="e.g. PTT or TH0646010015", width=260)
         self.find_button = pmui.Button(label="Who holds this", icon="search", variant="outlined", margin=(12, 8))
         self.find_button.on_click(self._find_holders)
-        self.holders_note = html_pane("", name="market-holders-note")
+        self.holders_note = html_pane(pn.bind(self._holders_html, market.param.holders, market.param.security),
+                                      name="market-holders-note")
         self.holders = data_table(display_frame(market.holders, HOLDER_COLUMNS), titles=HOLDER_TITLES,
                                   percent=["percent_nav"], baht=["assetliab_value"], page_size=10, name="market-holders")
 
@@ -370,32 +380,30 @@ class MarketView(TabView):
 
     # ---- rendering ------------------------------------------------------------------------------
 
+    def _status_html(self, *_) -> str:
+        market = self.market
+        return "".join([snapshot_html(market), empty_html(market.error, error=True) if market.error else ""])
+
+    def _chart(self, draw, *data):
+        if not self.market.has_store:
+            return charts.empty_chart("")
+        return draw(*data)
+
+    def _holders_html(self, holders, security) -> str:
+        if security and holders.empty:
+            return empty_html(f"No fund holds {security} in the latest quarter.")
+        if security:
+            return f'<div class="sd-stat">{len(holders):,} funds hold {esc(security)} in the latest quarter.</div>'
+        return ""
+
     def render(self) -> None:
         market = self.market
         has = market.has_store
         self._empty.visible = not has
         self._content.visible = has
-        self._empty[0].object = "" if has else no_store_html(market, self.demo)
         self.sync_button.visible = self.demo and not has
         self.sync_button.disabled = market.syncing
-        self.status.object = "".join([snapshot_html(market), empty_html(market.error, error=True) if market.error else ""])
         self.results.set_frame(results_frame(market.results))
-        self._render_market()
-        holders = market.holders
-        if market.security and holders.empty:
-            self.holders_note.object = empty_html(f"No fund holds {market.security} in the latest quarter.")
-        elif market.security:
-            self.holders_note.object = (f'<div class="sd-stat">{len(holders):,} funds hold {esc(market.security)} '
-                                        f"in the latest quarter.</div>")
-        else:
-            self.holders_note.object = ""
-        self.holders.set_frame(display_frame(holders, HOLDER_COLUMNS))
-
-    def _render_market(self) -> None:
-        market = self.market
-        if not market.has_store:
-            return
-        self._spectrum.object = charts.market_spectrum_bars(market.spectrum)
-        self._fees.object = charts.market_fee_ranges(market.fees, market.fee_position)
-        self.fee_note.object = fee_position_html(market.fee_position, self.state.fund)
-        self.most_held.set_frame(display_frame(market.most_held, MOST_HELD_COLUMNS))
+        if has:
+            self.most_held.set_frame(display_frame(market.most_held, MOST_HELD_COLUMNS))
+        self.holders.set_frame(display_frame(market.holders, HOLDER_COLUMNS))

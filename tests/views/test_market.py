@@ -217,3 +217,16 @@ def test_holdings_tab_without_a_snapshot_gives_a_one_line_hint(tmp_path):
         app.market.close()
     finally:
         client.close()
+
+
+def test_the_status_follows_the_model_by_binding_even_while_hidden(market_view):
+    market = market_view.market
+    market_view.shown = False  # a hidden tab's tables wait; its notes follow the model
+    try:
+        market.error = "the snapshot could not be read"
+        assert "the snapshot could not be read" in market_view.status.object
+        assert "Market snapshot from" in market_view.status.object  # with the snapshot's line, as text
+    finally:
+        market.error = ""
+        market_view.shown = True
+    assert "could not be read" not in market_view.status.object

@@ -225,7 +225,7 @@ def test_the_status_follows_the_model_by_binding_even_while_hidden(market_view):
     try:
         market.error = "the snapshot could not be read"
         assert "the snapshot could not be read" in market_view.status.object
-        assert "Market snapshot from" in market_view.status.object  # with the snapshot's line, as text
+        assert "<div class=\"sd-stat\">Market snapshot from" in market_view.status.object  # its line stays markup
     finally:
         market.error = ""
         market_view.shown = True

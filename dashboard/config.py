@@ -7,6 +7,7 @@ import os
 import platform
 import re
 import urllib.parse
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -176,6 +177,14 @@ def default_cache_dir() -> Path:
     return base / "sec-dashboard"
 
 
+def _cache_dir(cache_dir: str | Path | None, env: Mapping[str, str]) -> Path:
+    """The cache directory: the one given, else SEC_DASHBOARD_CACHE_DIR, else the user's cache folder."""
+    if cache_dir is not None:
+        return Path(cache_dir).expanduser()
+    override = env.get("SEC_DASHBOARD_CACHE_DIR", "").strip()
+    return Path(override).expanduser() if override else default_cache_dir()
+
+
 @dataclass(frozen=True, repr=False)
 class ApiSettings:
     """Connection settings, from parameters or the environment.
@@ -248,18 +257,13 @@ class ApiSettings:
                 demo = True
         if base:
             check_base_url(base)
-        if cache_dir is None:
-            override = env.get("SEC_DASHBOARD_CACHE_DIR", "").strip()
-            cache = Path(override).expanduser() if override else default_cache_dir()
-        else:
-            cache = Path(cache_dir).expanduser()
         return cls(
             base_url=(DEMO_BASE_URL if demo else (base or PRODUCTION_BASE_URL)).rstrip("/"),
             api_key=key,
             fund_api_key=fund_key,
             license_api_key=lic_key,
             demo=bool(demo),
-            cache_dir=cache,
+            cache_dir=_cache_dir(cache_dir, env),
             use_cache=use_cache,
             layout=chosen_layout,
             secondary_key=second_key,

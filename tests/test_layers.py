@@ -34,3 +34,54 @@ def test_an_upward_import_breaks_the_contract(tmp_path):
     result = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300,
                             env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert result.returncode != 0 and "dashboard.api.upward" in result.stdout
+
+
+# The serving layer: the only modules that may import Bokeh's server or Tornado. (dashboard.server is
+# the package they move into; app.py still starts the server itself.)
+SERVING = ("dashboard.server", "dashboard.renewal", "dashboard.spare_sessions", "dashboard.session_tokens",
+           "dashboard.heap", "dashboard.views.delivery", "dashboard.app")
+SERVER_LIBRARIES = ("bokeh.server", "tornado")
+
+
+def _imports(path: Path) -> list[str]:
+    import ast
+
+    names = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.append(node.module)
+    return names
+
+
+def _module_name(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
+def test_only_the_serving_layer_imports_bokeh_server_or_tornado():
+    """import-linter forbids only whole libraries (not bokeh.server), so this reads the imports itself."""
+    found, serving = {}, []
+    for path in sorted((ROOT / "dashboard").rglob("*.py")):
+        module = _module_name(path)
+        names = [name for name in _imports(path)
+                 if any(name == lib or name.startswith(lib + ".") for lib in SERVER_LIBRARIES)]
+        if names and not any(module == s or module.startswith(s + ".") for s in SERVING):
+            found[module] = names
+        elif names:
+            serving.append(module)
+    assert not found, found
+    assert serving, "no module imports the server libraries: the check reads no imports"
+
+
+def test_the_demo_is_loaded_only_in_demo_mode():
+    script = ("import sys\n"
+              "from dashboard.config import ApiSettings\n"
+              "from dashboard.models.source import default_client\n"
+              "default_client(ApiSettings.from_env(base_url='http://127.0.0.1:9', environ={'SEC_API_KEY': 'k'}))\n"
+              "print(sorted(m for m in sys.modules if m.startswith('dashboard.demo')))\n"
+              "default_client(ApiSettings.from_env(demo=True, environ={}))\n"
+              "print('dashboard.demo.simulator' in sys.modules)\n")
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split("\n")[:2] == ["[]", "True"], result.stdout

@@ -37,7 +37,7 @@ async def diagnose(settings: ApiSettings, *, connect: Callable[..., AsyncSecClie
                    **client_options: Any) -> dict:
     """The doctor's findings: base_url, layout, fund_key, licence_key, latency_ms (+ notes).
 
-    `connect` builds the client (`dashboard.demo.connect.open_async_client` where demo settings may come).
+    `connect` builds the client (`dashboard.api.connect.open_async_client` where demo settings may come).
     """
     settings = dataclasses.replace(settings, use_cache=False)  # a key check must reach the service
     report: dict[str, Any] = {"base_url": settings.source_label, "layout": None, "fund_key": None,

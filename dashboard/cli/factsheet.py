@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dashboard.cli.output import FIELD_WIDTH, print_fields
+from dashboard.cli.output import FIELD_WIDTH
 from dashboard.cli.terminal import MONEY_FIELDS, PERCENT_FIELDS, baht, cell, out, percent, plain, table_lines, terminal_text
-from dashboard.records.successor import NOT_PUBLISHED_NOTE, not_published
+from dashboard.present.overview import FundOverview, build_overview
 
 
 def _section(title: str) -> None:
@@ -14,10 +14,12 @@ def _section(title: str) -> None:
     out(title.upper())
 
 
-def _line(label: str, value: object, *, record: object = None, field: str = "") -> None:
-    text = NOT_PUBLISHED_NOTE if field and not_published(record, field) else value
-    text = terminal_text(cell(field, text) if not isinstance(text, str) else text, single_line=True, limit=FIELD_WIDTH)
-    out(f"  {label:<22}{text or '-'}")
+LABEL_WIDTH = 24
+
+
+def _line(label: str, value: object) -> None:
+    """One labelled value on one line, cut to FIELD_WIDTH characters (`--json` keeps the whole text)."""
+    out(f"  {label:<{LABEL_WIDTH}}{terminal_text(value, single_line=True, limit=FIELD_WIDTH) or '-'}")
 
 
 def _table(records: list, columns: Sequence[str], headers: Sequence[str], **formatters) -> None:
@@ -27,53 +29,30 @@ def _table(records: list, columns: Sequence[str], headers: Sequence[str], **form
         out(f"  {line}")
 
 
-def _labelled(record: dict | None, field: str) -> str:
-    """A coded value as its English meaning with the code beside it."""
-    record = record or {}
-    code, label = record.get(field), record.get(f"{field}_label_en")
-    if label and code not in (None, "") and str(code) != str(label):
-        return f"{plain(label)} ({plain(code)})"
-    return plain(label or code)
-
-
 def _class_name(record: dict) -> str:
     return plain(record.get("class_abbr_name")) or "whole fund"
 
 
+def print_overview(overview: FundOverview) -> None:
+    """The overview's sections as labelled lines: the same labels and values as the dashboard and the report."""
+    _section("fund")
+    _line("fund", " ".join(p for p in (overview.title, overview.name_en) if p))
+    _line("Thai name", overview.name_th)
+    for section in overview.sections:
+        _section(section.title)
+        if not section.rows:
+            out(f"  {section.empty}")
+        group = None
+        for row in section.rows:
+            if row.group != group:
+                group = row.group
+                out(f"  {group}:")
+            _line(row.label, row.text)
+
+
 def print_factsheet(data: dict, unpublished: dict[str, list[str]] | None = None) -> None:
     """The factsheet as readable sections; what the answering service does not publish is said so."""
-    unpublished = unpublished or {}
-    fund = data.get("fund") or {}
-    _section("fund")
-    _line("fund", " ".join(plain(fund.get(k)) for k in ("proj_abbr_name", "proj_name_en") if fund.get(k))
-          or data["proj_id"])
-    _line("Thai name", fund.get("proj_name_th"))
-    _line("project id", data["proj_id"])
-    company = fund.get("comp_name_en") or fund.get("comp_name_th")
-    _line("company", f"{plain(company)} ({plain(fund.get('unique_id'))})" if company else fund.get("unique_id"))
-    _line("status", _labelled(fund, "fund_status"))
-    _line("registered", " ".join(plain(fund.get(k)) for k in ("regis_date", "regis_id") if fund.get(k)))
-    if fund.get("cancel_date"):
-        _line("cancelled", fund.get("cancel_date"))
-    _line("invests abroad", _labelled(fund, "invest_country_flage"))
-    project = data.get("project_type") or {}
-    _line("offered to", _labelled(project, "proj_retail_type"))
-    _line("term", _labelled(project, "proj_term_flag"))
-    if fund.get("tax_incentives"):
-        _line("tax incentive", fund.get("tax_incentives"))
-    _line("US investors", fund.get("permit_us_investment"), record=fund, field="permit_us_investment")
-    classes = data.get("classes") or []
-    if classes:
-        _line("unit classes", ", ".join(plain(c.get("class_abbr_name")) for c in classes))
-
-    suit = data.get("suitability") or {}
-    _section("risk")
-    _line("risk level", f"{plain(suit.get('risk_level_label'))} ({plain(suit.get('risk_spectrum'))})"
-          if suit.get("risk_level_label") else suit.get("risk_spectrum"))
-    _line("risk", suit.get("risk_spectrum_desc"))
-    for field, label in (("fund_suitable_desc", "suits"), ("fund_not_suitable_desc", "does not suit"),
-                         ("important_notice", "important notice")):
-        _line(label, suit.get(field), record=suit, field=field)
+    print_overview(build_overview(data["proj_id"], data.get("fund"), data, unpublished=unpublished or {}))
 
     _section("fees by class")
     fees = data.get("fees") or []
@@ -109,37 +88,6 @@ def print_factsheet(data: dict, unpublished: dict[str, list[str]] | None = None)
 
     _section("performance (%)")
     _print_performance(data.get("performance") or [])
-
-    redemption = data.get("redemption") or {}
-    _section("redemption")
-    _line("dealing", redemption.get("redemp_period_label_en") or redemption.get("redemp_period_text")
-          or redemption.get("redemp_period_oth") or redemption.get("redemp_period"))
-    _line("settlement", redemption.get("settlement_period"))
-    _line("buying cut-off", redemption.get("buying_cut_off_time"), record=redemption, field="buying_cut_off_time")
-    _line("selling cut-off", redemption.get("selling_cut_off_time"), record=redemption, field="selling_cut_off_time")
-
-    _section("minimums (baht)")
-    investment = data.get("investment") or []
-    if investment:
-        _table(investment, ["class_abbr_name", "minimum_sub_ipo", "minimum_sub", "minimum_redempt", "lowbal_val"],
-               ["class", "first purchase", "next purchase", "redemption", "lowest balance"], class_abbr_name=_class_name)
-    else:
-        out("  -")
-
-    estimate = data.get("return_estimate")
-    if estimate or "return_estimate" in unpublished:
-        _section("estimated return")
-        if estimate:
-            print_fields(estimate, indent="  ")
-        else:
-            out(f"  {NOT_PUBLISHED_NOTE}")
-
-    urls = data.get("urls") or {}
-    _section("reports")
-    for field, label in (("url_factsheet", "factsheet"), ("amc_url_factsheet", "company's factsheet"),
-                         ("url_halfyear_report", "half-year report"), ("url_annual_report", "annual report")):
-        if field in urls:
-            _line(label, urls.get(field), record=urls, field=field)
 
 
 def _print_performance(rows: list[dict]) -> None:

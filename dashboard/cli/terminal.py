@@ -17,6 +17,8 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
+from dashboard.present.text import fmt_percent, number
+
 # Longest cell a readable table shows; JSON output keeps the whole text.
 CELL_WIDTH = 60
 # Longest error or warning line: whatever it quotes, it stays a line a person can read.
@@ -77,35 +79,20 @@ class TerminalFormatter(logging.Formatter):
 # ---- numbers -----------------------------------------------------------------------------------------
 
 
-def _number(value: object) -> float | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        number = float(value)
-    else:
-        try:
-            number = float(str(value).replace(",", ""))
-        except ValueError:
-            return None
-    return None if math.isnan(number) or math.isinf(number) else number
-
-
 def percent(value: object) -> str:
-    """A percentage with 2 to 5 decimals (24.30435, 65.48, 100.00), empty when missing."""
-    number = _number(value)
-    if number is None:
+    """A percentage with 2 to 5 decimals (24.30435, 65.48, 100.00), empty when missing (the column's
+    heading says percent)."""
+    if number(value) is None:
         return "" if value is None or isinstance(value, float) else plain(value)
-    text = f"{number:.5f}".rstrip("0")
-    whole, _, decimals = text.partition(".")
-    return f"{whole}.{decimals.ljust(2, '0')}"
+    return fmt_percent(value, 2, up_to=5, sign="")
 
 
 def baht(value: object) -> str:
     """An amount with thousands separators and two decimals (2,898,161,904.80), empty when missing."""
-    number = _number(value)
-    if number is None:
+    found = number(value)
+    if found is None:
         return "" if value is None or isinstance(value, float) else plain(value)
-    return f"{number:,.2f}"
+    return f"{found:,.2f}"
 
 
 def plain(value: object) -> str:

@@ -26,7 +26,9 @@ FEE_COLUMNS = ["fund", "proj_id", "class_abbr_name", "fee_type_en", "fee_type_th
 ALLOCATION_COLUMNS = ["fund", "proj_id", "asset_seq", "asset_name", "asset_ratio"]
 PERFORMANCE_COLUMNS = ["fund", "proj_id", "class_abbr_name", "performance_kind", "performance_type_desc",
                        "reference_period", "reference_period_order", "performance_val", "as_of_date"]
-__all__ = ["BASKET_PARTS", "MAX_BASKET", "RISK_COLUMNS", "FundBasket", "fee_type_name", "parse_proj_ids"]
+__all__ = ["BASKET_PARTS", "MAX_BASKET", "PREFERRED_FEE_TYPES", "RISK_COLUMNS", "FundBasket", "fee_type_name", "parse_proj_ids"]
+# The fee types a fee comparison starts with, in order of preference (English names as published).
+PREFERRED_FEE_TYPES = ("Management Fee", "Total Expense")
 
 
 def parse_proj_ids(text: str | list | tuple | None, limit: int = MAX_BASKET) -> list[str]:
@@ -333,6 +335,12 @@ class FundBasket(ServiceModel):
         frame = self.fee_frame()
         return list(dict.fromkeys(fee_type_name(frame).tolist())) if not frame.empty else []
 
+    def preferred_fee_type(self) -> str | None:
+        """The fee type a comparison starts with: the management fee, else the total expense (what
+        investors compare first), when the basket has it; None when it has neither."""
+        types = self.fee_types()
+        return next((t for t in PREFERRED_FEE_TYPES if t in types), None)
+
     def allocation_frame(self) -> pd.DataFrame:
         return self._cached(("allocation",), lambda: self._stack("allocation", "allocation")[ALLOCATION_COLUMNS])
 
@@ -368,6 +376,15 @@ class FundBasket(ServiceModel):
                      fees_of.get(proj_id, fees.iloc[:0]), perf_of.get(proj_id, perf.iloc[:0]))
             for proj_id in self.proj_ids
         ])
+
+    def without_risk_level(self) -> list[str]:
+        """The loaded funds the service publishes no risk level for (a failed load is not counted: it is
+        reported as a failure), by their labels in basket order."""
+        if not self.loaded:
+            return []
+        risk = self.risk_frame()
+        failed = self.failed_part("suitability")
+        return risk.loc[risk["risk_rank"].isna() & ~risk["proj_id"].isin(failed), "fund"].astype(str).tolist()
 
     def part_status(self, proj_id: str, part: str) -> PartStatus | None:
         """What became of one fund's `part` (suitability, performance, fees, allocation); None before it loads."""

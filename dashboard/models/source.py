@@ -17,7 +17,7 @@ from dashboard.api.sync import SecClient
 from dashboard.records.answers import normalise
 from dashboard.errors import SecApiError
 from dashboard.config import ApiSettings
-from dashboard.demo.connect import open_client
+from dashboard.api.connect import open_client
 
 T = TypeVar("T")
 

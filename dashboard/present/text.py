@@ -1,21 +1,23 @@
 """Text for people, shared by the dashboard and the reports: values with units, names instead of
 codes, the missing-value mark, and escaping. No Panel here: reports and notebooks use it too.
 
-Everything the service sends is untrusted text: it reaches HTML only through `esc` (or a template
-with autoescape), never as markup.
+Everything the service sends is untrusted text. HTML is `markupsafe.Markup` (what Jinja2 uses):
+the helpers here return Markup, and escape whatever else they are given, so a plain `str` (service
+text, or HTML written with an f-string) is always escaped and only Markup is trusted. Build HTML
+with `Markup("...{}...").format(value)`, which escapes the values.
 """
 
 from __future__ import annotations
 
-import html
-import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
 import pandas as pd
+from markupsafe import Markup, escape
 
+from dashboard.records.values import to_number
 from dashboard.records.labels import (ASSET_TYPE, FUND_STATUS, asset_class_english, normalise_code, normalise_fund_status,
                                       policy_type_english)
 
@@ -40,31 +42,31 @@ def text(value: Any, missing: str = DASH) -> str:
     return missing if is_missing(value) else str(value)
 
 
-def esc(value: Any, missing: str = DASH) -> str:
+def esc(value: Any, missing: str = DASH) -> Markup:
     """Service text as HTML text: escaped, line breaks kept, placeholders as a dash."""
     if is_missing(value):
-        return html.escape(missing)
-    return html.escape(str(value), quote=True).replace("\n", "<br>")
+        return escape(missing)
+    return Markup("<br>").join(escape(str(value)).split("\n"))
 
 
-NOT_PUBLISHED_HTML = '<span class="sd-muted">not published by the current service</span>'
+NOT_PUBLISHED_HTML = Markup('<span class="sd-muted">not published by the current service</span>')
 
 
-def published(record: Any, field: str, rendered: str) -> str:
+def published(record: Any, field: str, rendered: Any) -> Markup:
     """`rendered`, or the note that the answering service does not publish this field at all."""
     from dashboard.records.successor import not_published
 
-    return NOT_PUBLISHED_HTML if not_published(record, field) else rendered
+    return NOT_PUBLISHED_HTML if not_published(record, field) else escape(rendered)
 
 
-def company_text(record: Any, id_field: str = "unique_id", name_field: str = "comp_name_en") -> str:
+def company_text(record: Any, id_field: str = "unique_id", name_field: str = "comp_name_en") -> Markup:
     """A company as its name with the identifier after it; the bare identifier only when no name is known."""
     if not isinstance(record, dict):
         return esc(None)
     ident, name = record.get(id_field), record.get(name_field)
     if is_missing(name):
         return esc(ident)
-    return f'{esc(name)} <span class="sd-muted">({esc(ident)})</span>' if not is_missing(ident) else esc(name)
+    return Markup('{} <span class="sd-muted">({})</span>').format(esc(name), esc(ident)) if not is_missing(ident) else esc(name)
 
 
 def safe_url(value: Any) -> str | None:
@@ -75,59 +77,82 @@ def safe_url(value: Any) -> str | None:
     return text if re.match(r"^https?://[^\s<>\"']+$", text, re.I) else None
 
 
-def link(value: Any, label: str) -> str:
+def link(value: Any, label: str) -> Markup:
     url = safe_url(value)
     if url is None:
-        return f'<span class="sd-muted">{esc(value, "not published")}</span>'
-    return f'<a href="{html.escape(url, quote=True)}" target="_blank" rel="noopener noreferrer">{html.escape(label)}</a>'
+        return Markup('<span class="sd-muted">{}</span>').format(esc(value, "not published"))
+    return Markup('<a href="{}" target="_blank" rel="noopener noreferrer">{}</a>').format(url, label)
 
 
-def _number(value: Any) -> float | None:
-    if is_missing(value):
+def number(value: Any) -> float | None:
+    """The one reading of a number from the service or a person: a JSON number, or numeric text with
+    a comma as the thousands separator and a point for decimals ("1,234.5", " 1.605 ", "๑๒"); None
+    for missing, placeholder ("-") or other text, NaN and infinities (`records.values.to_number`)."""
+    if isinstance(value, bool):
         return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
+    if not isinstance(value, (str, int, float)) and is_missing(value):
         return None
-    return None if math.isnan(number) or math.isinf(number) else number
+    found = to_number(value)
+    return None if found is None else float(found)
+
+
+def typed_number(typed: str | None) -> float | None:
+    """A number a person typed in a box or on the command line ("1.5", "1,234.5", "-3 %"); None when
+    the box is empty; ValueError (with a one-line message) when it is not a number. A comma is a
+    thousands separator here as everywhere: "1,5" is refused, not read as 1.5."""
+    text = (typed or "").strip()
+    if not text:
+        return None
+    found = number(text[:-1].rstrip() if text.endswith("%") else text)
+    if found is None:
+        raise ValueError(f"{typed!r} is not a number: type one such as 1.5 or 1,234.5")
+    return found
 
 
 def fmt_number(value: Any, digits: int = 2, *, suffix: str = "") -> str:
     """A number with thousands separators; the mark when missing or not a number."""
-    number = _number(value)
-    return DASH if number is None else f"{number:,.{digits}f}{suffix}"
+    found = number(value)
+    return DASH if found is None else f"{found:,.{digits}f}{suffix}"
 
 
-def fmt_percent(value: Any, digits: int = 2, signed: bool = False) -> str:
-    """"1.23 %"; "+1.23 %" when signed; the mark when missing or not a number."""
-    if signed:
-        return fmt_signed(value, digits, suffix=" %")
-    return fmt_number(value, digits, suffix=" %")
+def fmt_percent(value: Any, digits: int = 2, signed: bool = False, *, up_to: int | None = None, sign: str = " %",
+                missing: str = DASH) -> str:
+    """The one percent formatter: "1.23 %"; "+1.23 %" when signed; with `up_to`, the decimals the value
+    has, from `digits` up to `up_to` ("24.30435", "65.48"); `sign=""` for a column already headed in
+    percent; `missing` when missing or not a number."""
+    found = number(value)
+    if found is None:
+        return missing
+    if up_to is not None:
+        whole, _, decimals = f"{found:{'+' if signed else ''},.{up_to}f}".partition(".")
+        decimals = decimals.rstrip("0").ljust(digits, "0")
+        return (f"{whole}.{decimals}" if decimals else whole) + sign
+    return f"{found:{'+' if signed else ''},.{digits}f}{sign}"
 
 
 def fmt_signed(value: Any, digits: int = 2, suffix: str = "") -> str:
     """A change with its sign: "+0.125", "-1.50 %"."""
-    number = _number(value)
-    return DASH if number is None else f"{number:+,.{digits}f}{suffix}"
+    found = number(value)
+    return DASH if found is None else f"{found:+,.{digits}f}{suffix}"
 
 
 BAHT_UNITS = {"บาท", "thb", "baht", "฿"}
 
 
 def fmt_baht(value: Any, digits: int = 2) -> str:
-    number = _number(value)
-    return DASH if number is None else f"{number:,.{digits}f} baht"
+    found = number(value)
+    return DASH if found is None else f"{found:,.{digits}f} baht"
 
 
 def fmt_amount(value: Any, unit: Any = None, digits: int = 2) -> str:
     """A number with the unit the service gave ("บาท", "THB", "units"); baht when it says so."""
-    number = _number(value)
-    if number is None:
+    found = number(value)
+    if found is None:
         return DASH
     unit_text = "" if is_missing(unit) else str(unit).strip()
     if unit_text.casefold() in BAHT_UNITS:
-        return fmt_baht(number, digits)
-    text = f"{number:,.{digits}f}"
+        return fmt_baht(found, digits)
+    text = f"{found:,.{digits}f}"
     return f"{text} {unit_text}" if unit_text else text
 
 
@@ -253,25 +278,26 @@ def latest_update(*sources: Any) -> str | None:
     return max(stamps) if stamps else None
 
 
-def kv_table(rows: Iterable[tuple[str, str]]) -> str:
-    """A two-column table; labels are the dashboard's own text, values already escaped HTML."""
-    body = "".join(f"<tr><th>{html.escape(label)}</th><td>{value}</td></tr>" for label, value in rows)
-    return f'<table class="sd-kv">{body}</table>'
+def kv_table(rows: Iterable[tuple[str, Any]]) -> Markup:
+    """A two-column table of our labels and values; a value that is not Markup is escaped."""
+    body = Markup("").join(Markup("<tr><th>{}</th><td>{}</td></tr>").format(label, value) for label, value in rows)
+    return Markup('<table class="sd-kv">{}</table>').format(body)
 
 
-def card(title: str, body_html: str) -> str:
-    return f'<div class="sd-card"><h3>{html.escape(title)}</h3>{body_html}</div>'
+def card(title: str, body: Any) -> Markup:
+    """A titled card; a body that is not Markup is escaped."""
+    return Markup('<div class="sd-card"><h3>{}</h3>{}</div>').format(title, body)
 
 
-def pill(text: Any, tone: str = "") -> str:
+def pill(text: Any, tone: str = "") -> Markup:
     tone_class = f" sd-{tone}" if tone else ""
-    return f'<span class="sd-pill{tone_class}">{esc(text)}</span>'
+    return Markup('<span class="sd-pill{}">{}</span>').format(tone_class, esc(text))
 
 
-def empty_html(message: str, error: bool = False) -> str:
+def empty_html(message: str, error: bool = False) -> Markup:
     kind = " sd-error" if error else ""
-    role = ' role="alert"' if error else ""
-    return f'<div class="sd-empty{kind}"{role}>{esc(message)}</div>'
+    role = Markup(' role="alert"') if error else ""
+    return Markup('<div class="sd-empty{}"{}>{}</div>').format(kind, role, esc(message))
 
 
 STATUS_TONES = {"RG": "good", "SE": "", "EX": "warn", "CA": "bad", "LI": "bad"}

@@ -20,7 +20,8 @@ from dashboard.models.fund import PERFORMANCE_KINDS, SINGLE_CLASS, class_key, fu
 from dashboard.models.holdings import HoldingsByQuarter, nav_total_mask
 from dashboard.models.source import run
 from dashboard.present import charts
-from dashboard.present.text import asset_name_text, asset_type_text, currency_word, policy_type_text, us_investors_text
+from dashboard.present.overview import LINK, OverviewRow, distinct_groups, fund_overview
+from dashboard.present.text import asset_name_text, asset_type_text, policy_type_text
 from dashboard.records.labels import PERFORMANCE_KIND, label
 from dashboard.records.successor import NOT_PUBLISHED_NOTE, not_published
 from dashboard.reports.blocks import Caution, Column, Heading, Link, Note, Table, key_values, num_col, pct_col, table, text_block
@@ -73,107 +74,28 @@ def _label_pair(record: dict | None, field: str) -> str | None:
     return en or th or code
 
 
-def _term(sheet: FundFactsheet) -> str | None:
-    """The project's term: its length for a fixed-term fund (the model's text), else the term flag's label."""
-    if not sheet.project_type:
-        return None
-    if sheet.project_type.get("proj_term_flag") == "Y" and sheet.term:
-        return sheet.term
-    return _label_pair(sheet.project_type, "proj_term_flag")
-
-
 def _pub(record: dict | None, field: str, value: Any) -> Any:
     """The value, or the note that the answering service does not publish this field at all."""
     return NOT_PUBLISHED_NOTE if not_published(record, field) else value
 
 
+def _overview_value(row: OverviewRow, *, demo: bool) -> Any:
+    return link_or_text(row.value, demo=demo) if row.kind == LINK and row.value is not None else row.text
+
+
 def _overview(doc: ReportDocument, sheet: FundFactsheet) -> None:
-    fund = sheet.fund or {}
-    suit = sheet.suitability or {}
-    red = sheet.redemption or {}
-    ret = sheet.return_estimate or {}
+    """The overview the dashboard shows (`present.overview`), a table of labelled values per part."""
     sec = doc.section("overview", "Overview")
-    pairs = [
-        ("Project id", sheet.proj_id),
-        ("Abbreviation", fund.get("proj_abbr_name")),
-        ("Name (Thai)", fund.get("proj_name_th")),
-        ("Name (English)", fund.get("proj_name_en")),
-        ("Status", _label_pair(fund, "fund_status")),
-        ("Asset management company", f"{fund.get('comp_name_en')} ({fund.get('unique_id')})"
-         if not is_missing(fund.get("comp_name_en")) else fund.get("unique_id")),
-        ("Policy", policy_type_text(fund.get("policy_desc"))),
-        ("Management style", fund.get("management_style_label_en") or fund.get("management_style")),
-        ("Tax incentive", ", ".join(fund.get("tax_incentives") or []) or None),
-        ("Registration no.", fund.get("regis_id")),
-        ("Registered on", fmt_date(fund.get("regis_date"))),
-        ("Cancelled on", fmt_date(fund.get("cancel_date"))),
-        ("Risk level", suit.get("risk_level_label") and f"{suit.get('risk_level_label')} ({suit.get('risk_spectrum')})"),
-        ("Investors", _label_pair(sheet.project_type, "proj_retail_type")),
-        ("Project term", _term(sheet)),
-        ("Foreign investment", _label_pair(fund, "invest_country_flage") or _label_pair(fund, "invest_country_flag")),
-        ("US investors", _pub(fund, "permit_us_investment", us_investors_text(fund.get("permit_us_investment")))),
-        ("Redemption", _label_pair(red, "redemp_period")),
-        ("Redemption, as published", red.get("redemp_period_text")),
-        ("Redemption, other", red.get("redemp_period_oth")),
-        ("Settlement", red.get("settlement_period")),
-        ("Cut-off, buying / selling", _pub(red, "buying_cut_off_time", " / ".join(
-            str(v) for v in (red.get("buying_cut_off_time"), red.get("selling_cut_off_time")) if not is_missing(v)) or None)),
-    ]
     if not sheet.fund:
         sec.add(Note("The fund record (name, status, company) was not found; the facts below come from the factsheet parts."))
-    sec.add(key_values(pairs))
-
-    if "return_estimate" in sheet.unpublished:
-        sec.add(Heading("Estimated return"))
-        sec.add(Note(f"Estimated return: {NOT_PUBLISHED_NOTE}."))
-    elif ret:
-        sec.add(Heading("Estimated return"))
-        sec.add(key_values([
-            ("Estimated return before expenses, % a year", fmt_number(ret.get("total_estimated_return"))),
-            ("Estimated expenses", fmt_number(ret.get("annual_estimated_expense"))),
-            ("Estimated average return, % a year", fmt_number(ret.get("annual_average_return"))),
-            ("Investment period", " ".join(p for p in (
-                f"{fmt_number(ret.get('investment_period_year'), 0)} years" if not is_missing(ret.get("investment_period_year")) else "",
-                f"{fmt_number(ret.get('investment_period_month'), 0)} months" if not is_missing(ret.get("investment_period_month")) else "",
-            ) if p) or None),
-        ]))
-
-    sec.add(Heading("Unit classes"))
-    if sheet.classes is not None and not sheet.classes.empty:
-        sec.add(table(sheet.classes, [
-            Column("Class", "class_abbr_name"), Column("Name", "class_name"), Column("Description", "class_additional_desc"),
-        ]))
-    else:
-        sec.add(part_note(sheet, "classes", "unit classes (a single-class fund has none)"))
-
-    sec.add(Heading("Investment minimums"))
-    if sheet.investment is not None and not sheet.investment.empty:
-        def money(value_key: str, cur_key: str):
-            return lambda r: None if is_missing(r.get(value_key)) else f"{fmt_number(r.get(value_key))} {currency_word(r.get(cur_key))}".strip()
-
-        sec.add(table(sheet.investment, [
-            Column("First purchase", money("minimum_sub_ipo", "minimum_sub_ipo_cur"), numeric=True),
-            Column("Note", "minimum_sub_ipo_addi_desc"),
-            Column("Later purchases", money("minimum_sub", "minimum_sub_cur"), numeric=True),
-            Column("Minimum redemption", money("minimum_redempt", "minimum_redempt_cur"), numeric=True),
-            num_col("Minimum units redeemed", "minimum_redempt_unit", 4),
-            Column("Minimum balance", money("lowbal_val", "lowbal_val_cur"), numeric=True),
-            num_col("Minimum units held", "lowbal_unit", 4),
-        ]))
-    else:
-        sec.add(part_note(sheet, "investment", "investment minimums"))
-
-    sec.add(Heading("Published reports"))
-    urls = sheet.urls or {}
-    if urls:
-        links = [("Fund factsheet", "url_factsheet"),
-                 *((("Factsheet on the company's website", "amc_url_factsheet"),)
-                   if not is_missing(urls.get("amc_url_factsheet")) else ()),
-                 ("Annual report", "url_annual_report"), ("Half-year report", "url_halfyear_report")]
-        sec.add(key_values([(name, NOT_PUBLISHED_NOTE if not_published(urls, key) else link_or_text(urls.get(key), demo=doc.settings.demo))
-                            for name, key in links]))
-    else:
-        sec.add(part_note(sheet, "urls", "report links"))
+    overview = fund_overview(sheet)
+    for part in overview.sections:
+        sec.add(Heading(part.title))
+        if not part.rows:
+            sec.add(Note(part.empty))
+        for group in distinct_groups(part.rows):
+            sec.add(key_values([(r.label, _overview_value(r, demo=doc.settings.demo)) for r in part.rows if r.group == group],
+                               caption=group or ""))
 
 
 def _allocation(doc: ReportDocument, sheet: FundFactsheet, name: str) -> None:

@@ -142,46 +142,63 @@ def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str]
         doc.header_notes.append(Caution("Parts that could not be loaded: " + "; ".join(f"{k}: {v}" for k, v in errors.items())))
 
     if is_person or not is_company:
-        sec = doc.section("approvals", "Approvals")
-        if is_person:
-            doc.chart(sec, safe_chart(charts.licence_timeline, approvals, duties, client.today), "Approvals and duties timeline")
-        if approvals.empty:
-            sec.add(Note("No approvals are recorded for this identifier."))
-        else:
-            sec.add(table(approvals.sort_values("effective_date", ascending=False), [
-                Column("Approval", lambda r: name_with_code(r, "lic_code", "lic_name")), Column("Registration no.", "regis_sale_no"),
-                date_col("Effective", "effective_date"),
-                Column("Expires", lambda r: "no expiry" if r.get("approval_state") == APPROVAL_NO_EXPIRY else fmt_date(r.get("expire_date"))),
-                Column("State", "approval_state"),
-                Column("Privilege", lambda r: None if is_missing(r.get("privilege_type")) else
-                       f"{r.get('privilege_type_label_en')} ({r.get('privilege_type')})"),
-                Column("Last updated", "last_upd_date", fmt_datetime),
-            ], css_id="approvals-table"))
-            sec.add(Note("An empty expiry date means the approval lasts while the person serves "
-                         "(directors and executives, for example)."))
-        sec = doc.section("duties", "Current duties")
-        sec.add(table(duties.sort_values("action_start_date", ascending=False), [
-            Column("Company id", "company_unique_id"), Column("Duty", lambda r: name_with_code(r, "lic_action_code", "lic_action_name")),
-            date_col("Started", "action_start_date"),
-            Column("Ended", lambda r: "still serving" if is_missing(r.get("action_end_date")) else fmt_date(r.get("action_end_date"))),
-            Column("Last updated", "last_upd_date", fmt_datetime),
-        ], css_id="duties-table", empty="No current duty positions are recorded for this identifier."))
-
+        _person_sections(doc, approvals, duties, client.today if is_person else None)
     if is_company:
-        sec = doc.section("company", "Company")
-        if former:
-            sec.add(key_values([("Name (Thai)", former.get("name_th")), ("Name (English)", former.get("name_en")),
-                                ("Register", "once held a licence or registration (former licensee list)"),
-                                ("Last updated", fmt_datetime(former.get("last_upd_date")))]))
-        if not funds.empty:
-            sec.add(Heading(f"Funds managed ({len(funds)})"))
-            sec.add(table(funds, [
-                Column("Project id", "proj_id"), Column("Abbreviation", "proj_abbr_name"), Column("Name (English)", "proj_name_en"),
-                Column("Name (Thai)", "proj_name_th"),
-                Column("Status", lambda r: label("fund_status", r.get("fund_status"), "en") or r.get("fund_status")),
-                date_col("Registered", "regis_date"),
-            ], css_id="company-funds-table"))
+        _company_section(doc, former, funds)
+    _enforcement_section(doc, uid, cases, found, kinds, alerts, errors)
+    return doc
 
+
+def _person_sections(doc: ReportDocument, approvals, duties, today) -> None:
+    """Approvals (with their timeline when `today` is given: the identifier is a person's) and current duties."""
+    sec = doc.section("approvals", "Approvals")
+    if today is not None:
+        doc.chart(sec, safe_chart(charts.licence_timeline, approvals, duties, today), "Approvals and duties timeline")
+    if approvals.empty:
+        sec.add(Note("No approvals are recorded for this identifier."))
+    else:
+        sec.add(table(approvals.sort_values("effective_date", ascending=False), [
+            Column("Approval", lambda r: name_with_code(r, "lic_code", "lic_name")), Column("Registration no.", "regis_sale_no"),
+            date_col("Effective", "effective_date"),
+            Column("Expires", lambda r: "no expiry" if r.get("approval_state") == APPROVAL_NO_EXPIRY else fmt_date(r.get("expire_date"))),
+            Column("State", "approval_state"),
+            Column("Privilege", lambda r: None if is_missing(r.get("privilege_type")) else
+                   f"{r.get('privilege_type_label_en')} ({r.get('privilege_type')})"),
+            Column("Last updated", "last_upd_date", fmt_datetime),
+        ], css_id="approvals-table"))
+        sec.add(Note("An empty expiry date means the approval lasts while the person serves "
+                     "(directors and executives, for example)."))
+    sec = doc.section("duties", "Current duties")
+    sec.add(table(duties.sort_values("action_start_date", ascending=False), [
+        Column("Company id", "company_unique_id"), Column("Duty", lambda r: name_with_code(r, "lic_action_code", "lic_action_name")),
+        date_col("Started", "action_start_date"),
+        Column("Ended", lambda r: "still serving" if is_missing(r.get("action_end_date")) else fmt_date(r.get("action_end_date"))),
+        Column("Last updated", "last_upd_date", fmt_datetime),
+    ], css_id="duties-table", empty="No current duty positions are recorded for this identifier."))
+
+
+
+def _company_section(doc: ReportDocument, former: dict | None, funds) -> None:
+    """The company's record in the former-licensee list and the funds it manages."""
+    sec = doc.section("company", "Company")
+    if former:
+        sec.add(key_values([("Name (Thai)", former.get("name_th")), ("Name (English)", former.get("name_en")),
+                            ("Register", "once held a licence or registration (former licensee list)"),
+                            ("Last updated", fmt_datetime(former.get("last_upd_date")))]))
+    if not funds.empty:
+        sec.add(Heading(f"Funds managed ({len(funds)})"))
+        sec.add(table(funds, [
+            Column("Project id", "proj_id"), Column("Abbreviation", "proj_abbr_name"), Column("Name (English)", "proj_name_en"),
+            Column("Name (Thai)", "proj_name_th"),
+            Column("Status", lambda r: label("fund_status", r.get("fund_status"), "en") or r.get("fund_status")),
+            date_col("Registered", "regis_date"),
+        ], css_id="company-funds-table"))
+
+
+
+def _enforcement_section(doc: ReportDocument, uid: str, cases: list[str], found: dict, kinds: dict, alerts: dict,
+                         errors: dict[str, str]) -> None:
+    """Each case asked for: an enforcement record, an investor alert, a failure or nothing recorded."""
     sec = doc.section("enforcement", "Enforcement and investor alerts")
     if not cases:
         sec.add(Note("No case was asked for. Enforcement actions are looked up by case reference: add --case CASE_ID."))
@@ -200,4 +217,3 @@ def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str]
         sec.add(Note(f"No case list names the kind of action of case {', '.join(unknown)} (a case record never does), and "
                      "the kind decides what the date and the details mean. The table below gives the meaning for each kind."))
         sec.add(_meanings_table())
-    return doc

@@ -10,7 +10,7 @@ from dashboard.models.dashboard_state import DashboardState
 from dashboard.models.fund import fund_label
 from dashboard.present import charts
 from dashboard.views.common import TabView, chart_pane, data_table, failed_part_html, html_pane, section_title, stale_badge
-from dashboard.present.text import display_frame, empty_html, asset_name_text
+from dashboard.present.text import asset_name_text, display_frame, empty_html
 
 TITLES = {"asset_seq": "#", "asset_name": "Asset", "asset_ratio": "% of NAV"}
 BASKET_TITLES = {"fund": "Fund", "asset_name": "Asset", "asset_ratio": "% of NAV"}
@@ -46,13 +46,18 @@ class AllocationView(TabView):
         super().__init__(**params)
         state = self.state
         sheet, basket = state.factsheet, state.basket
-        self.note = html_pane("")
-        self._basket_note = html_pane("")
+        fund_changes = (sheet.param.allocation, state.param.fund_error, state.param.fund)
+        # Notes and charts are bound to the state; render() redraws the tables (a Tabulator table is
+        # only patched while its view is in the page: see TabView).
+        self.note = html_pane(pn.bind(self._note_html, *fund_changes))
+        self._basket_note = html_pane(pn.bind(self._basket_note_html, state.param.basket_revision))
         self.table = data_table(display_frame(sheet.allocation, list(TITLES)), titles=TITLES, percent=["asset_ratio"],
                                 page_size=12, layout="fit_columns", name="allocation-table",
                                 widths={"asset_seq": 48, "asset_ratio": 100})
         self._donut = chart_pane("allocation-donut", sizing_mode="fixed")
+        self._donut.object = pn.bind(self._donut_chart, *fund_changes)
         self._stacked = chart_pane("allocation-stacked")
+        self._stacked.object = pn.bind(self._stacked_chart, state.param.basket_revision)
         self._basket_table = data_table(display_frame(basket.allocation_frame(), list(BASKET_TITLES)), titles=BASKET_TITLES,
                                         percent=["asset_ratio"], page_size=10, layout="fit_columns")
         sheet.param.watch(self.invalidate, ["allocation"])
@@ -73,29 +78,37 @@ class AllocationView(TabView):
     def __panel__(self):
         return self._layout
 
-    def render(self) -> None:
-        state = self.state
-        allocation = state.factsheet.allocation
-        if state.fund_error:  # never the previous fund's figures under the new fund's error
-            allocation = allocation.iloc[0:0]
-        self.table.set_frame(with_asset_names(display_frame(allocation, list(TITLES))))
-        name = fund_title(state)
+    def _allocation(self):
+        """The selected fund's allocation; none under a load error (never the previous fund's figures)."""
+        allocation = self.state.factsheet.allocation
+        return allocation.iloc[0:0] if self.state.fund_error and allocation is not None else allocation
+
+    def _note_html(self, *_) -> str:
+        state, allocation = self.state, self._allocation()
         if state.fund_error:
-            self.note.object = empty_html(f"The fund could not be loaded: {state.fund_error}", error=True)
-            self._donut.object = charts.empty_chart("The fund could not be loaded")
-        else:
-            if allocation is None or allocation.empty:
-                self.note.object = empty_html("The service publishes no asset allocation for this fund.") if state.fund else ""
-            else:
-                caption = html.escape(charts.allocation_caption(allocation))
-                self.note.object = f'<span class="sd-muted">{caption}</span>'
-            self._donut.object = charts.allocation_chart(allocation, title=f"Asset allocation, {name}" if name else "Asset allocation")
-        basket = state.basket
-        frame = basket.allocation_frame()
-        self._basket_table.set_frame(with_asset_names(display_frame(frame, list(BASKET_TITLES))))
+            return empty_html(f"The fund could not be loaded: {state.fund_error}", error=True)
+        if allocation is None or allocation.empty:
+            return empty_html("The service publishes no asset allocation for this fund.") if state.fund else ""
+        # One caption for the tab and the report: the total, and any line below zero named.
+        return f'<span class="sd-muted">{html.escape(charts.allocation_caption(allocation))}</span>'
+
+    def _donut_chart(self, *_):
+        if self.state.fund_error:
+            return charts.empty_chart("The fund could not be loaded")
+        name = fund_title(self.state)
+        return charts.allocation_chart(self._allocation(), title=f"Asset allocation, {name}" if name else "Asset allocation")
+
+    def _stacked_chart(self, *_):
+        basket = self.state.basket
         if not basket.proj_ids:
-            self._stacked.object = charts.empty_chart("The basket is empty: add funds from the Fund explorer")
-            self._basket_note.object = ""
-        else:
-            self._stacked.object = charts.allocation_stacked(frame)
-            self._basket_note.object = basket_note_html(basket, frame)
+            return charts.empty_chart("The basket is empty: add funds from the Fund explorer")
+        return charts.allocation_stacked(basket.allocation_frame())
+
+    def _basket_note_html(self, *_) -> str:
+        basket = self.state.basket
+        return basket_note_html(basket, basket.allocation_frame()) if basket.proj_ids else ""
+
+    def render(self) -> None:
+        self.table.set_frame(with_asset_names(display_frame(self._allocation(), list(TITLES))))
+        frame = self.state.basket.allocation_frame()
+        self._basket_table.set_frame(with_asset_names(display_frame(frame, list(BASKET_TITLES))))

@@ -6,34 +6,15 @@ import pandas as pd
 import panel as pn
 import panel_material_ui as pmui
 import param
+from markupsafe import Markup
 
 from dashboard.errors import SecApiError
 from dashboard.models.dashboard_state import DashboardState
-from dashboard.models.fund import fund_label
-from dashboard.records.labels import TAX_INCENTIVE
 from dashboard.views import delivery
 from dashboard.views.common import data_table, html_pane, notify_error, stale_badge, text_box
-from dashboard.present.text import (
-    STATUS_TONES,
-    card,
-    display_frame,
-    empty_html,
-    esc,
-    fmt_amount,
-    fmt_date,
-    fmt_number,
-    fmt_percent,
-    is_missing,
-    kv_table,
-    NOT_PUBLISHED_HTML,
-    company_text,
-    link,
-    published,
-    status_text,
-    us_investors_text,
-    pill,
-    policy_type_text,
-)
+from dashboard.present.overview import (LINK, OVERVIEW_PARTS, THAI, UNPUBLISHED, FundOverview, OverviewRow, OverviewSection,
+                                        build_overview, distinct_groups)
+from dashboard.present.text import card, display_frame, empty_html, esc, kv_table, link, pill, status_text
 
 RESULT_COLUMNS = ["proj_abbr_name", "proj_name_en", "proj_name_th", "status", "company", "regis_date", "proj_id"]
 # Fixed widths that fit the whole row beside the open basket drawer at 1280 px (950 px); a name
@@ -62,9 +43,6 @@ def table_height(rows: int, page_size: int) -> int:
     return TABLE_FRAME_PX + TABLE_ROW_PX * min(rows, page_size) if rows else 0
 
 
-GRID = '<div style="display:grid;grid-template-columns:repeat(auto-fill,minmax(400px,1fr));gap:10px;">{}</div>'
-
-
 def results_frame(results: pd.DataFrame) -> pd.DataFrame:
     if results.empty:
         frame = results.assign(status=pd.Series(dtype=object), company=pd.Series(dtype=object))
@@ -75,15 +53,52 @@ def results_frame(results: pd.DataFrame) -> pd.DataFrame:
     return display_frame(frame, RESULT_COLUMNS)
 
 
-# ---- the overview, as escaped HTML -------------------------------------------------------------------
+# ---- the overview, as HTML ---------------------------------------------------------------------------
+
+GRID = Markup('<div style="display:grid;grid-template-columns:repeat(auto-fill,minmax(400px,1fr));gap:10px;">{}</div>')
+_MUTED = Markup('<span class="sd-muted">{}</span>')
+_THAI_TEXT = Markup('<span class="sd-text" lang="th">{}</span>')
 
 
-def _rows(pairs) -> list[tuple[str, str]]:
-    return [(label, value) for label, value in pairs if value is not None]
+def row_html(row: OverviewRow) -> Markup:
+    """One overview value as HTML: service text escaped, a link only to an http(s) address."""
+    if row.kind == UNPUBLISHED:
+        return _MUTED.format(row.value)
+    if row.kind == LINK and row.value is not None:
+        return link(row.value, "open")
+    value = _THAI_TEXT.format(esc(row.value)) if row.kind == THAI and row.value is not None else esc(row.value)
+    if row.note:
+        value += Markup(' <span class="sd-muted" lang="th">({})</span>').format(esc(row.note))
+    return value
+
+
+def section_html(section: OverviewSection) -> Markup:
+    if not section.rows:
+        return card(section.title, empty_html(section.empty))
+    parts = []
+    for group in distinct_groups(section.rows):
+        caption = Markup('<p class="sd-muted" style="margin:2px 0">{}</p>').format(group) if group else ""
+        parts.append(caption + kv_table((r.label, row_html(r)) for r in section.rows if r.group == group))
+    return card(section.title, Markup("<hr>").join(parts))
+
+
+def fund_overview_html(overview: FundOverview, *, in_basket: bool = False, errors: dict | None = None) -> Markup:
+    """The overview as the explorer shows it: a title, the names, badges and a grid of cards."""
+    badges = [pill(text, tone) for text, tone in overview.badges]
+    if in_basket:
+        badges.append(pill("in the comparison basket"))
+    head = Markup('<p class="sd-title">{}</p><p class="sd-sub">{}</p><p class="sd-sub" lang="th">{}</p>'
+                  '<p class="sd-sub">{}</p>').format(overview.title, esc(overview.name_en, "(no English name)"),
+                                                     esc(overview.name_th, "(no Thai name)"), Markup("").join(badges))
+    cards = [section_html(s) for s in overview.sections]
+    if errors:
+        failed = Markup("").join(Markup("<li>{}: {}</li>").format(part, reason) for part, reason in errors.items())
+        cards.append(card("Parts that could not be loaded", Markup("<ul>{}</ul>").format(failed)))
+    return head + GRID.format(Markup("").join(cards))
 
 
 def overview_html(state: DashboardState) -> str:
-    """The selected fund's overview: every value escaped here."""
+    """The selected fund's overview (or why there is none) as HTML."""
     sheet = state.factsheet
     if state.fund_error:
         return empty_html(f"The fund {state.fund} could not be loaded: {state.fund_error}", error=True)
@@ -91,150 +106,10 @@ def overview_html(state: DashboardState) -> str:
         return empty_html("Search for a fund and pick it in the table to see its overview.")
     if sheet.proj_id != state.fund:
         return empty_html(f"Loading {state.fund} …")
-    fund = sheet.fund or state.fund_record(state.fund) or {}
-    suit = sheet.suitability or {}
-    ptype = sheet.project_type or {}
-    ret = sheet.return_estimate or {}
-    red = sheet.redemption or {}
-    urls = sheet.urls or {}
-
-    status = fund.get("fund_status")
-    head = [f'<p class="sd-title">{esc(fund_label(fund, sheet.proj_id))}</p>',
-            f'<p class="sd-sub">{esc(fund.get("proj_name_en"), "(no English name)")}</p>',
-            f'<p class="sd-sub" lang="th">{esc(fund.get("proj_name_th"), "(no Thai name)")}</p>',
-            '<p class="sd-sub">']
-    if status:
-        head.append(pill(status_text(status), STATUS_TONES.get(str(status), "")))
-    if suit.get("risk_spectrum"):
-        head.append(pill(f"Risk level {suit.get('risk_level_label') or suit.get('risk_spectrum')}", "warn"))
-    if state.in_basket():
-        head.append(pill("in the comparison basket"))
-    head.append("</p>")
-
-    cards = []
-    registration = _rows([
-        ("Fund id", esc(sheet.proj_id)),
-        ("Registration no.", esc(fund.get("regis_id"))),
-        ("Registered", esc(fmt_date(fund.get("regis_date")))),
-        ("Cancelled", esc(fmt_date(fund.get("cancel_date")), "not cancelled") if fund else None),
-        ("Status", esc(status_text(status)) + (f' <span lang="th" class="sd-muted">({esc(fund.get("fund_status_label_th"))})</span>'
-                                               if fund.get("fund_status_label_th") else "")),
-        ("Company", company_text(fund) if fund.get("comp_name_en") else esc(state.company_name(fund.get("unique_id")))),
-        ("Retail type", esc(ptype.get("proj_retail_type_label_en") or ptype.get("proj_retail_type")) if ptype else esc(None, "not published")),
-        ("Term", (esc(ptype.get("proj_term_flag_label_en")) + (f" ({esc(sheet.term)})" if sheet.term else "")) if ptype else None),
-        ("Policy", esc(policy_type_text(fund.get("policy_desc") or ptype.get("policy_desc")))
-         if not is_missing(fund.get("policy_desc") or ptype.get("policy_desc")) else None),
-        ("Management style", esc(fund.get("management_style_label_en") or fund.get("management_style"))
-         if not is_missing(fund.get("management_style")) else None),
-        ("Tax incentive", esc(", ".join(TAX_INCENTIVE.get(t, ("", t))[1] for t in fund.get("tax_incentives")))
-         if fund.get("tax_incentives") else None),
-        ("Feeder fund of", f'<span lang="th">{esc(fund.get("feederfund_master_fund"))}'
-         + (f' ({esc(fund.get("feederfund_country"))})' if not is_missing(fund.get("feederfund_country")) else "") + "</span>"
-         if not is_missing(fund.get("feederfund_master_fund")) else None),
-        ("Foreign investment", esc(fund.get("invest_country_flage_label_en") or fund.get("invest_country_flage"))),
-        ("US investors", published(fund, "permit_us_investment", esc(us_investors_text(fund.get("permit_us_investment"))))),
-        ("Last updated", esc(fmt_date(fund.get("last_upd_date")))),
-    ])
-    cards.append(card("Registration", kv_table(registration)))
-
-    if suit:
-        risk_rows = _rows([
-            ("Risk level", esc(f"{suit.get('risk_spectrum_label_en') or ''} ({suit.get('risk_spectrum')})"
-                               if suit.get("risk_spectrum") else None)),
-            ("About the risk", f'<span class="sd-text" lang="th">{esc(suit.get("risk_spectrum_desc"))}</span>'),
-            ("Suits", published(suit, "fund_suitable_desc",
-                                f'<span class="sd-text" lang="th">{esc(suit.get("fund_suitable_desc"))}</span>')),
-            ("Does not suit", published(suit, "fund_not_suitable_desc",
-                                        f'<span class="sd-text" lang="th">{esc(suit.get("fund_not_suitable_desc"))}</span>')),
-            ("Warning", published(suit, "important_notice",
-                                  f'<span class="sd-text" lang="th">{esc(suit.get("important_notice"))}</span>')),
-        ])
-        cards.append(card("Risk and suitability", kv_table(risk_rows)))
-    else:
-        cards.append(card("Risk and suitability", empty_html("No risk level or suitability published for this fund.")))
-
-    inv = sheet.investment
-    if inv is not None and not inv.empty:
-        parts = []
-        for n, (_, row) in enumerate(inv.iterrows(), 1):
-            cls = row.get("class_abbr_name") if "class_abbr_name" in inv else None
-            label = (f'<p class="sd-muted" style="margin:2px 0">Class {esc(cls)}</p>' if not is_missing(cls) else
-                     f'<p class="sd-muted" style="margin:2px 0">Entry {n} of {len(inv)}</p>' if len(inv) > 1 else "")
-            parts.append(label + kv_table(_rows([
-                ("First purchase", esc(fmt_amount(row.get("minimum_sub_ipo"), row.get("minimum_sub_ipo_cur")))
-                 + _note(row.get("minimum_sub_ipo_addi_desc"))),
-                ("Later purchases", esc(fmt_amount(row.get("minimum_sub"), row.get("minimum_sub_cur")))
-                 + _note(row.get("minimum_sub_addi_desc"))),
-                ("Redemption", esc(fmt_amount(row.get("minimum_redempt"), row.get("minimum_redempt_cur")))
-                 + _note(row.get("minimum_redempt_addi_desc"))),
-                ("Redemption units", esc(fmt_amount(row.get("minimum_redempt_unit"), "units"))
-                 + _note(row.get("minimum_redempt_unit_addi_desc"))),
-                ("Minimum balance", esc(fmt_amount(row.get("lowbal_val"), row.get("lowbal_val_cur")))),
-                ("Minimum balance units", esc(fmt_amount(row.get("lowbal_unit"), "units"))),
-            ])))
-        cards.append(card("Investment minimums", "<hr>".join(parts)))
-    else:
-        cards.append(card("Investment minimums", empty_html("No investment minimums published for this fund.")))
-
-    if red:
-        period = red.get("redemp_period_label_en") or red.get("redemp_period")
-        if str(red.get("redemp_period")) == "9" and red.get("redemp_period_oth"):
-            period = f"{period}: {red.get('redemp_period_oth')}"
-        as_sent = red.get("redemp_period_text")
-        dealing = esc(period) + (f' <span class="sd-muted" lang="th">({esc(as_sent)})</span>'
-                                 if not is_missing(as_sent) and as_sent != period else "")
-        cards.append(card("Redemption", kv_table(_rows([
-            ("Dealing", dealing),
-            ("Proceeds paid", f'<span lang="th">{esc(red.get("settlement_period"))}</span>'),
-            ("Buying cut-off", published(red, "buying_cut_off_time", esc(red.get("buying_cut_off_time")))),
-            ("Selling cut-off", published(red, "selling_cut_off_time", esc(red.get("selling_cut_off_time")))),
-        ]))))
-    else:
-        cards.append(card("Redemption", empty_html("No redemption terms published for this fund.")))
-
-    if "return_estimate" in sheet.unpublished:
-        cards.append(card("Estimated return", f"<p>{NOT_PUBLISHED_HTML}</p>"))
-    elif ret:
-        years, months = ret.get("investment_period_year"), ret.get("investment_period_month")
-        horizon = ", ".join(p for p in (f"{fmt_number(years, 0)} years" if years else "",
-                                        f"{fmt_number(months, 0)} months" if months else "") if p)
-        cards.append(card("Estimated return", kv_table(_rows([
-            ("Before expenses", esc(fmt_percent(ret.get("total_estimated_return"))) + " a year"),
-            ("Estimated expenses", esc(fmt_percent(ret.get("annual_estimated_expense"))) + " a year"),
-            ("Average return", esc(fmt_percent(ret.get("annual_average_return"))) + " a year"),
-            ("Over", esc(horizon or None)),
-        ]))))
-
-    classes = sheet.classes
-    if classes is not None and not classes.empty:
-        body = "".join(
-            f"<tr><th>{esc(r.get('class_abbr_name'))}</th><td lang=\"th\">{esc(r.get('class_name'))}"
-            + (f'<br><span class="sd-muted">{esc(r.get("class_additional_desc"))}</span>'
-               if not is_missing(r.get("class_additional_desc")) else "")
-            + (f'<br><span class="sd-muted">ISIN {esc(r.get("fund_class_isin_code"))}</span>'
-               if not is_missing(r.get("fund_class_isin_code")) else "")
-            + (f' {pill(TAX_INCENTIVE.get(r.get("tax_incentive"), ("", r.get("tax_incentive")))[1])}'
-               if not is_missing(r.get("tax_incentive")) else "") + "</td></tr>"
-            for _, r in classes.iterrows())
-        cards.append(card(f"Unit classes ({len(classes)})", f'<table class="sd-kv">{body}</table>'))
-    else:
-        cards.append(card("Unit classes", empty_html("A single-class fund (no unit classes listed).")))
-
-    cards.append(card("Reports", kv_table([
-        ("Fund factsheet", link(urls.get("url_factsheet"), "open")),
-        *((("On the company's website", link(urls.get("amc_url_factsheet"), "open")),)
-          if not is_missing(urls.get("amc_url_factsheet")) else ()),
-        ("Annual report", published(urls, "url_annual_report", link(urls.get("url_annual_report"), "open"))),
-        ("Half-year report", published(urls, "url_halfyear_report", link(urls.get("url_halfyear_report"), "open"))),
-    ])))
-    if sheet.errors:
-        failed = "".join(f"<li>{esc(part)}: {esc(reason)}</li>" for part, reason in sheet.errors.items())
-        cards.append(card("Parts that could not be loaded", f"<ul>{failed}</ul>"))
-    return "".join(head) + GRID.format("".join(cards))
-
-
-def _note(value: object) -> str:
-    return "" if is_missing(value) else f' <span class="sd-muted" lang="th">({esc(value)})</span>'
+    overview = build_overview(sheet.proj_id, sheet.fund or state.fund_record(state.fund),
+                              {part: getattr(sheet, part) for part in OVERVIEW_PARTS}, unpublished=sheet.unpublished,
+                              errors=sheet.errors, company=state.company_name)
+    return str(fund_overview_html(overview, in_basket=state.in_basket(), errors=sheet.errors))
 
 
 class FundExplorer(pn.viewable.Viewer):
@@ -248,6 +123,7 @@ class FundExplorer(pn.viewable.Viewer):
     deferred = param.Boolean(default=False, doc="Whether only what the first paint needs (the search, the results "
                              "and the overview) is laid out until `complete()`: set for a page the browser has yet to "
                              "draw, so that it draws the results sooner.")
+    hint = param.String(default="", doc="What the search box needs before a search can run (empty once one runs).")
     text = param.String(default="", doc="The search box: what the next search looks for; the last search run "
                         "once one has run (the state's query, which a shared link carries, changes only then).")
 
@@ -268,21 +144,14 @@ class FundExplorer(pn.viewable.Viewer):
         self._classes.param.watch(self._on_select_class, "selection")
         self._classes_title = pn.pane.Markdown("Unit classes whose abbreviation matches: pick one to open its fund",
                                                margin=(8, 8, 0, 8))
-        self.message = html_pane("")
+        self.message = html_pane(pn.bind(self._message_html, state.param.search_error, state.search.param.message,
+                                         self.param.hint),
+                                 visible=pn.bind(lambda *args: bool(self._message_html(*args)), state.param.search_error,
+                                                 state.search.param.message, self.param.hint))
         state.search.param.watch(self._show_results, ["results", "classes", "message"])
         state.param.watch(self._show_results, ["search_error", "fund"])
 
-        # The button says what it will do for the selected fund, and is off while none is selected.
-        self._basket_button = pmui.Button(label=self._basket_label(), disabled=not state.fund,
-                                          variant="outlined", icon="playlist_add", margin=(4, 8))
-        self._basket_button.on_click(self._toggle_basket)
-        # Label and state change in one update: two separate bindings raced in the browser and could
-        # leave the button disabled with a fund selected (seen about one run in three).
-        state.basket.param.watch(self._sync_basket_button, "proj_ids")
-        state.param.watch(self._sync_basket_button, "fund")
-        self._company_button = pmui.Button(label="All funds of this company", variant="text", icon="apartment",
-                                           margin=(4, 8))
-        self._company_button.on_click(self._company_funds)
+        self._build_fund_buttons()
         self.overview = html_pane(pn.bind(self._overview_html, state.factsheet.param.loaded_at, state.param.fund,
                                           state.param.fund_error, state.basket.param.proj_ids),
                                   name="fund-overview", css_classes=["sd-overview"])
@@ -313,6 +182,21 @@ class FundExplorer(pn.viewable.Viewer):
                       min_height=200),
             sizing_mode="stretch_width")
         self._show_results()
+
+    def _build_fund_buttons(self) -> None:
+        """The selected fund's buttons: the basket toggle and the company's funds."""
+        state = self.state
+        # The button says what it will do for the selected fund, and is off while none is selected.
+        self._basket_button = pmui.Button(label=self._basket_label(), disabled=not state.fund,
+                                          variant="outlined", icon="playlist_add", margin=(4, 8))
+        self._basket_button.on_click(self._toggle_basket)
+        # Label and state change in one update: two separate bindings raced in the browser and could
+        # leave the button disabled with a fund selected (seen about one run in three).
+        state.basket.param.watch(self._sync_basket_button, "proj_ids")
+        state.param.watch(self._sync_basket_button, "fund")
+        self._company_button = pmui.Button(label="All funds of this company", variant="text", icon="apartment",
+                                           margin=(4, 8))
+        self._company_button.on_click(self._company_funds)
 
     def complete(self) -> None:
         """Lay out what a deferred view left out (the unit-class matches and the fund's buttons), and
@@ -352,13 +236,15 @@ class FundExplorer(pn.viewable.Viewer):
         self._results_area.min_height = table_height(len(frame), RESULTS_PAGE)
         self._class_matches.param.update(visible=not classes.empty, min_height=CLASS_MATCHES_TITLE_PX + table_height(
             len(classes), CLASSES_PAGE))
-        if self.state.search_error:
-            self.message.object = empty_html(f"The search failed: {self.state.search_error}", error=True)
-        elif search.message:
-            self.message.object = empty_html(search.message)
-        else:
-            self.message.object = ""
-        self.message.visible = bool(self.message.object)
+
+    @staticmethod
+    def _message_html(search_error: str, message: str, hint: str) -> str:
+        """Why the results are empty: the search box's need, the search's failure or the search's own word."""
+        if hint:
+            return empty_html(hint)
+        if search_error:
+            return empty_html(f"The search failed: {search_error}", error=True)
+        return empty_html(message) if message else ""
 
     def _basket_label(self, *_) -> str:
         return "Remove from basket" if self.state.in_basket() else "Add to basket"
@@ -371,8 +257,9 @@ class FundExplorer(pn.viewable.Viewer):
     async def _on_search(self, *_):
         text = self.text or ""
         if not text.strip():
-            self.message.param.update(object=empty_html("Type part of a fund name or abbreviation."), visible=True)
+            self.hint = "Type part of a fund name or abbreviation."
             return
+        self.hint = ""
         try:
             await self.state.search_funds(text)
         except SecApiError as exc:

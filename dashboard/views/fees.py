@@ -19,7 +19,6 @@ TITLES = {"fund": "Fund", "class_abbr_name": "Class", "fee_type_en": "Fee type",
           "actual_value_unit": "Charge unit", "fee_other_desc": "Remark", "rate_num": "Ceiling, figure",
           "actual_value_num": "Charged, figure"}
 ALL_TYPES = "All fee types"
-PREFERRED_TYPES = ("Management Fee", "Total Expense")
 
 
 class FeesView(TabView):
@@ -34,14 +33,18 @@ class FeesView(TabView):
         self._sync_types()
         self.state.param.watch(self._sync_types, ["basket_revision"])
         self._type_select = pmui.Select.from_param(self.param.fee_type, label="Fee type in the charts", width=320)
-        self.note = html_pane("")
+        changes = (self.state.param.basket_revision, self.state.param.basket_error)
+        # The note and the charts are bound to the state and the chosen type; the table is redrawn in
+        # render() (a Tabulator table is only patched while its view is in the page: see TabView).
+        self.note = html_pane(pn.bind(self._note_html, *changes))
         self.actual_chart = chart_pane("fees-actual")
+        self.actual_chart.object = pn.bind(self._chart, "actual_value_num", self.param.fee_type, *changes)
         self.ceiling_chart = chart_pane("fees-ceiling")
+        self.ceiling_chart.object = pn.bind(self._chart, "rate_num", self.param.fee_type, *changes)
         self.table = data_table(display_frame(basket.fee_frame(), TABLE_COLUMNS), titles=TITLES, page_size=12,
                                 number=["rate_num", "actual_value_num"], header_filters=True, name="fees-table",
                                 frozen_columns=["fund"])
         self.state.param.watch(self.invalidate, ["basket_revision", "basket_error"])
-        self.param.watch(self.invalidate, ["fee_type"])
         self._layout = pn.Column(
             pn.Row(self._type_select, stale_badge(basket), sizing_mode="stretch_width"),
             self.note,
@@ -62,13 +65,12 @@ class FeesView(TabView):
         return self._layout
 
     def _sync_types(self, *_):
-        types = self.state.basket.fee_types()
-        objects = [ALL_TYPES, *types]
+        basket = self.state.basket
+        objects = [ALL_TYPES, *basket.fee_types()]
         current = self.fee_type
-        if current not in objects:
-            current = next((t for t in PREFERRED_TYPES if t in types), ALL_TYPES)
-        elif current == ALL_TYPES and list(self.param.fee_type.objects) == [ALL_TYPES]:
-            current = next((t for t in PREFERRED_TYPES if t in types), ALL_TYPES)
+        first_choice = current == ALL_TYPES and list(self.param.fee_type.objects) == [ALL_TYPES]
+        if current not in objects or first_choice:
+            current = basket.preferred_fee_type() or ALL_TYPES
         self.param.fee_type.objects = objects
         self.fee_type = current
 
@@ -79,20 +81,20 @@ class FeesView(TabView):
         chosen = None if fee_type == ALL_TYPES else fee_type
         return charts.fee_bars(basket.fee_frame(chosen), value=value, fee_type=chosen)
 
-    def render(self) -> None:
-        self.actual_chart.object = self._chart("actual_value_num", self.fee_type)
-        self.ceiling_chart.object = self._chart("rate_num", self.fee_type)
+    def _note_html(self, *_) -> str:
         basket, state = self.state.basket, self.state
-        frame = basket.fee_frame()
-        self.table.set_frame(display_frame(frame[[c for c in FEE_COLUMNS if c in frame]], TABLE_COLUMNS))
         note = basket_state_html(state)
-        if note is None:
-            failed = basket.failed_part("fees")
-            missing = [basket.label(p) for p in basket.unpublished("fees")]
-            notes = [failed_part_html(basket, "fees", "Fees")]
-            if frame.empty and basket.loaded and not failed:
-                notes.append(empty_html("The service publishes no fees for the funds in the basket."))
-            elif missing:
-                notes.append(empty_html(f"No fees published for: {', '.join(missing)}."))
-            note = "".join(notes)
-        self.note.object = note
+        if note is not None:
+            return note
+        failed = basket.failed_part("fees")
+        missing = [basket.label(p) for p in basket.unpublished("fees")]
+        notes = [failed_part_html(basket, "fees", "Fees")]
+        if basket.fee_frame().empty and basket.loaded and not failed:
+            notes.append(empty_html("The service publishes no fees for the funds in the basket."))
+        elif missing:
+            notes.append(empty_html(f"No fees published for: {', '.join(missing)}."))
+        return "".join(notes)
+
+    def render(self) -> None:
+        frame = self.state.basket.fee_frame()
+        self.table.set_frame(display_frame(frame[[c for c in FEE_COLUMNS if c in frame]], TABLE_COLUMNS))

@@ -51,7 +51,12 @@ class HoldingsView(TabView):
         self._top_n = pmui.IntSlider.from_param(model.param.top_n, label="Top holdings shown", width=220, end=30)
         self._from = pmui.Select.from_param(model.param.compare_from, label="From quarter", width=240)
         self._to = pmui.Select.from_param(model.param.compare_to, label="To quarter", width=240)
-        self.summary = html_pane("", name="holdings-summary")
+        state = self.state
+        quarter = (model.param.period, sheet.param.holdings, state.param.fund_error)
+        compared = (model.param.compare_from, model.param.compare_to, sheet.param.holdings, state.param.fund_error)
+        # The summary, the charts and the changes' note are bound to the model; render() redraws the
+        # tables (a Tabulator table is only patched while its view is in the page: see TabView).
+        self.summary = html_pane(pn.bind(self._summary_html, *quarter, state.param.fund), name="holdings-summary")
         self.table = data_table(display_frame(_typed(model.table()), list(TABLE_TITLES)), titles=TABLE_TITLES,
                                 percent=["percent_nav"], baht=["assetliab_value"], page_size=12, name="holdings-table",
                                 selectable=1)
@@ -69,12 +74,14 @@ class HoldingsView(TabView):
                                       section_title("Who holds this"), self.holders_note, self.holders,
                                       sizing_mode="stretch_width", visible=False)
         self._top = chart_pane("holdings-top")
-        self._heatmap = chart_pane("holdings-heatmap")
-        self._changes_note = html_pane("")
+        self._top.object = pn.bind(self._top_chart, *quarter, model.param.top_n)
+        self._heatmap = chart_pane("holdings-heatmap")  # the fund's quarters: not redrawn for another quarter
+        self._heatmap.object = pn.bind(self._heatmap_chart, sheet.param.holdings, state.param.fund_error)
+        self._changes_note = html_pane(pn.bind(lambda *_: self._changes()[1], *compared))
         self._changes_chart = chart_pane("holdings-changes")
+        self._changes_chart.object = pn.bind(self._changes_chart_of, *compared)
         self._changes_table = data_table(display_frame(empty_changes(), CHANGE_COLUMNS), titles=CHANGE_TITLES,
                                          percent=["weight_from", "weight_to"], number=["change_pp"], page_size=10)
-        self._heatmap_for = None
         model.param.watch(self.invalidate, ["period", "compare_from", "compare_to", "top_n"])
         sheet.param.watch(self.invalidate, ["holdings"])
         self.state.param.watch(self.invalidate, ["fund_error"])
@@ -100,46 +107,45 @@ class HoldingsView(TabView):
     def __panel__(self):
         return self._layout
 
+    def _summary_html(self, *_) -> str:
+        state, model = self.state, self.state.holdings
+        if state.fund_error:  # never the previous fund's holdings under the new fund's error
+            return empty_html(f"The fund could not be loaded: {state.fund_error}", error=True)
+        if not model.periods_with_data:
+            return empty_html("The service publishes no portfolio holdings for this fund in the last 12 quarters."
+                              if state.fund else "Select a fund in the Fund explorer.")
+        if not model.has_data():
+            return empty_html(f"No holdings published for {quarter_label(model.period)}.")
+        total, value = model.total_percent(), model.total_value()
+        note = ""
+        if total is not None and total > 100.0:
+            note = (' <span class="sd-pill sd-warn" title="Rounding, or a feeder fund\'s structure">'
+                    "above 100 %: shown as reported</span>")
+        as_of = model.as_of()
+        return (f'<div class="sd-stat">{esc(quarter_label(model.period))}: {len(model.lines())} holdings, '
+                f"total <b>{esc(fmt_percent(total))}</b> of NAV{note}"
+                f" · market value {esc(fmt_baht(value, 0))}"
+                + (f" · as of {esc(as_of)}" if as_of else "") + "</div>")
+
+    def _top_chart(self, *_):
+        model = self.state.holdings
+        if self.state.fund_error:
+            return charts.empty_chart("The fund could not be loaded")
+        if model.has_data():
+            return charts.top_holdings_bars(model.top(), model.period)
+        return charts.empty_chart(f"No holdings published for {quarter_label(model.period)}"
+                                  if model.period else "No holdings published for this fund")
+
+    def _heatmap_chart(self, *_):
+        if self.state.fund_error:
+            return charts.empty_chart("The fund could not be loaded")
+        return charts.holdings_heatmap(self.state.holdings.weights())
+
     def render(self) -> None:
         state, model = self.state, self.state.holdings
-        if state.fund_error:
-            # Never the previous fund's holdings under the new fund's error.
-            self.summary.object = empty_html(f"The fund could not be loaded: {state.fund_error}", error=True)
-            self.table.set_frame(display_frame(_typed(model.table().iloc[0:0]), list(TABLE_TITLES)))
-            self._top.object = self._heatmap.object = charts.empty_chart("The fund could not be loaded")
-            self._heatmap_for = None
-            self._changes_note.object = ""
-            self._changes_chart.object = charts.empty_chart("The fund could not be loaded")
-            return
-        if not model.periods_with_data:
-            self.summary.object = empty_html(
-               "The service publishes no portfolio holdings for this fund in the last 12 quarters." if state.fund
-               else "Select a fund in the Fund explorer.")
-        elif not model.has_data():
-            self.summary.object = empty_html(f"No holdings published for {quarter_label(model.period)}.")
-        else:
-            total, value = model.total_percent(), model.total_value()
-            note = ""
-            if total is not None and total > 100.0:
-                note = (' <span class="sd-pill sd-warn" title="Rounding, or a feeder fund\'s structure">'
-                        "above 100 %: shown as reported</span>")
-            as_of = model.as_of()
-            self.summary.object = (
-               f'<div class="sd-stat">{esc(quarter_label(model.period))}: {len(model.lines())} holdings, '
-               f"total <b>{esc(fmt_percent(total))}</b> of NAV{note}"
-               f" · market value {esc(fmt_baht(value, 0))}"
-               + (f" · as of {esc(as_of)}" if as_of else "") + "</div>")
-        self.table.set_frame(display_frame(_typed(model.table()), list(TABLE_TITLES)))
-        if model.has_data():
-            self._top.object = charts.top_holdings_bars(model.top(), model.period)
-        else:
-            self._top.object = charts.empty_chart(f"No holdings published for {quarter_label(model.period)}"
-                                                  if model.period else "No holdings published for this fund")
-        key = (id(state.factsheet.holdings), tuple(model.periods))
-        if key != self._heatmap_for:  # the heatmap depends on the fund only, not on the quarter chosen
-            self._heatmap_for = key
-            self._heatmap.object = charts.holdings_heatmap(model.weights())
-        self._render_changes()
+        lines = model.table()
+        self.table.set_frame(display_frame(_typed(lines.iloc[0:0] if state.fund_error else lines), list(TABLE_TITLES)))
+        self._changes_table.set_frame(display_frame(self._changes()[0], CHANGE_COLUMNS))
         self._render_market()
 
     # ---- with a market snapshot -----------------------------------------------------------------------
@@ -221,12 +227,15 @@ class HoldingsView(TabView):
         if has and not self._picked:
             self.holders_note.object = empty_html("Pick a line of the holdings table to see which funds hold it.")
 
-    def _render_changes(self) -> None:
+    def _changes(self) -> tuple:
+        """The changes between the two quarters chosen, and the note that goes with them."""
         model = self.state.holdings
         start, end = model.compare_from, model.compare_to
         changes = empty_changes()
         note = ""
-        if not (start and end):
+        if self.state.fund_error:
+            pass  # never the previous fund's changes under the new fund's error
+        elif not (start and end):
             note = empty_html("Choose two quarters with holdings.") if model.periods_with_data else ""
         elif start == end:
             note = empty_html("Choose two different quarters.")
@@ -242,6 +251,10 @@ class HoldingsView(TabView):
                     counts = model.change_counts()
                     note = "<div>" + " ".join(f'<span class="sd-pill">{esc(kind)}: {n}</span>'
                                               for kind, n in counts.items()) + "</div>"
-        self._changes_note.object = note
-        self._changes_chart.object = charts.holdings_changes_bars(changes, start, end)
-        self._changes_table.set_frame(display_frame(changes, CHANGE_COLUMNS))
+        return changes, note
+
+    def _changes_chart_of(self, *_):
+        if self.state.fund_error:
+            return charts.empty_chart("The fund could not be loaded")
+        model = self.state.holdings
+        return charts.holdings_changes_bars(self._changes()[0], model.compare_from, model.compare_to)

@@ -3,11 +3,11 @@ an enforcement case (E19) and an investor-alert case (E20)."""
 
 from __future__ import annotations
 
-import html
 
 import panel as pn
 import panel_material_ui as pmui
 import param
+from markupsafe import Markup
 
 from dashboard.errors import SecApiError
 from dashboard.models.licensee import LicenceCheck, enforcement_meanings, kind_label
@@ -68,11 +68,14 @@ UNKNOWN_TYPE = "Kind of action not stated: every meaning is shown"
 ACTION_TYPES = {UNKNOWN_TYPE: 0, **{f"Type {n}": n for n in range(1, 6)}}
 
 
-def _meanings(table: dict[int, tuple[str, str]], action_type: int) -> str:
+_THAI_TEXT = Markup('<span class="sd-text" lang="th">{}</span>')
+
+
+def _meanings(table: dict[int, tuple[str, str]], action_type: int) -> Markup:
     if action_type:
-        return f'<span class="sd-muted">{html.escape(table[action_type][1])}</span>'
-    items = "".join(f"<li>{n}: {html.escape(en)}</li>" for n, (_th, en) in table.items())
-    return f'<details><summary class="sd-muted">meaning by action type</summary><ul>{items}</ul></details>'
+        return Markup('<span class="sd-muted">{}</span>').format(table[action_type][1])
+    items = Markup("").join(Markup("<li>{}: {}</li>").format(n, en) for n, (_th, en) in table.items())
+    return Markup('<details><summary class="sd-muted">meaning by action type</summary><ul>{}</ul></details>').format(items)
 
 
 def enforcement_html(record: dict | None, action_type: int = 0, kind: str | None = None) -> str:
@@ -81,38 +84,46 @@ def enforcement_html(record: dict | None, action_type: int = 0, kind: str | None
     if not record:
         return ""
     known = enforcement_meanings(kind)
+    br = Markup("<br>")
     if known:
-        meaning = {field: f'<span class="sd-muted">{html.escape(en)}</span>' for field, (_th, en) in known.items()}
+        meaning = {field: Markup('<span class="sd-muted">{}</span>').format(en) for field, (_th, en) in known.items()}
     else:
         meaning = {field: _meanings(table, action_type) for field, table in (
             ("date", ENFORCEMENT_DATE_MEANING), ("details", ENFORCEMENT_DETAILS_MEANING), ("remark", ENFORCEMENT_REMARK_MEANING))}
     rows = [
-        *([("Kind of action", f"{esc(kind_label(kind))} <span class=\"sd-muted\">(from the case list)</span>")] if known else []),
-        ("Section or law", f'<span class="sd-text" lang="th">{esc(record.get("enforcement_relevant_section_law"))}</span>'),
-        ("Summary of facts", f'<span class="sd-text" lang="th">{esc(record.get("enforcement_summarized_facts"))}</span>'),
-        ("Date", f'{esc(fmt_date(record.get("enforcement_date")))}<br>{meaning["date"]}'),
-        ("Details", f'<span class="sd-text" lang="th">{esc(record.get("enforcement_details"))}</span><br>{meaning["details"]}'),
-        ("Remark", f'<span class="sd-text" lang="th">{esc(record.get("enforcement_remark"))}</span><br>{meaning["remark"]}'),
+        *([("Kind of action", Markup('{} <span class="sd-muted">(from the case list)</span>').format(kind_label(kind)))]
+          if known else []),
+        ("Section or law", _THAI_TEXT.format(esc(record.get("enforcement_relevant_section_law")))),
+        ("Summary of facts", _THAI_TEXT.format(esc(record.get("enforcement_summarized_facts")))),
+        ("Date", esc(fmt_date(record.get("enforcement_date"))) + br + meaning["date"]),
+        ("Details", _THAI_TEXT.format(esc(record.get("enforcement_details"))) + br + meaning["details"]),
+        ("Remark", _THAI_TEXT.format(esc(record.get("enforcement_remark"))) + br + meaning["remark"]),
         ("Last updated", esc(fmt_date(record.get("last_upd_date")))),
     ]
     if known:
-        return kv_table(rows)
-    note = ('<p class="sd-muted">No case list names this case\'s kind of action, and the kind decides what the date and '
-            "the details mean; the date and the details number the kinds differently (3 and 4 swap), and each is read "
-            "with its own list.</p>")
-    return kv_table(rows) + note
+        return str(kv_table(rows))
+    note = Markup('<p class="sd-muted">No case list names this case\'s kind of action, and the kind decides what the '
+                  "date and the details mean; the date and the details number the kinds differently (3 and 4 swap), "
+                  "and each is read with its own list.</p>")
+    return str(kv_table(rows) + note)
 
 
 def alert_html(record: dict | None) -> str:
     if not record:
         return ""
-    return kv_table([
+    return str(kv_table([
         ("Case", esc(record.get("case_id"))),
         ("Sequence", esc(record.get("seq_no"))),
-        ("Act (Thai)", f'<span class="sd-text" lang="th">{esc(record.get("license_th"))}</span>'),
-        ("Act (English)", f'<span class="sd-text">{esc(record.get("license_en"))}</span>'),
+        ("Act (Thai)", _THAI_TEXT.format(esc(record.get("license_th")))),
+        ("Act (English)", Markup('<span class="sd-text">{}</span>').format(esc(record.get("license_en")))),
         ("Last updated", esc(fmt_date(record.get("last_upd_date")))),
-    ])
+    ]))
+
+
+def _button(label: str, icon: str, action, variant: str = "contained") -> pmui.Button:
+    go = pmui.Button(label=label, icon=icon, variant=variant, margin=(12, 8))
+    go.on_click(action)
+    return go
 
 
 class LicenseeView(pn.viewable.Viewer):
@@ -136,16 +147,7 @@ class LicenseeView(pn.viewable.Viewer):
     def __init__(self, **params):
         super().__init__(**params)
         lic, ex = self.licence, self.examples
-        # A shared link's person and case (in the licence model already) come before the examples.
-        self.param.update(person_id=lic.person_id or ex.get("person", ""),
-                          enforcement_id=lic.enforcement_id or ex.get("case_uid", ""),
-                          case_id=lic.case_id or ex.get("case_id", ""))
-        lic.param.update(company_query=lic.company_query or ex.get("company", ""),
-                         person_query=lic.person_query or ex.get("person_name", ""),
-                         company_id=lic.company_id or ex.get("company_id", ""),
-                         cases_id=lic.cases_id or ex.get("case_uid", ""),
-                         alert_case_id=lic.alert_case_id or ex.get("alert", ""))
-
+        self._prefill()
         #: Each model frame's table, by the frame's name.
         self.tables = {frame: data_table(display_frame(self._shown(frame), columns), titles=titles, page_size=8,
                                          name=f"licensee-{slug}", **options)
@@ -159,34 +161,47 @@ class LicenseeView(pn.viewable.Viewer):
         self.enforcement_card = html_pane(pn.bind(self._case_html, lic.param.enforcement, self.param.action_type,
                                                   lic.param.enforcement_kind), name="licensee-enforcement")
         self.alert_card = html_pane(pn.bind(alert_html, lic.param.alert), name="licensee-alert")
-
-        def button(label: str, icon: str, action, variant: str = "contained"):
-            go = pmui.Button(label=label, icon=icon, variant=variant, margin=(12, 8))
-            go.on_click(action)
-            return go
-
         lic.param.watch(self._refresh, list(self.tables))
         hint = ""
         if ex:
             hint = ("Demo identifiers: person " + ex.get("person", "") + ", case " + ex.get("case_uid", "") + " / "
                     + ex.get("case_id", "") + ", alert " + ex.get("alert", "") + ".")
-        tables, notes = self.tables, self.notes
         self._layout = pn.Column(
             pn.Row(pn.pane.Markdown("Check a company's or a person's standing in the licence register. " + hint,
                                     margin=(0, 10), sizing_mode="stretch_width"), stale_badge(lic), sizing_mode="stretch_width"),
+            *self._company_parts(), *self._person_parts(), *self._case_parts(), *self._alert_parts(),
+            loading=lic.param.loading,
+            sizing_mode="stretch_width",
+        )
+
+    def _prefill(self) -> None:
+        """The boxes' first values: a shared link's (in the licence model already), else the examples."""
+        lic, ex = self.licence, self.examples
+        self.param.update(person_id=lic.person_id or ex.get("person", ""),
+                          enforcement_id=lic.enforcement_id or ex.get("case_uid", ""),
+                          case_id=lic.case_id or ex.get("case_id", ""))
+        lic.param.update(company_query=lic.company_query or ex.get("company", ""),
+                         person_query=lic.person_query or ex.get("person_name", ""),
+                         company_id=lic.company_id or ex.get("company_id", ""),
+                         cases_id=lic.cases_id or ex.get("case_uid", ""),
+                         alert_case_id=lic.alert_case_id or ex.get("alert", ""))
+
+    def _company_parts(self) -> list:
+        lic, tables, notes = self.licence, self.tables, self.notes
+        return [
             section_title("Licensed companies"),
             pn.Row(text_box(lic.param.company_query, self.search_companies, label="Company name", width=320),
-                   button("Search companies", "search", self.search_companies)),
+                   _button("Search companies", "search", self.search_companies)),
             notes["company"],
             tables["companies"],
             section_title("Former licensees"),
-            pn.Row(button("Load former licensees", "history", self.load_former, "outlined"),
+            pn.Row(_button("Load former licensees", "history", self.load_former, "outlined"),
                    pn.pane.Markdown("Use the filters under the column titles to narrow the list.", margin=(18, 8))),
             notes["former"],
             tables["former"],
             section_title("A company's licences, staff and business"),
             pn.Row(text_box(lic.param.company_id, self.load_company, label="Company identifier", width=320),
-                   button("Look up company", "business", self.load_company)),
+                   _button("Look up company", "business", self.load_company)),
             notes["company_id"],
             pn.pane.Markdown("**Licences and registrations**", margin=(0, 10)),
             tables["company_licences"],
@@ -194,48 +209,61 @@ class LicenseeView(pn.viewable.Viewer):
             tables["personnel"],
             pn.pane.Markdown("**Business activities**", margin=(0, 10)),
             tables["business"],
+        ]
+
+    def _person_parts(self) -> list:
+        lic, tables, notes = self.licence, self.tables, self.notes
+        return [
             section_title("Find a person"),
             pn.Row(text_box(lic.param.person_query, self.search_people, label="Person's name or registration no.", width=320),
-                   button("Find people", "person_search", self.search_people),
+                   _button("Find people", "person_search", self.search_people),
                    pn.pane.Markdown("Click a person to see their approvals and duties.", margin=(18, 8))),
             notes["people"],
             tables["people"],
             section_title("A person's approvals and current duties"),
             pn.Row(text_box(self.param.person_id, self.load_person, label="Person identifier", width=320),
-                   button("Look up person", "person_search", self.load_person)),
+                   _button("Look up person", "person_search", self.load_person)),
             notes["person"],
             pn.pane.Markdown("**Approvals** (active, expired or no expiry)", margin=(0, 10)),
             tables["approvals"],
             pn.pane.Markdown("**Current duties**", margin=(0, 10)),
             tables["duties"],
+        ]
+
+    def _case_parts(self) -> list:
+        lic, tables, notes = self.licence, self.tables, self.notes
+        return [
             section_title("Enforcement cases of a person or company"),
             pn.Row(text_box(lic.param.cases_id, None, label="Person or company identifier", width=320),
-                   button("List cases", "gavel", self.load_cases, "outlined"),
+                   _button("List cases", "gavel", self.load_cases, "outlined"),
                    pn.pane.Markdown("Click a case to read it below.", margin=(18, 8))),
             notes["cases"],
             tables["cases"],
             section_title("An enforcement case"),
             pn.Row(text_box(self.param.enforcement_id, None, label="Person or company identifier", width=260),
                    text_box(self.param.case_id, None, label="Case reference", width=220),
-                   button("Look up case", "gavel", self.load_enforcement)),
+                   _button("Look up case", "gavel", self.load_enforcement)),
             # Asked only when no case list names the case's kind of action.
             pmui.Select.from_param(self.param.action_type, label="Action type", width=300,
                                    visible=lic.param.enforcement_kind.rx.is_(None)),
             notes["case"],
             self.enforcement_card,
+        ]
+
+    def _alert_parts(self) -> list:
+        lic, tables, notes = self.licence, self.tables, self.notes
+        return [
             section_title("Investor alerts"),
-            pn.Row(button("List investor-alert cases", "campaign", self.load_alert_cases, "outlined"),
+            pn.Row(_button("List investor-alert cases", "campaign", self.load_alert_cases, "outlined"),
                    pn.pane.Markdown("Click a case to read what it is about.", margin=(18, 8))),
             notes["alert_cases"],
             tables["alert_cases"],
             section_title("An investor-alert case"),
             pn.Row(text_box(lic.param.alert_case_id, None, label="Investor-alert case", width=260),
-                   button("Look up alert", "campaign", self.load_alert)),
+                   _button("Look up alert", "campaign", self.load_alert)),
             notes["alert"],
             self.alert_card,
-            loading=lic.param.loading,
-            sizing_mode="stretch_width",
-        )
+        ]
 
     def __panel__(self):
         return self._layout

@@ -18,7 +18,8 @@ import param
 from dashboard.errors import SecApiError
 from dashboard.market.screen import MarketScreen
 from dashboard.present import charts
-from dashboard.present.text import display_frame, empty_html, esc, fmt_datetime, fmt_percent, policy_type_text, status_text
+from dashboard.present.text import (display_frame, empty_html, esc, fmt_datetime, fmt_percent, policy_type_text, status_text,
+                                    typed_number)
 from dashboard.records.labels import FUND_STATUS, RISK_LEVEL
 from dashboard.views.common import (TabView, chart_pane, data_table, html_pane, notify_error, notify_warning,
                                     progress_value, section_title, text_box)
@@ -117,9 +118,9 @@ def no_store_html(market: MarketScreen, demo: bool) -> str:
 
 
 def number_or_none(text: str) -> float | None:
-    """A number typed in a box ("1.5", "1,5", " -3 %"); None when empty; ValueError when it is not a number."""
-    cleaned = (text or "").replace("%", "").replace(",", ".").strip()
-    return float(cleaned) if cleaned else None
+    """A number typed in a box ("1.5", "1,234.5", " -3 %"): `present.text.typed_number`, the command
+    line's reading too; None when empty; ValueError when it is not a number."""
+    return typed_number(text)
 
 
 def _number_text(value: float | None) -> str:
@@ -144,8 +145,44 @@ class MarketView(TabView):
         super().__init__(**params)
         market = self.market
         self.param.update(max_fee_text=_number_text(market.max_fee), min_return_text=_number_text(market.min_return_1y))
-        self.status = html_pane("", name="market-status")
-        # ---- no snapshot yet
+        self._build_sync()
+        self._build_screener()
+        self._build_market_whole()
+        self._content = pn.Column(
+            section_title("Find funds"),
+            self.filters,
+            pn.FlexBox(self.add_button, self.download, sizing_mode="stretch_width"),
+            self.results,
+            pn.pane.Markdown("Total annual fee: as actually charged (first unit class), never a prospectus "
+                             "ceiling. Tick funds to add them to the comparison basket.", margin=(0, 10)),
+            section_title("The market's risk spectrum"),
+            # Each chart in a column of its own: a redrawn chart replaces its plot in that column only, and
+            # the Material components after it in the tab's column were drawn again unstyled otherwise.
+            pn.Column(self._spectrum, sizing_mode="stretch_width"),
+            section_title("Fees by policy type"),
+            self.fee_note,
+            pn.Column(self._fees, sizing_mode="stretch_width"),
+            section_title("Most-held securities"),
+            self.most_held,
+            section_title("Who holds this"),
+            pn.FlexBox(self.security_box, self.find_button, sizing_mode="stretch_width"),
+            self.holders_note,
+            self.holders,
+            sizing_mode="stretch_width", loading=market.param.loading)
+        self._layout = pn.Column(pn.Row(section_title("The whole market"), sizing_mode="stretch_width"),
+                                 self.status, self._sync_progress, self._sync_message, self._empty, self._content,
+                                 sizing_mode="stretch_width")
+        self._watch()
+        self.render()
+
+    def _build_sync(self) -> None:
+        """The status line and what shows while there is no snapshot yet (the demo's sync button)."""
+        market = self.market
+        # Notes and charts are bound to the model; render() redraws the tables and what is shown (a
+        # Tabulator table is only patched while its view is in the page: see TabView).
+        self.status = html_pane(pn.bind(self._status_html, market.param.has_store, market.param.snapshot_at,
+                                        market.param.results, market.param.error, market.param.syncing),
+                                name="market-status")
         self.sync_button = pmui.Button(label="Make the demo market snapshot", icon="sync", variant="contained",
                                        visible=self.demo, margin=(4, 8), name="market-sync")
         self.sync_button.on_click(self.sync)
@@ -155,8 +192,13 @@ class MarketView(TabView):
         self._sync_message = html_pane(pn.bind(lambda m: f'<span class="sd-muted">{esc(m, "")}</span>',
                                                market.param.sync_message), visible=market.param.syncing,
                                        name="market-sync-message")
-        self._empty = pn.Column(html_pane("", name="market-empty"), self.sync_button, sizing_mode="stretch_width")
-        # ---- the screener
+        no_store = html_pane(pn.bind(lambda has: "" if has else no_store_html(market, self.demo), market.param.has_store),
+                             name="market-empty")
+        self._empty = pn.Column(no_store, self.sync_button, sizing_mode="stretch_width")
+
+    def _build_screener(self) -> None:
+        """The screener's filters, its results table and their buttons."""
+        market = self.market
         self.filters = pn.FlexBox(
             # Enter commits a box's text; the change runs the screener (a watcher), so Enter does nothing more.
             text_box(market.param.company, _commit_only, label="Company (identifier)", width=200),
@@ -186,10 +228,16 @@ class MarketView(TabView):
         self.download = pmui.FileDownload(callback=self.results_csv, filename="market-screen.csv",
                                           label="Download the results (CSV)", icon="download", variant="text",
                                           margin=(4, 8), name="market-download")
-        # ---- the market seen whole
+
+    def _build_market_whole(self) -> None:
+        """The market seen whole: risk spectrum, fees by policy type, most-held securities and their holders."""
+        market = self.market
         self._spectrum = chart_pane("market-spectrum")
+        self._spectrum.object = pn.bind(self._chart, charts.market_spectrum_bars, market.param.spectrum)
         self._fees = chart_pane("market-fees")
-        self.fee_note = html_pane("", name="market-fee-position")
+        self._fees.object = pn.bind(self._chart, charts.market_fee_ranges, market.param.fees, market.param.fee_position)
+        self.fee_note = html_pane(pn.bind(fee_position_html, market.param.fee_position, self.state.param.fund),
+                                  name="market-fee-position")
         self.most_held = data_table(display_frame(market.most_held, MOST_HELD_COLUMNS), titles=MOST_HELD_TITLES,
                                     percent=["percent_nav_avg"], baht=["total_value"], page_size=10,
                                     selectable=1, name="market-most-held")
@@ -198,33 +246,13 @@ class MarketView(TabView):
                                   placeholder="e.g. PTT or TH0646010015", width=260)
         self.find_button = pmui.Button(label="Who holds this", icon="search", variant="outlined", margin=(12, 8))
         self.find_button.on_click(self._find_holders)
-        self.holders_note = html_pane("", name="market-holders-note")
+        self.holders_note = html_pane(pn.bind(self._holders_html, market.param.holders, market.param.security),
+                                      name="market-holders-note")
         self.holders = data_table(display_frame(market.holders, HOLDER_COLUMNS), titles=HOLDER_TITLES,
                                   percent=["percent_nav"], baht=["assetliab_value"], page_size=10, name="market-holders")
-        self._content = pn.Column(
-            section_title("Find funds"),
-            self.filters,
-            pn.FlexBox(self.add_button, self.download, sizing_mode="stretch_width"),
-            self.results,
-            pn.pane.Markdown("Total annual fee: as actually charged (first unit class), never a prospectus "
-                             "ceiling. Tick funds to add them to the comparison basket.", margin=(0, 10)),
-            section_title("The market's risk spectrum"),
-            # Each chart in a column of its own: a redrawn chart replaces its plot in that column only, and
-            # the Material components after it in the tab's column were drawn again unstyled otherwise.
-            pn.Column(self._spectrum, sizing_mode="stretch_width"),
-            section_title("Fees by policy type"),
-            self.fee_note,
-            pn.Column(self._fees, sizing_mode="stretch_width"),
-            section_title("Most-held securities"),
-            self.most_held,
-            section_title("Who holds this"),
-            pn.FlexBox(self.security_box, self.find_button, sizing_mode="stretch_width"),
-            self.holders_note,
-            self.holders,
-            sizing_mode="stretch_width", loading=market.param.loading)
-        self._layout = pn.Column(pn.Row(section_title("The whole market"), sizing_mode="stretch_width"),
-                                 self.status, self._sync_progress, self._sync_message, self._empty, self._content,
-                                 sizing_mode="stretch_width")
+
+    def _watch(self) -> None:
+        market = self.market
         market.param.watch(self._screen_changed, ["company", "status", "risk", "policy", "tax", "retail_type",
                                                   "max_fee", "min_return_1y", "sort"])
         market.param.watch(self.invalidate, ["results", "has_store", "snapshot_at", "spectrum", "fees",
@@ -238,7 +266,6 @@ class MarketView(TabView):
             # built ahead of a link's visitor, shown on this tab), Panel re-queues a start on every tick.
             poller = pn.state.add_periodic_callback(self.poll, period=POLL_MS, start=False)
             pn.state.onload(poller.start)
-        self.render()
 
     def __panel__(self):
         return self._layout
@@ -353,32 +380,30 @@ class MarketView(TabView):
 
     # ---- rendering ------------------------------------------------------------------------------
 
+    def _status_html(self, *_) -> str:
+        market = self.market
+        return "".join([snapshot_html(market), empty_html(market.error, error=True) if market.error else ""])
+
+    def _chart(self, draw, *data):
+        if not self.market.has_store:
+            return charts.empty_chart("")
+        return draw(*data)
+
+    def _holders_html(self, holders, security) -> str:
+        if security and holders.empty:
+            return empty_html(f"No fund holds {security} in the latest quarter.")
+        if security:
+            return f'<div class="sd-stat">{len(holders):,} funds hold {esc(security)} in the latest quarter.</div>'
+        return ""
+
     def render(self) -> None:
         market = self.market
         has = market.has_store
         self._empty.visible = not has
         self._content.visible = has
-        self._empty[0].object = "" if has else no_store_html(market, self.demo)
         self.sync_button.visible = self.demo and not has
         self.sync_button.disabled = market.syncing
-        self.status.object = snapshot_html(market) + (empty_html(market.error, error=True) if market.error else "")
         self.results.set_frame(results_frame(market.results))
-        self._render_market()
-        holders = market.holders
-        if market.security and holders.empty:
-            self.holders_note.object = empty_html(f"No fund holds {market.security} in the latest quarter.")
-        elif market.security:
-            self.holders_note.object = (f'<div class="sd-stat">{len(holders):,} funds hold {esc(market.security)} '
-                                        f"in the latest quarter.</div>")
-        else:
-            self.holders_note.object = ""
-        self.holders.set_frame(display_frame(holders, HOLDER_COLUMNS))
-
-    def _render_market(self) -> None:
-        market = self.market
-        if not market.has_store:
-            return
-        self._spectrum.object = charts.market_spectrum_bars(market.spectrum)
-        self._fees.object = charts.market_fee_ranges(market.fees, market.fee_position)
-        self.fee_note.object = fee_position_html(market.fee_position, self.state.fund)
-        self.most_held.set_frame(display_frame(market.most_held, MOST_HELD_COLUMNS))
+        if has:
+            self.most_held.set_frame(display_frame(market.most_held, MOST_HELD_COLUMNS))
+        self.holders.set_frame(display_frame(market.holders, HOLDER_COLUMNS))

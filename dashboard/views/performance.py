@@ -39,13 +39,20 @@ class PerformanceView(TabView):
         self._sync_classes()
         sheet.param.watch(self._sync_classes, ["performance"])
         self._class_select = pmui.Select.from_param(self.param.unit_class, label="Unit class", width=260)
-        self.note = html_pane("")
+        state = self.state
+        fund_changes = (sheet.param.performance, state.param.fund_error, self.param.unit_class)
+        # Notes and charts are bound to the state; render() redraws the tables (a Tabulator table is
+        # only patched while its view is in the page: see TabView).
+        self.note = html_pane(pn.bind(self._note_html, *fund_changes, state.param.fund))
         self._returns = chart_pane("performance-returns")
+        self._returns.object = pn.bind(self._fund_chart, charts.performance_bars, *fund_changes)
         self._volatility = chart_pane("performance-volatility")
+        self._volatility.object = pn.bind(self._fund_chart, charts.volatility_bars, *fund_changes)
         self.table = data_table(performance_table(sheet.performance, self.unit_class), page_size=10,
                                 titles={"period": "Period", "as_of": "As of"},
                                 percent=[KIND_TITLES[k] for k in PERFORMANCE_KINDS], name="performance-table")
         self._basket_chart = chart_pane("performance-basket")
+        self._basket_chart.object = pn.bind(self._basket_chart_of, state.param.basket_revision)
         self._basket_table = data_table(basket_table(basket), titles={"fund": "Fund"}, page_size=10)
         self.param.watch(self.invalidate, ["unit_class"])
         sheet.param.watch(self.invalidate, ["performance"])
@@ -73,35 +80,35 @@ class PerformanceView(TabView):
             self.param.unit_class.objects = objects
             self.unit_class = current
 
-    def render(self) -> None:
-        state = self.state
-        perf = state.factsheet.performance
-        if state.fund_error:  # never the previous fund's figures under the new fund's error
-            perf = perf.iloc[0:0]
-        if state.fund_error:
-            self._returns.object = self._volatility.object = charts.empty_chart("The fund could not be loaded")
-        else:
-            self._returns.object = charts.performance_bars(perf, self.unit_class)
-            self._volatility.object = charts.volatility_bars(perf, self.unit_class)
-        self._render_basket()
-        self.table.set_frame(performance_table(perf, self.unit_class))
-        if state.fund_error:
-            self.note.object = empty_html(f"The fund could not be loaded: {state.fund_error}", error=True)
-        elif perf is None or perf.empty:
-            self.note.object = empty_html("The service publishes no past performance for this fund."
-                                          if state.fund else "Select a fund in the Fund explorer.")
-        else:
-            as_of = perf["as_of_date"].dropna()
-            self.note.object = (f'<span class="sd-muted">Percent; as of {as_of.max().date().isoformat()}.</span>'
-                                if len(as_of) else "")
+    def _performance(self):
+        """The selected fund's performance; none under a load error (never the previous fund's figures)."""
+        perf = self.state.factsheet.performance
+        return perf.iloc[0:0] if self.state.fund_error and perf is not None else perf
 
-    def _render_basket(self) -> None:
+    def _fund_chart(self, draw, *_):
+        if self.state.fund_error:
+            return charts.empty_chart("The fund could not be loaded")
+        return draw(self._performance(), self.unit_class)
+
+    def _note_html(self, *_) -> str:
+        state, perf = self.state, self._performance()
+        if state.fund_error:
+            return empty_html(f"The fund could not be loaded: {state.fund_error}", error=True)
+        if perf is None or perf.empty:
+            return empty_html("The service publishes no past performance for this fund." if state.fund
+                              else "Select a fund in the Fund explorer.")
+        as_of = perf["as_of_date"].dropna()
+        return f'<span class="sd-muted">Percent; as of {as_of.max().date().isoformat()}.</span>' if len(as_of) else ""
+
+    def _basket_chart_of(self, *_):
         basket = self.state.basket
         if not basket.proj_ids:
-            self._basket_chart.object = charts.empty_chart("The basket is empty: add funds from the Fund explorer")
-        else:
-            self._basket_chart.object = charts.basket_return_bars(basket.performance_frame())
-        frame = basket_table(basket)
+            return charts.empty_chart("The basket is empty: add funds from the Fund explorer")
+        return charts.basket_return_bars(basket.performance_frame())
+
+    def render(self) -> None:
+        self.table.set_frame(performance_table(self._performance(), self.unit_class))
+        frame = basket_table(self.state.basket)
         periods = [c for c in frame.columns if c != "fund"]
         self._basket_table.percent = periods
         self._basket_table.set_frame(frame)

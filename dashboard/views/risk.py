@@ -26,11 +26,17 @@ class RiskView(TabView):
 
     def __init__(self, **params):
         super().__init__(**params)
-        basket = self.state.basket
-        self.note = html_pane("")
+        basket, state = self.state.basket, self.state
+        changes = (state.param.basket_revision, state.param.basket_error)
+        # The notes and charts are bound to the state; the table is redrawn in render() (a Tabulator
+        # table is only patched while its view is in the page: see TabView).
+        self.note = html_pane(pn.bind(self._note_html, *changes))
         self._spectrum = chart_pane("risk-spectrum")
+        self._spectrum.object = pn.bind(self._chart, charts.risk_spectrum_chart, *changes)
         self._fees = chart_pane("risk-fees")
+        self._fees.object = pn.bind(self._chart, charts.risk_scatter, *changes, measure="total_annual_fee")
         self._returns = chart_pane("risk-returns")
+        self._returns.object = pn.bind(self._chart, charts.risk_scatter, *changes, measure="return_1y")
         self.table = data_table(table_frame(basket.risk_frame()), titles=TITLES,
                                 percent=["total_annual_fee", "return_1y"], page_size=15, name="risk-table")
         self.state.param.watch(self.invalidate, ["basket_revision", "basket_error"])
@@ -49,26 +55,23 @@ class RiskView(TabView):
     def __panel__(self):
         return self._layout
 
-    def render(self) -> None:
-        basket, state = self.state.basket, self.state
-        risk = basket.risk_frame()
+    def _chart(self, draw, *_, measure: str | None = None):
+        basket = self.state.basket
         if not basket.proj_ids:
-            empty = "The basket is empty: add funds from the Fund explorer"
-            self._spectrum.object = charts.empty_chart(empty)
-            self._fees.object = charts.empty_chart(empty)
-            self._returns.object = charts.empty_chart(empty)
-        else:
-            self._spectrum.object = charts.risk_spectrum_chart(risk)
-            self._fees.object = charts.risk_scatter(risk, "total_annual_fee")
-            self._returns.object = charts.risk_scatter(risk, "return_1y")
-        self.table.set_frame(table_frame(risk))
+            return charts.empty_chart("The basket is empty: add funds from the Fund explorer")
+        risk = basket.risk_frame()
+        return draw(risk) if measure is None else draw(risk, measure)
+
+    def _note_html(self, *_) -> str:
+        basket, state = self.state.basket, self.state
         note = basket_state_html(state)
-        if note is None:
-            failed = basket.failed_part("suitability")
-            no_level = risk["risk_rank"].isna() & ~risk["proj_id"].isin(failed)
-            unpublished = risk.loc[no_level, "fund"].astype(str).tolist() if basket.loaded else []
-            notes = [failed_part_html(basket, "suitability", "Risk levels")]
-            if unpublished:
-                notes.append(empty_html(f"No risk level published for: {', '.join(map(str, unpublished))}."))
-            note = "".join(notes)
-        self.note.object = note
+        if note is not None:
+            return note
+        notes = [failed_part_html(basket, "suitability", "Risk levels")]
+        unpublished = basket.without_risk_level()
+        if unpublished:
+            notes.append(empty_html(f"No risk level published for: {', '.join(unpublished)}."))
+        return "".join(notes)
+
+    def render(self) -> None:
+        self.table.set_frame(table_frame(self.state.basket.risk_frame()))

@@ -154,8 +154,8 @@ def test_fund_show_prints_readable_sections(cli, dataset, simulator):
     fund = full_funds(dataset)[0]
     code, out, err = cli("fund", "show", fund["proj_id"])
     assert code == 0, err
-    for heading in ("FUND", "RISK", "FEES BY CLASS", "ALLOCATION", "HOLDINGS", "PERFORMANCE (%)", "REDEMPTION",
-                    "MINIMUMS (BAHT)", "REPORTS"):
+    for heading in ("FUND", "REGISTRATION", "RISK AND SUITABILITY", "FEES BY CLASS", "ALLOCATION", "HOLDINGS",
+                    "PERFORMANCE (%)", "REDEMPTION", "INVESTMENT MINIMUMS", "REPORTS"):
         assert f"\n{heading}" in out, heading
     assert " rows" not in out  # counts were all it printed before
     assert fund["proj_name_en"] in out and "registered (RG)" in out
@@ -168,11 +168,11 @@ def test_fund_show_prints_readable_sections(cli, dataset, simulator):
     if simulator.app.layout == "successor":
         company = next(a["name_en"] for a in dataset.amcs if a["unique_id"] == fund["unique_id"])
         assert company in out
-        assert re.search(r"buying cut-off\s+not published by the current service", out)
-        assert re.search(r"annual report\s+not published by the current service", out)
+        assert re.search(r"Buying cut-off\s+not published by the current service", out)
+        assert re.search(r"Annual report\s+not published by the current service", out)
     else:
         assert "not published" not in out
-        assert re.search(rf"buying cut-off\s+{re.escape(redemption['buying_cut_off_time'])}", out)
+        assert re.search(rf"Buying cut-off\s+{re.escape(redemption['buying_cut_off_time'])}", out)
     assert baht(float(top["assetliab_value"])) in out or percent(float(top["percent_nav"])) in out
 
 

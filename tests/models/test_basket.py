@@ -9,6 +9,7 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 from dashboard.errors import BadInputError, SecApiError
+from dashboard.models.source import FAILED, PartStatus
 from dashboard.models.basket import (
     BASKET_PARTS,
     MAX_BASKET,
@@ -189,6 +190,19 @@ def test_risk_frame_one_row_per_fund():
         "return_1y": [4.5, float("nan"), float("nan")],
     })
     assert_frame_equal(risk[list(expected.columns)], expected)
+    assert basket.without_risk_level() == ["M0003"]  # the rule the Risk tab's note used to work out itself
+    basket.status = {"M0003_2564": {"suitability": PartStatus(FAILED, "503")}}
+    assert basket.without_risk_level() == []  # a failure is reported as one, not as "no risk level"
+
+
+def test_a_fee_comparison_starts_with_the_management_fee_else_the_total_expense():
+    management = fee_row("ค่าธรรมเนียมการจัดการ (Management Fee)", "1.0")
+    total = fee_row("ค่าใช้จ่ายรวมทั้งหมด (Total Expense)", "1.5")
+    trustee = fee_row("ค่าธรรมเนียมผู้ดูแลผลประโยชน์ (Trustee Fee)", "0.05")
+    assert loaded_basket({"M0001_2564": {"fees": norm("fee", [trustee, total, management])}}).preferred_fee_type() == "Management Fee"
+    assert loaded_basket({"M0001_2564": {"fees": norm("fee", [trustee, total])}}).preferred_fee_type() == "Total Expense"
+    assert loaded_basket({"M0001_2564": {"fees": norm("fee", [trustee])}}).preferred_fee_type() is None
+    assert FundBasket().preferred_fee_type() is None
 
 
 def test_empty_basket_frames_have_columns():

@@ -11,6 +11,8 @@ import pytest
 from dashboard.present.text import (
     asset_name_text,
     asset_type_text,
+    card,
+    company_text,
     currency_word,
     display_frame,
     empty_html,
@@ -18,20 +20,26 @@ from dashboard.present.text import (
     fmt_amount,
     fmt_baht,
     fmt_date,
+    fmt_number,
     fmt_percent,
     kv_table,
     link,
+    number,
+    pill,
+    published,
     safe_url,
     status_text,
+    typed_number,
     us_investors_text,
 )
+from markupsafe import Markup
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 
 
 def test_esc_escapes_and_keeps_line_breaks():
     assert esc(HOSTILE) == "&lt;img src=x onerror=alert(1)&gt;"
-    assert esc('a "b" & c') == "a &quot;b&quot; &amp; c"
+    assert esc('a "b" & c') == "a &#34;b&#34; &amp; c"  # markupsafe's spelling of &quot;
     assert esc("line 1\nline 2") == "line 1<br>line 2"
     assert esc(None) == "–" and esc(float("nan")) == "–" and esc("  ", "none") == "none"
 
@@ -62,7 +70,83 @@ def test_amounts_with_units():
 def test_kv_table_labels_are_escaped_and_values_trusted_as_built():
     html = kv_table([("A <b>", esc(HOSTILE))])
     assert "A &lt;b&gt;" in html and "&lt;img" in html and "<img" not in html
+    assert "&amp;lt;" not in html  # escaped once: esc() gives Markup, which is not escaped again
     assert "<img" not in empty_html(HOSTILE) and 'role="alert"' in empty_html("x", error=True)
+
+
+SCRIPT = '<script>alert("x")</script>'
+
+
+def test_only_markup_is_trusted_a_plain_string_is_escaped():
+    """HTML built with an f-string is a plain str: it is escaped, never taken as markup (the old rule,
+    "values are already escaped HTML", trusted it)."""
+    built = f"<b>{SCRIPT}</b>"
+    for html in (kv_table([("Name", built)]), card("Title", built), card(SCRIPT, "x"), pill(SCRIPT),
+                 published({}, "field", SCRIPT), company_text({"comp_name_en": SCRIPT, "unique_id": SCRIPT}),
+                 link(SCRIPT, "open"), esc(SCRIPT), empty_html(SCRIPT)):
+        assert isinstance(html, Markup)
+        assert "<script" not in html and "&lt;script&gt;" in html, html
+    assert kv_table([("Name", Markup("<b>bold</b>"))]).count("<b>bold</b>") == 1
+
+
+def test_service_text_with_a_script_is_escaped_in_the_licence_records():
+    from dashboard.views.licensee import alert_html, enforcement_html
+
+    record = {k: SCRIPT for k in ("enforcement_relevant_section_law", "enforcement_summarized_facts", "enforcement_date",
+                                  "enforcement_details", "enforcement_remark", "case_id", "seq_no", "license_th",
+                                  "license_en")}
+    for html in (enforcement_html(record), enforcement_html(record, 3), alert_html(record)):
+        assert "<script" not in html and "&lt;script&gt;" in html and "&amp;lt;" not in html
+        assert "<table" in html  # the markup we built stays markup
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("1,234.5", 1234.5), ("1.605", 1.605), (" 1.605 ", 1.605), ("-2", -2.0), ("+0.5", 0.5), ("๑๒", 12.0),
+    (3, 3.0), (2.5, 2.5), (np.float64(1.5), 1.5),
+    ("-", None), ("", None), ("  ", None), (None, None), ("garbage", None), ("1,5", None), ("1.2.3", None),
+    ("12abc", None), (float("nan"), None), (math.inf, None), (True, None), (pd.NA, None),
+])
+def test_one_number_parser_for_service_text(text, expected):
+    assert number(text) == expected
+
+
+@pytest.mark.parametrize("typed, expected", [("1,234.5", 1234.5), ("1.605", 1.605), ("-3 %", -3.0), ("2%", 2.0),
+                                             ("", None), ("  ", None), (None, None)])
+def test_a_typed_number(typed, expected):
+    assert typed_number(typed) == expected
+
+
+@pytest.mark.parametrize("typed", ["-", "garbage", "1,5", "1.2.3", "%", "1 2"])
+def test_a_typed_number_that_is_not_one_is_refused_with_a_message(typed):
+    with pytest.raises(ValueError, match="is not a number"):
+        typed_number(typed)
+
+
+def test_the_market_tab_and_the_command_line_read_numbers_alike():
+    """The Market tab read "1,234.5" with the comma as a decimal point; the CLI as a thousands separator."""
+    from dashboard.cli.terminal import baht, percent
+    from dashboard.views.market import number_or_none
+
+    assert number_or_none("1,234.5") == 1234.5 == number("1,234.5")
+    assert baht("1,234.5") == "1,234.50" and fmt_number("1,234.5") == "1,234.50"
+    with pytest.raises(ValueError):
+        number_or_none("1,5")
+
+
+@pytest.mark.parametrize("value, kwargs, expected", [
+    (24.30435, {"up_to": 5, "sign": ""}, "24.30435"), (65.48, {"up_to": 5, "sign": ""}, "65.48"),
+    (100, {"up_to": 5, "sign": ""}, "100.00"), ("1.625", {}, "1.62 %"), ("2.5", {}, "2.50 %"), ("1,234.5", {}, "1,234.50 %"),
+    (0.125, {"digits": 3, "signed": True}, "+0.125 %"), ("-", {}, "–"), (None, {"missing": ""}, ""),
+])
+def test_one_percent_formatter(value, kwargs, expected):
+    assert fmt_percent(value, **kwargs) == expected
+
+
+def test_the_command_line_percent_is_the_one_formatter():
+    from dashboard.cli.terminal import percent
+
+    assert percent(24.30435) == "24.30435" and percent("1.605") == "1.605" and percent(None) == ""
+    assert percent("1,234.5") == "1,234.50"
 
 
 def test_display_frame_for_tables():

@@ -58,8 +58,10 @@ def test_overview_speaks_like_the_dashboard(page):
     expected = {"successor": "not published by the current service"}.get(
         layout, {"Y": "may invest", "N": "may not invest"}.get(fund.get("permit_us_investment")))
     assert expected and expected in row.group(1)
-    amounts = re.findall(r'<td class="num">(.*?)</td>', overview)  # the product's cells; notes are the service's text
-    assert any(a.endswith(" baht") for a in amounts) and not any("บาท" in a for a in amounts), amounts
+    amounts = re.findall(r"(?:First purchase|Later purchases|Minimum balance)</th>\s*<td>(.*?)</td>", overview)
+    # the product's words for the amount; a note after it (in parentheses) is the service's text
+    assert any(re.match(r"[\d,.]+ baht", a) for a in amounts), amounts
+    assert not any(re.match(r"[\d,.]+ บาท", a) for a in amounts), amounts
 
 
 def test_the_header_names_the_company(page):

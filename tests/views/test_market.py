@@ -136,10 +136,14 @@ def test_filters_change_the_results(market_view):
 
 def test_the_number_boxes_set_the_number_filters(market_view):
     market = market_view.market
-    market_view.max_fee_text = "1,5 %"
+    market_view.max_fee_text = "1.5 %"
     assert market.max_fee == 1.5
     market_view.max_fee_text = "cheap"  # not a number: a warning, the filter stays
     assert market.max_fee == 1.5
+    market_view.max_fee_text = "1,5"  # a comma separates thousands, as everywhere: refused, not read as 1.5
+    assert market.max_fee == 1.5
+    market_view.max_fee_text = "1,002.5"
+    assert market.max_fee == 1002.5
     market.max_fee = None
     assert market_view.max_fee_text == ""
     market.min_return_1y = -2.0
@@ -213,3 +217,16 @@ def test_holdings_tab_without_a_snapshot_gives_a_one_line_hint(tmp_path):
         app.market.close()
     finally:
         client.close()
+
+
+def test_the_status_follows_the_model_by_binding_even_while_hidden(market_view):
+    market = market_view.market
+    market_view.shown = False  # a hidden tab's tables wait; its notes follow the model
+    try:
+        market.error = "the snapshot could not be read"
+        assert "the snapshot could not be read" in market_view.status.object
+        assert "<div class=\"sd-stat\">Market snapshot from" in market_view.status.object  # its line stays markup
+    finally:
+        market.error = ""
+        market_view.shown = True
+    assert "could not be read" not in market_view.status.object

@@ -162,6 +162,7 @@ _ADDED: dict[str, tuple[tuple[str, str], ...]] = {
         ("is_class_fund", BOOL),
         ("fee_type_th", TEXT),
         ("fee_type_en", TEXT),
+        ("fee_kind", TEXT),
         ("rate_num", NUMBER),
         ("actual_value_num", NUMBER),
     ),
@@ -334,6 +335,7 @@ def _derive(kind: str, record: dict, raw: Mapping, today: dt.date) -> None:
     elif kind == "fee":
         record["is_class_fund"] = record.get("class_abbr_name") is not None
         record["fee_type_th"], record["fee_type_en"] = split_fee_type(record.get("fee_type_desc"))
+        record["fee_kind"] = labels.fee_type_key(record.get("fee_type_desc"))
         record["rate_num"] = _fee_number(record.get("rate"))
         record["actual_value_num"] = _fee_number(record.get("actual_value"))
     elif kind == "approval":

@@ -47,12 +47,6 @@ DROPPED_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-# fund_class_tax_incentive_type texts -> short names a screener can filter on.
-_TAX_INCENTIVES = (("SSF", re.compile(r"\bSSF\b|Super\s*Savings", re.I)),
-                   ("ThaiESG", re.compile(r"Thai\s*ESG|ThaiESG|ไทยเพื่อความยั่งยืน", re.I)),
-                   ("RMF", re.compile(r"\bRMF\b|Retirement\s*Mutual", re.I)))
-
-
 def _items(items: object, what: str) -> list[dict]:
     if items is None:
         return []
@@ -96,14 +90,12 @@ def fund_status_code(value: object) -> object:
 
 
 def tax_incentive(value: object) -> str | None:
-    """SSF, ThaiESG (or RMF) from a fund_class_tax_incentive_type text; None when there is none."""
+    """SSF or ThaiESG from a fund_class_tax_incentive_type text (labels.SPELLINGS); None when there is
+    none; any other text as sent."""
     text = clean_text(value)
     if not text:
         return None
-    for short, pattern in _TAX_INCENTIVES:
-        if pattern.search(text):
-            return short
-    return text
+    return labels.tax_incentive_key(text) or text
 
 
 _TAG = re.compile(r"<[^>]*>")
@@ -335,19 +327,6 @@ def performance_records(items: object) -> list[dict]:
                                       labels.REFERENCE_PERIOD_ORDER.get(labels.reference_period_key(r["reference_period"]), 99)))
 
 
-def _redemption_code(text: object) -> str | None:
-    """The legacy redemption-period code whose Thai or English label is this text."""
-    if not isinstance(text, str):
-        return labels.normalise_code(text) if text is not None else None
-    compact = re.sub(r"\s+", "", text).casefold()
-    if not compact:
-        return None
-    for code, (thai, english) in labels.REDEMP_PERIOD.items():
-        if compact in (re.sub(r"\s+", "", thai).casefold(), re.sub(r"\s+", "", english).casefold(), code.casefold()):
-            return code
-    return None
-
-
 def redemption_record(items: object) -> dict | None:
     """E11: the redemption terms of the fund (its first class when classes differ).
 
@@ -361,7 +340,7 @@ def redemption_record(items: object) -> dict | None:
     rows.sort(key=lambda r: (class_name(r.get("fund_class_name")) is not None, _text(r.get("fund_class_name"))))
     row = rows[0]
     text = clean_text(row.get("period", row.get("redemp_period")))
-    code = _redemption_code(text)
+    code = labels.redemption_code(text)
     other = row.get("redemp_period_oth")
     if text and code is None:
         code = "9"

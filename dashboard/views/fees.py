@@ -19,7 +19,7 @@ TITLES = {"fund": "Fund", "class_abbr_name": "Class", "fee_type_en": "Fee type",
           "actual_value_unit": "Charge unit", "fee_other_desc": "Remark", "rate_num": "Ceiling, figure",
           "actual_value_num": "Charged, figure"}
 ALL_TYPES = "All fee types"
-PREFERRED_TYPES = ("Management Fee", "Total Expense")
+PREFERRED_TYPES = ("Management Fee", "Total Fee and Expense")
 
 
 class FeesView(TabView):

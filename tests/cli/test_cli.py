@@ -15,7 +15,7 @@ from tests.conftest import KEY
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOW_KEYS = ["proj_id", "fund", "classes", "investment", "holdings", "project_type", "suitability",
-             "return_estimate", "performance", "redemption", "fees", "allocation", "urls"]
+             "return_estimate", "performance", "redemption", "fees", "total_annual_fee", "allocation", "urls"]
 
 
 def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:

@@ -159,6 +159,11 @@ def _in_force(items: list[dict]) -> list[dict]:
     return [r for r in items if _date_key(r.get("start_date")) == key]
 
 
+def _factsheet_fields(row: dict) -> dict:
+    """The project and factsheet version a project-level factsheet row belongs to, kept beside the legacy fields."""
+    return {k: row.get(k) for k in ("proj_id", "start_date", "end_date", "prospectus_type")}
+
+
 # ---- profiles: E1/E2 (fund), E3/E4 (unit classes), E7 (project type) ---------------------------
 
 _PROJECT_EXTRAS = ("comp_name_th", "comp_name_en", "init_date", "policy_desc", "management_style",
@@ -289,6 +294,7 @@ def holding_records(items: object) -> list[dict]:
             "percent_nav": row.get("percent_nav"),
             "assetliab_desc": row.get("assetliab_desc"),
             "period": row.get("period"),
+            "proj_id": row.get("proj_id"),
         }
         out.append(record)
     # Rows come in no business order: largest first, then by code and security, for a stable page.
@@ -305,7 +311,7 @@ def suitability_record(items: object) -> dict | None:
         "last_upd_date": row.get("last_upd_date"),
         "risk_spectrum_desc": _as_legacy_base64(row.get("risk_spectrum_desc")),
         "risk_spectrum": row.get("risk_spectrum"),
-        "start_date": row.get("start_date"),
+        **_factsheet_fields(row),
     }
     return _mark(record, "E8")
 
@@ -374,7 +380,7 @@ def fee_records(items: object) -> list[dict]:
 
 def allocation_records(items: object) -> list[dict]:
     """E13: asset allocation of the factsheet in force, in the factsheet's order."""
-    out = [{k: row.get(k) for k in ("last_upd_date", "asset_seq", "asset_name", "asset_ratio")}
+    out = [{**{k: row.get(k) for k in ("last_upd_date", "asset_seq", "asset_name", "asset_ratio")}, **_factsheet_fields(row)}
            for row in _in_force(_items(items, "asset allocation"))]
     return sorted(out, key=lambda r: (to_number(r["asset_seq"]) is None, to_number(r["asset_seq"]) or 0, _text(r["asset_name"])))
 
@@ -394,6 +400,20 @@ def urls_record(items: object) -> dict | None:
         "as_of_date": row.get("as_of_date"),
     }
     return _mark(record, "E14")
+
+
+# ---- parts only the current service publishes (no legacy record; successor-api.md 4.12) -------------
+
+
+def successor_only_records(kind: str, items: object) -> list[dict]:
+    """Normalised records of the daily NAV ("nav"), dividend history ("dividend"), top-5 holdings
+    ("top_holding") or monthly asset types ("asset_type"), one per item, in the order sent: every
+    field kept, numbers as numbers, dates as ISO text, the class marker `main` as sent."""
+    from dashboard.records.kinds import UNREQUESTED_KINDS, normalise_payload  # kinds reads pandas: imported late
+
+    if kind not in UNREQUESTED_KINDS:
+        raise ValueError(f"{kind!r} is not a part only the current service publishes ({', '.join(UNREQUESTED_KINDS)})")
+    return normalise_payload(kind, _items(items, kind.replace("_", " ")), list_expected=True)
 
 
 # ---- licence register ----------------------------------------------------------------------------

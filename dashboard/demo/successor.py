@@ -195,8 +195,9 @@ class Answer:
 class SuccessorView(FundRows, LicenceRows):
     """Successor rows of one request, converted from the legacy records of `dataset`."""
 
-    def __init__(self, dataset: DemoDataset):
+    def __init__(self, dataset: DemoDataset, fee_spelling: str = "thai_english"):
         self.ds = dataset
+        self.fee_spelling = fee_spelling
 
 
 FUND_HANDLERS: dict[str, Callable[[SuccessorView, dict], list[dict]]] = {
@@ -304,7 +305,7 @@ def answer(app: Any, route: Route, params: dict[str, str], path: str, query_stri
     """The answer of one successor request. `app` gives `dataset`, `licence_shape`, `end_cursor_null`
     and `cursor_key`; all are read now, so tests may change them between requests."""
     query = parse_query(query_string)
-    view = SuccessorView(app.dataset)
+    view = SuccessorView(app.dataset, getattr(app, "fee_spelling", "thai_english"))
     shape = app.licence_shape if app.licence_shape in LICENCE_SHAPES else "envelope"
     paged = route.is_fund or shape == "envelope"
     page_size = page_size_of(query) if paged else DEFAULT_PAGE_SIZE

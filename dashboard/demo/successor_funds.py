@@ -13,6 +13,7 @@ from typing import Any
 
 from dashboard.demo.dataset import DemoDataset
 from dashboard.demo.pools import SUCCESSOR_STATUS
+from dashboard.records.labels import FACTSHEET_FEE_KINDS, fee_type_key, fee_type_text
 from dashboard.demo.successor_values import (
     as_float,
     date_or_null,
@@ -51,7 +52,11 @@ SUBSCRIPTION_IPO_ONLY = "เฉพาะช่วงเสนอขายคร�
 
 
 class FundRows:
-    """The fund endpoints' rows of one request, converted from the legacy records of `dataset`."""
+    """The fund endpoints' rows of one request, converted from the legacy records of `self.ds` (a
+    `DemoDataset`); fee lines in the form `self.fee_spelling` names (labels.FEE_SPELLING_FORMS)."""
+
+    ds: DemoDataset
+    fee_spelling: str = "thai_english"
 
     def __init__(self, dataset: DemoDataset):
         self.ds = dataset
@@ -273,9 +278,12 @@ class FundRows:
             for version, seed in self.versions(pid):
                 rng = drift_rng(seed, pid, "fees")
                 for rec in self.ds.fees[pid]:
+                    kind = fee_type_key(rec.get("fee_type_desc"))
+                    if kind is not None and kind not in FACTSHEET_FEE_KINDS:
+                        continue  # trustee and registrar lines: not among the factsheet fees it documents (4.14)
                     rows.append({
                         **self.dated(pid, version, fund_class_name=self.class_label(pid, rec.get("class_abbr_name"))),
-                        "fee_type_desc": rec.get("fee_type_desc"),
+                        "fee_type_desc": fee_type_text(kind, self.fee_spelling) if kind else rec.get("fee_type_desc"),
                         "rate": as_float(fee_number(rec.get("rate"))),
                         "actual_value": as_float(nudge(rng, fee_number(rec.get("actual_value")))),
                         "fee_other_desc": null_or_empty(rec.get("fee_other_desc")),

@@ -236,7 +236,11 @@ def test_profiles_carry_status_words_classes_and_no_dropped_fields(app):
         assert names == sorted(c["class_abbr_name"] for c in DS.classes.get(pid, [{"class_abbr_name": "main"}]))
         for r in mine:
             assert r["proj_abbr_name"] == fund["proj_abbr_name"] and r["unique_id"] == fund["unique_id"]
-            assert r["invest_country_flag"] == fund.get("invest_country_flage", fund.get("invest_country_flag"))
+            if fund["fund_status"] == "LI" and (fund.get("cancel_date") or "9999") < "2022-05-01":
+                # wound up before May 2022: null on the current service, as captured (M0001_2558)
+                assert r["invest_country_flag"] is r["proj_retail_type"] is r["proj_term_flag"] is None
+            else:
+                assert r["invest_country_flag"] == fund.get("invest_country_flage", fund.get("invest_country_flag"))
             assert "permit_us_investment" not in r and "invest_country_flage" not in r
             for term in ("proj_term_day", "proj_term_month", "proj_term_year"):
                 assert r[term] is None or type(r[term]) is int

@@ -357,6 +357,8 @@ def _derive(kind: str, record: dict, raw: Mapping, today: dt.date) -> None:
         record["is_class_fund"] = record.get("class_abbr_name") is not None
         record["fee_type_th"], record["fee_type_en"] = split_fee_type(record.get("fee_type_desc"))
         record["fee_kind"] = labels.fee_type_key(record.get("fee_type_desc"))
+        if record["fee_kind"] and not record["fee_type_en"]:  # a line sent in Thai alone still reads in English
+            record["fee_type_en"] = labels.FEE_TYPE[record["fee_kind"]][1]
         record["rate_num"] = _fee_number(record.get("rate"))
         record["actual_value_num"] = _fee_number(record.get("actual_value"))
     elif kind == "approval":

@@ -199,3 +199,13 @@ def test_an_undocumented_total_line_is_shown_as_sent_and_not_counted():
     assert total_annual_fee(records_frame("fee", records)) == pytest.approx(0.6)  # management only
     shown = next(r for r in records if r["fee_kind"] is None)
     assert shown["fee_type_desc"] == "ค่าใช้จ่ายรวมทั้งหมด (Total Expense)" and shown["fee_type_en"] == "Total Expense"
+
+
+@pytest.mark.parametrize("form", ["thai_english", "english", "thai"])
+def test_a_fee_line_in_any_documented_form_reads_the_same(form):
+    from dashboard.records.labels import fee_type_text
+
+    row = dict(REAL_FEES[5], fee_type_desc=fee_type_text("total", form))
+    record = normalise_payload("fee", fee_records([row]), list_expected=True)[0]
+    assert record["fee_kind"] == "total" and record["fee_type_en"] == "Total Fee and Expense"
+    assert record["fee_type_desc"] == fee_type_text("total", form)  # shown as sent

@@ -17,9 +17,9 @@ FUND_STATUS: dict[str, Label] = {
     "LI": ("เลิกกองทุน (ชำระบัญชี)", "liquidated"),
 }
 
-# The current service writes the status as a word; each word is one of the codes above.
-FUND_STATUS_WORDS: dict[str, str] = {"REGISTERED": "RG", "IPO": "SE", "EXPIRED": "EX", "CANCELED": "CA",
-                                     "CANCELLED": "CA", "LIQUIDATED": "LI"}
+# The current service writes the status as a word (successor-api.md 4.1, 4.14); each names a code above.
+FUND_STATUS_SENT = {"RG": "Registered", "SE": "IPO", "EX": "Expired", "CA": "Canceled", "LI": "Liquidated"}
+FUND_STATUS_WORDS: dict[str, str] = {word.upper(): code for code, word in FUND_STATUS_SENT.items()}
 
 RISK_SPECTRUM: dict[str, Label] = {
     **{f"RS{n}": (f"ความเสี่ยงระดับ {n}", f"risk level {n}") for n in range(1, 9)},
@@ -446,7 +446,6 @@ TAX_INCENTIVE_TEXT: dict[str, str] = {  # fund_class_tax_incentive_type (success
     "SSF": "กองทุนรวมเพื่อการออม (Super Savings Fund : SSF)",
     "ThaiESG": "กองทุนรวมไทยเพื่อความยั่งยืน (Thailand ESG Fund : Thai ESG)",
 }
-FUND_STATUS_SENT = {"RG": "Registered", "SE": "IPO", "EX": "Expired", "CA": "Canceled", "LI": "Liquidated"}
 
 # field -> layout -> {spelling as sent: the key of the field's table}. The demo sends these and the
 # product reads them; a value in none of them is shown as sent and never counted into a figure.

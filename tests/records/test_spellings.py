@@ -93,6 +93,7 @@ def test_fund_statuses_of_both_layouts_are_recognised():
     assert len(words) == 5 and sorted(legacy) == ["CA", "EX", "LI", "RG", "SE"]
     assert {normalise_fund_status(w) for w in words} == set(legacy)
     assert all(label("fund_status", code) for code in words + legacy)
+    assert label("fund_status", "Cancelled") is None  # not a documented spelling: shown as sent
 
 
 def test_risk_levels_including_8_plus_are_recognised():

@@ -60,6 +60,9 @@ def print_factsheet(data: dict, unpublished: dict[str, list[str]] | None = None)
         _table(fees, ["class_abbr_name", "fee_type_desc", "rate_num", "actual_value_num"],
                ["class", "fee", "rate (%)", "charged (%)"], class_abbr_name=_class_name,
                fee_type_desc=lambda r: plain(r.get("fee_type_en") or r.get("fee_type_desc") or r.get("fee_type_th")))
+        total = data.get("total_annual_fee")
+        out(f"  total annual fee charged: {percent(total)} %" if total is not None else
+            "  total annual fee charged: - (no total or management, trustee and registrar line published)")
     else:
         out("  -")
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from dashboard.demo.holdings import HoldingsBuilder
+from dashboard.records.labels import ASSET_TYPE
 from dashboard.demo.pools import (
     ACTIVE_CORE,
     ACTIVE_EXTRAS,
@@ -16,6 +17,7 @@ from dashboard.demo.pools import (
     AMC_NAME_TH,
     AMC_STEMS,
     ASSET_FOREIGN_FUND,
+    ASSET_NAV_TOTAL,
     BE_OFFSET,
     CLASS_EXTRA_DESC,
     CLASS_TYPES,
@@ -175,7 +177,7 @@ class FundBuilder(HoldingsBuilder):
             elif kind_code == "GEQ" and rng.random() < 0.6:
                 multi = tuple(sorted(rng.sample(("A", "D", "R", "E"), rng.randint(2, 4))))
             elif kind_code in ("EQ", "RMF") and amc_index % 2 == 0:
-                multi = tuple(sorted(rng.sample(("A", "D", "SSF", "E", "P"), rng.randint(2, 3))))
+                multi = fitting_classes(kind_code, rng.sample(("A", "D", "SSF", "E", "P"), rng.randint(2, 3)))
         if multi:
             abbr = f"{amc_abbr}{kind_code}"
         elif kind_code == "FT":
@@ -225,7 +227,7 @@ class FundBuilder(HoldingsBuilder):
             k = min(rng.randint(2, 5), MARKET_CLASSES - total + 1)
             if k < 2:
                 break
-            plan.class_suffixes = tuple(sorted(rng.sample(tuple(CLASS_TYPES), k)))
+            plan.class_suffixes = fitting_classes(plan.kind.code, rng.sample(tuple(CLASS_TYPES), k))
             plan.abbr = f"{self.stems[plan.amc_index][0]}{plan.kind.code}"
             total += k - 1
 
@@ -499,6 +501,12 @@ class FundBuilder(HoldingsBuilder):
         return records
 
     def allocation_records(self, rng: random.Random, plan: FundPlan) -> list[dict]:
+        themed = self.themed_allocation(rng, plan)
+        quarters = self.out["holdings"].get(plan.proj_id)
+        return allocation_of_holdings(quarters[max(quarters)], themed[0]["last_upd_date"]) if quarters else themed
+
+    def themed_allocation(self, rng: random.Random, plan: FundPlan) -> list[dict]:
+        """An allocation of the fund's theme, for a fund that publishes no holdings."""
         names = ALLOCATION_ASSETS[plan.kind.theme]
         count = rng.randint(min(3, len(names)), min(8, len(names)))
         chosen = names[:count]
@@ -568,6 +576,11 @@ class FundBuilder(HoldingsBuilder):
             esg += spare[: 2 - len(esg)]
         esg_ids = {p.proj_id for p in esg}
         self.fund_index = {f["proj_id"]: f for f in out["funds"]}
+        for plan in esg:
+            if plan.kind.code != "TESG":  # a fund given the Thai ESG incentive is named as one
+                fund = self.fund_index[plan.proj_id]
+                fund["proj_name_en"] = f"{fund['proj_name_en'].removesuffix(' Fund')} Thai ESG Fund"
+                fund["proj_name_th"] = f"{fund['proj_name_th']} ไทยเพื่อความยั่งยืน"
         for plan in plans:
             out["fund_details"][plan.proj_id] = self.fund_details(
                 plan, plan.proj_id in code_spelling, plan.proj_id in older, plan.proj_id in esg_ids)
@@ -602,10 +615,10 @@ class FundBuilder(HoldingsBuilder):
         classes = {}
         for n, name in enumerate(plan.class_names or ["main"]):
             suffix = name.rsplit("-", 1)[-1] if plan.class_suffixes else ""
-            if suffix == "SSF" or (not plan.class_suffixes and code == "SSF"):
-                tax = TAX_SSF
-            elif not plan.class_suffixes and esg:
+            if esg:  # every class of a Thai ESG fund carries the incentive, as every class of an SSF fund does
                 tax = TAX_THAI_ESG
+            elif suffix == "SSF" or code == "SSF":
+                tax = TAX_SSF
             else:
                 tax = ""
             body = f"{plan.proj_id[1:5]}{'ABCDEFGH'[n]}{plan.proj_id[-3:]}0"
@@ -652,3 +665,25 @@ class FundBuilder(HoldingsBuilder):
             "holdings_keys": ("assetliab_code", "market_value") if code_spelling else ("assetliab_id", "assetliab_value"),
             "performance_as_numbers": rng.random() < 0.5,
         }
+
+
+def allocation_of_holdings(rows: list[dict], stamp: str) -> list[dict]:
+    """The factsheet's asset allocation of a fund that publishes holdings: its newest quarter's lines
+    (the NAV total left out) summed by asset type, largest first, named as the factsheets name them."""
+    shares: dict[str, float] = {}
+    for row in rows:
+        code = str(row["assetliab_id"])
+        if code != ASSET_NAV_TOTAL:
+            shares[code] = shares.get(code, 0.0) + float(row["percent_nav"])
+    ordered = sorted(shares.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [{"last_upd_date": stamp, "asset_seq": str(n), "asset_name": ASSET_TYPE[code][0], "asset_ratio": num(share)}
+            for n, (code, share) in enumerate(ordered, start=1)]
+
+
+def fitting_classes(kind_code: str, suffixes) -> tuple[str, ...]:
+    """Class suffixes, sorted, that fit the fund: a retirement (RMF) fund has no savings-fund (SSF) class;
+    the first class type it lacks stands in (drawn the same way, so nothing else in the data set moves)."""
+    chosen = list(suffixes)
+    if kind_code == "RMF" and "SSF" in chosen:
+        chosen[chosen.index("SSF")] = next(c for c in CLASS_TYPES if c not in chosen and c != "SSF")
+    return tuple(sorted(chosen))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dashboard.records.labels import FUND_STATUS_SENT, PERFORMANCE_KIND, TAX_INCENTIVE_TEXT, fee_type_text
+
 DEMO_LABEL = "DEMO DATA — fictional funds and companies"
 DEFAULT_SEED = 2026
 BE_OFFSET = 543  # Buddhist-era year = Gregorian year + 543
@@ -106,11 +108,12 @@ CLASS_EXTRA_DESC = ("-", "", "ไม่จ่ายเงินปันผล",
 
 REFERENCE_PERIODS = ("year to date", "3 months", "6 months", "1 year", "3 years", "5 years", "10 years", "inception date")
 PERIOD_YEARS = {"3 months": 0.25, "6 months": 0.5, "1 year": 1.0, "3 years": 3.0, "5 years": 5.0, "10 years": 10.0}
-PERF_FUND = "ผลตอบแทนกองทุนรวม"
-PERF_BENCH = "ผลตอบแทนตัวชี้วัด"
-PERF_FUND_VOL = "ความผันผวนของกองทุนรวม"
-PERF_BENCH_VOL = "ความผันผวนของตัวชี้วัด"
-PERF_PEER = "ค่าเฉลี่ยในกลุ่มเดียวกัน"
+# The service's spellings come from the table the product reads (records/labels.py SPELLINGS).
+PERF_FUND = PERFORMANCE_KIND["fund_return"][0]
+PERF_BENCH = PERFORMANCE_KIND["benchmark_return"][0]
+PERF_FUND_VOL = PERFORMANCE_KIND["fund_volatility"][0]
+PERF_BENCH_VOL = PERFORMANCE_KIND["benchmark_volatility"][0]
+PERF_PEER = PERFORMANCE_KIND["peer_average"][0]
 PERFORMANCE_TYPES = (PERF_FUND, PERF_BENCH, PERF_FUND_VOL, PERF_BENCH_VOL, PERF_PEER)
 # theme -> (mean return, volatility), percent a year
 RETURN_PROFILES = {
@@ -118,14 +121,14 @@ RETURN_PROFILES = {
     "foreign": (7.0, 16.0), "term": (2.5, 1.5), "gold": (8.0, 13.0), "complex": (3.0, 10.0),
 }
 
-FEE_FRONT = "ค่าธรรมเนียมการขายหน่วยลงทุน (Front-end Fee)"
-FEE_BACK = "ค่าธรรมเนียมการรับซื้อคืนหน่วยลงทุน (Back-end Fee)"
-FEE_SWITCH_IN = "ค่าธรรมเนียมการสับเปลี่ยนหน่วยลงทุนเข้า (Switching-in Fee)"
-FEE_SWITCH_OUT = "ค่าธรรมเนียมการสับเปลี่ยนหน่วยลงทุนออก (Switching-out Fee)"
-FEE_MGMT = "ค่าธรรมเนียมการจัดการ (Management Fee)"
-FEE_TRUSTEE = "ค่าธรรมเนียมผู้ดูแลผลประโยชน์ (Trustee Fee)"
-FEE_REGISTRAR = "ค่าธรรมเนียมนายทะเบียน (Registrar Fee)"
-FEE_TOTAL = "ค่าใช้จ่ายรวมทั้งหมด (Total Expense)"
+FEE_FRONT = fee_type_text("front_end")
+FEE_BACK = fee_type_text("back_end")
+FEE_SWITCH_IN = fee_type_text("switching_in")
+FEE_SWITCH_OUT = fee_type_text("switching_out")
+FEE_MGMT = fee_type_text("management")
+FEE_TRUSTEE = fee_type_text("trustee")
+FEE_REGISTRAR = fee_type_text("registrar")
+FEE_TOTAL = fee_type_text("total")
 UNIT_NAV = "% ต่อปีของ NAV"
 UNIT_TRADE = "% ของมูลค่าซื้อขาย"
 FEE_REMARKS = (
@@ -270,9 +273,9 @@ ALERT_ENTITIES = ("Demo Golden Lotus Capital", "Demo Quick Rich Club", "Demo Moo
 
 # ---- successor layout only (/v2/fund, /v1/license-check): values the legacy records never carry --
 
-SUCCESSOR_STATUS = {"RG": "Registered", "SE": "IPO", "EX": "Expired", "CA": "Canceled", "LI": "Liquidated"}
-TAX_SSF = "กองทุนรวมเพื่อการออม (Super Savings Fund : SSF)"
-TAX_THAI_ESG = "กองทุนรวมไทยเพื่อความยั่งยืน (Thailand ESG Fund : Thai ESG)"
+SUCCESSOR_STATUS = FUND_STATUS_SENT
+TAX_SSF = TAX_INCENTIVE_TEXT["SSF"]
+TAX_THAI_ESG = TAX_INCENTIVE_TEXT["ThaiESG"]
 # theme -> policy class as the profiles endpoint writes it
 POLICY_DESC = {
     "equity": "ตราสารทุน", "bond": "ตราสารหนี้", "money": "ตราสารหนี้", "mixed": "ผสม", "foreign": "ตราสารทุน",

@@ -33,6 +33,7 @@ from dashboard.demo.dataset import DemoDataset
 from dashboard.demo.generator import generate_demo_dataset
 from dashboard.demo.successor import LAYOUTS, LICENCE_SHAPES
 from dashboard.demo.successor import BadRequest as _BadRequest
+from dashboard.records.labels import FEE_SPELLING_FORMS, fee_type_key, fee_type_text
 
 KEY_HEADER = "Ocp-Apim-Subscription-Key"
 FAULT_KINDS = ("429", "421", "500", "502", "503", "504", "timeout", "malformed_json", "html", "wrong_shape")
@@ -102,6 +103,9 @@ class SimulatorApp:
       paginated envelope; the single-record E19/E20 as a one-item list), "items" (`{"items": list}`,
       or `{"items": object}` for E19/E20) or "bare" (a bare list, or a bare object for E19/E20);
     - `end_cursor_null`: the last page's `next_cursor` is null instead of "".
+    - `fee_spelling`: the form of the fee lines on both layouts, each a documented spelling
+      (records/labels.py FEE_SPELLING_FORMS): "thai_english" (`<Thai> (<English>)`, as the factsheets
+      send them), "english" or "thai".
 
     `legacy_gone` answers 404 on every path of both layouts, as a wrong base URL would.
     """
@@ -121,7 +125,11 @@ class SimulatorApp:
         layout: str = "both",
         licence_shape: str = "envelope",
         end_cursor_null: bool = False,
+        fee_spelling: str = "thai_english",
     ):
+        if fee_spelling not in FEE_SPELLING_FORMS:
+            raise ValueError(f"fee_spelling must be one of {', '.join(FEE_SPELLING_FORMS)}, not {fee_spelling!r}")
+        self.fee_spelling = fee_spelling
         if not 0.0 <= fault_rate <= 1.0:
             raise ValueError("fault_rate must be between 0 and 1")
         faults = tuple(faults)
@@ -162,7 +170,7 @@ class SimulatorApp:
             "E9": lambda p, b: self.dataset.return_estimate.get(p["proj_id"]),
             "E10": lambda p, b: self.dataset.performance.get(p["proj_id"]),
             "E11": lambda p, b: self.dataset.redemption.get(p["proj_id"]),
-            "E12": lambda p, b: self.dataset.fees.get(p["proj_id"]),
+            "E12": self._fees,
             "E13": lambda p, b: self.dataset.allocation.get(p["proj_id"]),
             "E14": lambda p, b: self.dataset.urls.get(p["proj_id"]),
             "E15": self._licensee_search,
@@ -470,6 +478,17 @@ class SimulatorApp:
         records = [c for classes in self.dataset.classes.values() for c in classes]
         return _search(records, name, ("proj_abbr_name", "class_abbr_name"))
 
+    def _fees(self, p: dict, b: Any) -> list[dict] | None:
+        """E12 with its fee lines in the form `fee_spelling` names."""
+        rows = self.dataset.fees.get(p["proj_id"])
+        if rows is None:
+            return None
+        out = []
+        for row in rows:
+            kind = fee_type_key(row.get("fee_type_desc"))
+            out.append({**row, "fee_type_desc": fee_type_text(kind, self.fee_spelling)} if kind else row)
+        return out
+
     def _holdings(self, params, body) -> list[dict] | None:
         period = params["period"]
         if not _PERIOD.match(period):
@@ -512,6 +531,7 @@ def create_app(
     layout: str = "both",
     licence_shape: str = "envelope",
     end_cursor_null: bool = False,
+    fee_spelling: str = "thai_english",
 ) -> SimulatorApp:
     """A simulator over `dataset` (the default demo data set for `today` when None).
 
@@ -524,7 +544,7 @@ def create_app(
     return SimulatorApp(
         dataset, valid_keys=valid_keys, require_key=require_key, latency_ms=latency_ms, fault_rate=fault_rate,
         faults=faults, seed=seed, legacy_gone=legacy_gone, timeout_s=timeout_s, layout=layout,
-        licence_shape=licence_shape, end_cursor_null=end_cursor_null,
+        licence_shape=licence_shape, end_cursor_null=end_cursor_null, fee_spelling=fee_spelling,
     )
 
 

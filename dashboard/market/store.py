@@ -502,7 +502,7 @@ class MarketStore:
 
     def _refresh_figures(self) -> None:
         """One fee and return figure per fund, the models' rules: the first unit class (by name, so both
-        layouts agree), the Total Expense line else management + trustee + registrar, as charged and as
+        layouts agree), the total fee and expense line else management + trustee + registrar, as charged and as
         ceiling apart; the 1-year fund return of the first class that has one."""
         fees = self.con.execute("SELECT proj_id, seq, class_abbr_name, fee_type_desc, fee_type_en, rate_num, "
                                 "actual_value_num FROM fees ORDER BY proj_id, coalesce(class_abbr_name, ''), seq").fetchall()
@@ -573,8 +573,8 @@ ONE_YEAR_ORDER = None  # set below from the records layer's period order
 
 
 def total_fee(rows: list[tuple], column: int) -> float | None:
-    """The models' total-annual-fee rule over one class's fee rows (name in column 4, else 3)."""
-    return fee_total((r[4] or r[3], r[column]) for r in rows)
+    """The models' total-annual-fee rule over one class's fee rows (fee_type_desc as sent in column 3)."""
+    return fee_total((r[3], r[column]) for r in rows)
 
 
 def _set_one_year() -> None:

@@ -28,7 +28,7 @@ PERFORMANCE_COLUMNS = ["fund", "proj_id", "class_abbr_name", "performance_kind",
                        "reference_period", "reference_period_order", "performance_val", "as_of_date"]
 __all__ = ["BASKET_PARTS", "MAX_BASKET", "PREFERRED_FEE_TYPES", "RISK_COLUMNS", "FundBasket", "fee_type_name", "parse_proj_ids"]
 # The fee types a fee comparison starts with, in order of preference (English names as published).
-PREFERRED_FEE_TYPES = ("Management Fee", "Total Expense")
+PREFERRED_FEE_TYPES = ("Management Fee", "Total Fee and Expense")
 
 
 def parse_proj_ids(text: str | list | tuple | None, limit: int = MAX_BASKET) -> list[str]:

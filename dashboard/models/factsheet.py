@@ -12,7 +12,7 @@ from dashboard.records.answers import result_frame
 from dashboard.api.endpoints import FACTSHEET_ENDPOINTS, endpoint, validate_proj_id
 from dashboard.errors import BadInputError, SecApiError
 from dashboard.api.periods import valid_periods
-from dashboard.models.fund import performance_pivot, project_term, risk_frame, risk_row
+from dashboard.models.fund import performance_pivot, project_term, risk_frame, risk_row, total_annual_fee
 from dashboard.models.source import FAILED, PartStatus, ServiceModel, outcome, part_status, record_by_abbreviation, unpublished_fields
 from dashboard.records import records_frame
 
@@ -262,6 +262,8 @@ class FundFactsheet(ServiceModel):
             "performance": rec.get("performance") or [],
             "redemption": rec.get("redemption"),
             "fees": rec.get("fees") or [],
+            # The one total the screener, the Risk tab and the reports show too (`fund.total_annual_fee`).
+            "total_annual_fee": total_annual_fee(self.fees) if self.fees is not None else None,
             "allocation": rec.get("allocation") or [],
             "urls": rec.get("urls"),
         }

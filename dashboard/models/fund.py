@@ -12,14 +12,12 @@ from typing import Any
 
 import pandas as pd
 
-from dashboard.records.labels import REFERENCE_PERIOD_ORDER, label
+from dashboard.records.labels import RECURRING_FEE_KINDS, REFERENCE_PERIOD_ORDER, TOTAL_FEE_KIND, fee_type_key, label
 from dashboard.records.values import to_number
 
 # The class key of a fund without unit classes (its rows carry no class abbreviation).
 SINGLE_CLASS = "-"
 ONE_YEAR = REFERENCE_PERIOD_ORDER["1 year"]
-RECURRING_FEE_WORDS = ("management", "trustee", "registrar")
-TOTAL_EXPENSE_WORDS = ("total expense",)
 # The kinds of performance figure, in the order a table shows them.
 PERFORMANCE_KINDS = ("fund_return", "benchmark_return", "peer_average", "fund_volatility", "benchmark_volatility")
 RISK_COLUMNS = ["fund", "proj_id", "name_en", "name_th", "fund_status", "risk_spectrum", "risk_level", "risk_rank",
@@ -58,25 +56,27 @@ def fee_type_name(frame: pd.DataFrame) -> pd.Series:
 def total_annual_fee(fees: pd.DataFrame) -> float | None:
     """Annual charges actually taken from one fund (percent), for its first unit class.
 
-    Its Total Expense line when it has one, else management + trustee + registrar. Actual values
-    only, never prospectus ceilings; None when nothing was charged or published.
+    Its total fee and expense line when it has one, else management + trustee + registrar. Actual
+    values only, never prospectus ceilings; None when nothing was charged or published.
     """
     fees = first_class_rows(fees, by=None)
     if fees.empty:
         return None
-    return fee_total(zip(fee_type_name(fees), fees["actual_value_num"]))
+    return fee_total(zip(fees["fee_type_desc"], fees["actual_value_num"]))
 
 
 def fee_total(lines: Iterable[tuple[object, object]]) -> float | None:
-    """The rule itself, over one unit class's (fee type name, value) lines: the Total Expense line when
-    there is one, else management + trustee + registrar; None when no such line has a value. The market
-    store applies it to charged values and to ceilings alike, each on its own."""
-    named = [(str(name or "").lower(), _number(value)) for name, value in lines]
-    named = [(name, value) for name, value in named if value is not None]
-    total = [value for name, value in named if any(w in name for w in TOTAL_EXPENSE_WORDS)]
+    """The rule itself, over one unit class's (fee_type_desc as sent, value) lines: the total fee and
+    expense line when there is one, else management + trustee + registrar; None when no such line has a
+    value. Lines are recognised only by the spellings the layouts are documented to send
+    (`labels.fee_type_key`): a line of any other text is never counted. The market store applies the rule
+    to charged values and to ceilings alike, each on its own."""
+    kinds = [(fee_type_key(name), _number(value)) for name, value in lines]
+    kinds = [(kind, value) for kind, value in kinds if kind is not None and value is not None]
+    total = [value for kind, value in kinds if kind == TOTAL_FEE_KIND]
     if total:
         return total[0]
-    recurring = [value for name, value in named if any(w in name for w in RECURRING_FEE_WORDS)]
+    recurring = [value for kind, value in kinds if kind in RECURRING_FEE_KINDS]
     return float(sum(recurring)) if recurring else None
 
 

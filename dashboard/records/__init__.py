@@ -1,20 +1,9 @@
-"""Record normalisation: the service's loose JSON strings as numbers, dates, decoded text and labels."""
+"""Record normalisation: the service's loose JSON strings as numbers, dates, decoded text and labels.
 
-from dashboard.records.kinds import (
-    ADDED_FIELDS,
-    APPROVAL_ACTIVE,
-    APPROVAL_EXPIRED,
-    APPROVAL_NO_EXPIRY,
-    NAV_TOTAL_ASSETLIAB_ID,
-    RECORD_KINDS,
-    SPEC_FIELDS,
-    field_type,
-    frame_columns,
-    normalise_payload,
-    normalise_record,
-    records_frame,
-    split_fee_type,
-)
+The labels and value readers load without pandas (the demo simulator reads the spellings table);
+the record kinds and frames (`kinds`, which needs pandas) load on first use of one of their names.
+"""
+
 from dashboard.records.labels import (
     ENFORCEMENT_DATE_MEANING,
     ENFORCEMENT_DETAILS_MEANING,
@@ -71,6 +60,7 @@ __all__ = [
     "RISK_RANK",
     "RISK_SPECTRUM",
     "SPEC_FIELDS",
+    "UNREQUESTED_KINDS",
     "clean_text",
     "decode_base64_text",
     "field_type",
@@ -89,3 +79,28 @@ __all__ = [
     "to_iso_datetime",
     "to_number",
 ]
+
+_KINDS_NAMES = frozenset({
+    "ADDED_FIELDS",
+    "APPROVAL_ACTIVE",
+    "APPROVAL_EXPIRED",
+    "APPROVAL_NO_EXPIRY",
+    "NAV_TOTAL_ASSETLIAB_ID",
+    "RECORD_KINDS",
+    "SPEC_FIELDS",
+    "UNREQUESTED_KINDS",
+    "field_type",
+    "frame_columns",
+    "normalise_payload",
+    "normalise_record",
+    "records_frame",
+    "split_fee_type",
+})
+
+
+def __getattr__(name: str):
+    if name in _KINDS_NAMES:
+        from dashboard.records import kinds
+
+        return getattr(kinds, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

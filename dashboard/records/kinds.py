@@ -96,8 +96,22 @@ SPEC_FIELDS: dict[str, tuple[str, ...]] = {
         "persuade_desc", "website", "facebook", "line", "remark",
     ),
     "amc": ("unique_id", "comp_name_en", "comp_name_th", "last_upd_date"),
+    # Published only by the current service, with no legacy record (successor-api.md 4.12), in captured order.
+    "nav": (
+        "proj_id", "unique_id", "fund_class_name", "nav_date", "net_asset", "last_val", "sell_price", "buy_price",
+        "sell_swap_price", "buy_swap_price", "last_upd_date",
+    ),
+    "dividend": (
+        "proj_id", "unique_id", "class_abbr_name", "book_close_date", "dividend_date", "dividend_value", "last_upd_date",
+    ),
+    "top_holding": (
+        "proj_id", "start_date", "end_date", "prospectus_type", "asset_seq", "asset_name", "asset_ratio", "last_upd_date",
+    ),
+    "asset_type": ("proj_id", "period", "assetliab_code", "assetliab_desc", "market_value", "percent_nav"),
 }
 RECORD_KINDS: tuple[str, ...] = tuple(SPEC_FIELDS)
+# Kinds the records layer reads (the real captures test them) that no endpoint of the product asks for yet.
+UNREQUESTED_KINDS: tuple[str, ...] = ("nav", "dividend", "top_holding", "asset_type")
 
 # Value types. CODE fields also get <field>_label_en and <field>_label_th.
 TEXT, NUMBER, INTEGER, DATE, DATETIME, DATE_OR_TEXT, BASE64, CODE, BOOL = (
@@ -111,7 +125,8 @@ _FIELD_TYPES: dict[str, str] = {
             "minimum_sub_ipo", "minimum_sub", "minimum_redempt", "minimum_redempt_unit", "lowbal_val", "lowbal_unit",
             "assetliab_value", "percent_nav", "asset_ratio", "performance_val", "total_estimated_return",
             "annual_estimated_expense", "annual_average_return", "investment_period_year",
-            "investment_period_month", "proj_term_dd", "proj_term_mm", "proj_term_yy",
+            "investment_period_month", "proj_term_dd", "proj_term_mm", "proj_term_yy", "net_asset", "last_val",
+            "sell_price", "buy_price", "sell_swap_price", "buy_swap_price", "dividend_value", "market_value",
         ),
         NUMBER,
     ),
@@ -119,7 +134,8 @@ _FIELD_TYPES: dict[str, str] = {
     **dict.fromkeys(
         (
             "regis_date", "cancel_date", "as_of_date", "effective_date", "expire_date", "action_start_date",
-            "action_end_date", "enforcement_date", "disclosure_date",
+            "action_end_date", "enforcement_date", "disclosure_date", "nav_date", "book_close_date", "dividend_date",
+            "start_date", "end_date",
         ),
         DATE,
     ),
@@ -131,7 +147,9 @@ _FIELD_TYPES: dict[str, str] = {
     ),
 }
 # The performance as-of date is free text in the specification: an ISO date when it reads as one.
-_KIND_FIELD_TYPES: dict[str, dict[str, str]] = {"performance": {"as_of_date": DATE_OR_TEXT}}
+_KIND_FIELD_TYPES: dict[str, dict[str, str]] = {"performance": {"as_of_date": DATE_OR_TEXT},
+                                                # a YYYYMM month, sent as a JSON integer (successor-api.md 4.12)
+                                                "asset_type": {"period": INTEGER}}
 
 # Other spellings of a field -> the payload spelling. The alias key is kept too, normalised alike.
 _ALIASES: dict[str, dict[str, str]] = {
@@ -162,6 +180,7 @@ _ADDED: dict[str, tuple[tuple[str, str], ...]] = {
         ("is_class_fund", BOOL),
         ("fee_type_th", TEXT),
         ("fee_type_en", TEXT),
+        ("fee_kind", TEXT),
         ("rate_num", NUMBER),
         ("actual_value_num", NUMBER),
     ),
@@ -171,6 +190,7 @@ _ADDED: dict[str, tuple[tuple[str, str], ...]] = {
     "company_licence": (("approval_state", TEXT),),
     "business_activity": _labels_of("action_status"),
     "enforcement_case": _labels_of("enforcement_type"),
+    "asset_type": (("is_nav_total", BOOL),),
 }
 ADDED_FIELDS: dict[str, tuple[str, ...]] = {
     kind: tuple(name for name, _type in _ADDED.get(kind, ())) for kind in RECORD_KINDS
@@ -316,6 +336,8 @@ def _derive(kind: str, record: dict, raw: Mapping, today: dt.date) -> None:
         record["is_nav_total"] = _integer(record.get("assetliab_id")) == NAV_TOTAL_ASSETLIAB_ID
         if raw.get("period") is not None:  # one type for a quarter: text "YYYYMM" (sent as 202606 or "202606")
             record["period"] = str(_integer(raw["period"]) or raw["period"]).strip()
+    elif kind == "asset_type":
+        record["is_nav_total"] = _integer(record.get("assetliab_code")) == NAV_TOTAL_ASSETLIAB_ID
     elif kind == "project_type":
         _add_labels(record, "proj_retail_type")
         _add_labels(record, "proj_term_flag")
@@ -336,6 +358,9 @@ def _derive(kind: str, record: dict, raw: Mapping, today: dt.date) -> None:
     elif kind == "fee":
         record["is_class_fund"] = record.get("class_abbr_name") is not None
         record["fee_type_th"], record["fee_type_en"] = split_fee_type(record.get("fee_type_desc"))
+        record["fee_kind"] = labels.fee_type_key(record.get("fee_type_desc"))
+        if record["fee_kind"] and not record["fee_type_en"]:  # a line sent in Thai alone still reads in English
+            record["fee_type_en"] = labels.FEE_TYPE[record["fee_kind"]][1]
         record["rate_num"] = _fee_number(record.get("rate"))
         record["actual_value_num"] = _fee_number(record.get("actual_value"))
     elif kind == "approval":

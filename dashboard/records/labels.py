@@ -17,9 +17,9 @@ FUND_STATUS: dict[str, Label] = {
     "LI": ("เลิกกองทุน (ชำระบัญชี)", "liquidated"),
 }
 
-# The current service writes the status as a word; each word is one of the codes above.
-FUND_STATUS_WORDS: dict[str, str] = {"REGISTERED": "RG", "IPO": "SE", "EXPIRED": "EX", "CANCELED": "CA",
-                                     "CANCELLED": "CA", "LIQUIDATED": "LI"}
+# The current service writes the status as a word (successor-api.md 4.1, 4.14); each names a code above.
+FUND_STATUS_SENT = {"RG": "Registered", "SE": "IPO", "EX": "Expired", "CA": "Canceled", "LI": "Liquidated"}
+FUND_STATUS_WORDS: dict[str, str] = {word.upper(): code for code, word in FUND_STATUS_SENT.items()}
 
 RISK_SPECTRUM: dict[str, Label] = {
     **{f"RS{n}": (f"ความเสี่ยงระดับ {n}", f"risk level {n}") for n in range(1, 9)},
@@ -44,6 +44,9 @@ PROJ_RETAIL_TYPE: dict[str | None, Label] = {
         "กองทุนที่เสนอขายผู้ลงทุนสถาบันและผู้มีเงินลงทุนสูงพิเศษ",
         "fund offered to institutional and ultra-high-net-worth investors",
     ),
+    # Added by the current service (successor-api.md 4.1, 4.14), which names them in English only.
+    "F": (None, "corporate-bond liquidity support fund"),
+    "V": (None, "fund for provident funds"),
     None: ("ไม่ระบุ", "not stated"),
 }
 
@@ -192,7 +195,8 @@ def normalise_risk_code(code: object) -> str | None:
 
 
 def performance_kind(description: object) -> str | None:
-    """The kind key (fund_return, benchmark_return, ...) of a performance_type_desc, Thai or English."""
+    """The kind key (fund_return, benchmark_return, ...) of a performance_type_desc: its Thai name as the
+    reference lists it, its English name or the key, spaces and case aside; None for any other text."""
     if not isinstance(description, str):
         return None
     compact = re.sub(r"\s+", "", description).casefold()
@@ -200,10 +204,6 @@ def performance_kind(description: object) -> str | None:
         return None
     for key, (thai, english) in PERFORMANCE_KIND.items():
         if compact in {re.sub(r"\s+", "", thai), english.replace(" ", ""), key.replace("_", "")}:
-            return key
-    # Drift such as a unit or remark appended to the Thai name still names the kind.
-    for key, (thai, _english) in PERFORMANCE_KIND.items():
-        if re.sub(r"\s+", "", thai) in compact:
             return key
     return None
 
@@ -312,7 +312,6 @@ def enforcement_type_key(text: object) -> str | None:
 
 
 ENUMS["management_style"] = (MANAGEMENT_STYLE, normalise_code)
-ENUMS["tax_incentive"] = (TAX_INCENTIVE, lambda c: c if isinstance(c, str) else None)
 ENUMS["enforcement_type"] = (ENFORCEMENT_TYPE, enforcement_type_key)
 ENUMS["action_status"] = (ACTION_STATUS, normalise_code)
 
@@ -407,3 +406,107 @@ def policy_type_english(thai: object) -> str | None:
     if not isinstance(thai, str):
         return None
     return POLICY_TYPE.get("".join(thai.split()))
+
+
+# ---- the spellings each layout is documented to send ---------------------------------------------
+# Fee lines by kind: (Thai name, English name). Both layouts send "<Thai> (<English>)" on factsheet
+# fees (successor-api.md 4.8 and 4.14, sec-open-api.md's example; real-world-notes.md); the reference
+# lists the English names alone too, and project fees (general-info/mutual-fund-fees) by English name.
+FEE_TYPE: dict[str, tuple[str | None, str]] = {
+    "front_end": ("ค่าธรรมเนียมการขายหน่วยลงทุน", "Front-end Fee"),
+    "back_end": ("ค่าธรรมเนียมการรับซื้อคืนหน่วยลงทุน", "Back-end Fee"),
+    "switching_in": ("ค่าธรรมเนียมการสับเปลี่ยนหน่วยลงทุนเข้า", "Switching In"),
+    "switching_out": ("ค่าธรรมเนียมการสับเปลี่ยนหน่วยลงทุนออก", "Switching Out"),
+    "transfer": ("ค่าธรรมเนียมการโอนหน่วยลงทุน", "Transfer Fee"),
+    "total": ("ค่าธรรมเนียมและค่าใช้จ่ายรวมทั้งหมด", "Total Fee and Expense"),
+    "management": ("ค่าธรรมเนียมการจัดการ", "Management Fee"),
+    "trustee": ("ค่าธรรมเนียมผู้ดูแลผลประโยชน์", "Trustee Fee"),
+    "registrar": ("ค่าธรรมเนียมนายทะเบียน", "Registrar Fee"),
+    "distributor": (None, "Distributor Fee"),
+    "investment_advisor": (None, "Investment Advisor Fee"),
+    "other": (None, "Other Fee"),
+}
+FACTSHEET_FEE_KINDS = ("front_end", "back_end", "switching_in", "switching_out", "transfer", "total", "management")
+PROJECT_FEE_KINDS = ("distributor", "investment_advisor", "management", "other", "registrar", "total", "trustee")
+# The total line of a fee list, and the recurring charges that stand in for it when it is not published.
+TOTAL_FEE_KIND = "total"
+RECURRING_FEE_KINDS = ("management", "trustee", "registrar")
+
+
+def fee_type_text(kind: str, form: str = "thai_english") -> str:
+    """A fee kind's line as sent: "thai_english" ("<Thai> (<English>)"), "english" or "thai"."""
+    thai, english = FEE_TYPE[kind]
+    if form == "english" or thai is None:
+        return english
+    return thai if form == "thai" else f"{thai} ({english})"
+
+
+FEE_SPELLING_FORMS = ("thai_english", "english", "thai")
+TAX_INCENTIVE_TEXT: dict[str, str] = {  # fund_class_tax_incentive_type (successor-api.md 4.1); "" is none
+    "SSF": "กองทุนรวมเพื่อการออม (Super Savings Fund : SSF)",
+    "ThaiESG": "กองทุนรวมไทยเพื่อความยั่งยืน (Thailand ESG Fund : Thai ESG)",
+}
+
+# field -> layout -> {spelling as sent: the key of the field's table}. The demo sends these and the
+# product reads them; a value in none of them is shown as sent and never counted into a figure.
+SPELLINGS: dict[str, dict[str, dict[str, str]]] = {
+    "fund_status": {"legacy": {code: code for code in FUND_STATUS},
+                    "successor": {word: code for code, word in FUND_STATUS_SENT.items()}},
+    "risk_spectrum": {"legacy": {code: code for code in RISK_SPECTRUM},
+                      "successor": {**{code: code for code in RISK_SPECTRUM}, "RS8+": "RS81"}},
+    "fee_type_desc": {layout: {fee_type_text(k, form): k for k in FACTSHEET_FEE_KINDS + (("trustee", "registrar") if layout == "legacy" else ())
+                               for form in FEE_SPELLING_FORMS}
+                      for layout in ("legacy", "successor")},
+    "project_fee_type_desc": {"successor": {**{("Total Fee" if k == TOTAL_FEE_KIND else fee_type_text(k, "english")): k
+                                               for k in PROJECT_FEE_KINDS},
+                                            fee_type_text("management"): "management"}},
+    "performance_type_desc": {layout: {thai: key for key, (thai, _en) in PERFORMANCE_KIND.items()}
+                              for layout in ("legacy", "successor")},
+    "policy_desc": {layout: {"ตราสารทุน": "ตราสารทุน", "ตราสารหนี้": "ตราสารหนี้", "ผสม": "ผสม",
+                             "ทรัพย์สินทางเลือก": "ทรัพย์สินทางเลือก", "อื่น ๆ": "อื่นๆ",
+                             "ไม่ระบุ เนื่องจากเป็นกองทุนรวมอีทีเอฟแบบ leveraged / inverse":
+                                 "ไม่ระบุเนื่องจากเป็นกองทุนรวมอีทีเอฟแบบleveraged/inverse"}
+                    for layout in ("legacy", "successor")},
+    "fund_class_tax_incentive_type": {"successor": {text: key for key, text in TAX_INCENTIVE_TEXT.items()}},
+    "redemp_period": {"legacy": {code: code for code in REDEMP_PERIOD},
+                      "successor": {thai: code for code, (thai, _en) in REDEMP_PERIOD.items()}},
+}
+
+
+def _compact(text: object) -> str | None:
+    return re.sub(r"\s+", "", text).casefold() if isinstance(text, str) else None
+
+
+_FEE_LOOKUP = {_compact(spelling): kind for field in ("fee_type_desc", "project_fee_type_desc")
+               for table in SPELLINGS[field].values() for spelling, kind in table.items()}
+
+
+def fee_type_key(text: object) -> str | None:
+    """The kind of a fee line ("total", "management", ...) when its text is one the layouts are documented
+    to send (spaces and case aside); None for any other text, which is shown as sent and counted nowhere."""
+    return _FEE_LOOKUP.get(_compact(text) or "")
+
+
+_TAX_LOOKUP = {_compact(text): key for key, text in TAX_INCENTIVE_TEXT.items()} | {_compact(k): k for k in TAX_INCENTIVE}
+
+
+def tax_incentive_key(text: object) -> str | None:
+    """SSF or ThaiESG (RMF too) from a fund_class_tax_incentive_type text or its short name; None for none ("")
+    and for any other text."""
+    return _TAX_LOOKUP.get(_compact(text) or "")
+
+
+def redemption_code(text: object) -> str | None:
+    """The redemption-period code (1..9, E, T) of a legacy code or of the Thai (or English) label the
+    current service sends instead; None for any other text."""
+    compact = _compact(text) if isinstance(text, str) else _compact(normalise_code(text))
+    if not compact:
+        return None
+    for code, (thai, english) in REDEMP_PERIOD.items():
+        if compact in (code.casefold(), _compact(thai), _compact(english)):
+            return code
+    return None
+
+
+ENUMS["fee_type"] = (FEE_TYPE, fee_type_key)
+ENUMS["tax_incentive"] = (TAX_INCENTIVE, tax_incentive_key)

@@ -47,12 +47,6 @@ DROPPED_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-# fund_class_tax_incentive_type texts -> short names a screener can filter on.
-_TAX_INCENTIVES = (("SSF", re.compile(r"\bSSF\b|Super\s*Savings", re.I)),
-                   ("ThaiESG", re.compile(r"Thai\s*ESG|ThaiESG|ไทยเพื่อความยั่งยืน", re.I)),
-                   ("RMF", re.compile(r"\bRMF\b|Retirement\s*Mutual", re.I)))
-
-
 def _items(items: object, what: str) -> list[dict]:
     if items is None:
         return []
@@ -96,14 +90,12 @@ def fund_status_code(value: object) -> object:
 
 
 def tax_incentive(value: object) -> str | None:
-    """SSF, ThaiESG (or RMF) from a fund_class_tax_incentive_type text; None when there is none."""
+    """SSF or ThaiESG from a fund_class_tax_incentive_type text (labels.SPELLINGS); None when there is
+    none; any other text as sent."""
     text = clean_text(value)
     if not text:
         return None
-    for short, pattern in _TAX_INCENTIVES:
-        if pattern.search(text):
-            return short
-    return text
+    return labels.tax_incentive_key(text) or text
 
 
 _TAG = re.compile(r"<[^>]*>")
@@ -165,6 +157,11 @@ def _in_force(items: list[dict]) -> list[dict]:
         return items
     key = _date_key(newest.get("start_date"))
     return [r for r in items if _date_key(r.get("start_date")) == key]
+
+
+def _factsheet_fields(row: dict) -> dict:
+    """The project and factsheet version a project-level factsheet row belongs to, kept beside the legacy fields."""
+    return {k: row.get(k) for k in ("proj_id", "start_date", "end_date", "prospectus_type")}
 
 
 # ---- profiles: E1/E2 (fund), E3/E4 (unit classes), E7 (project type) ---------------------------
@@ -297,6 +294,7 @@ def holding_records(items: object) -> list[dict]:
             "percent_nav": row.get("percent_nav"),
             "assetliab_desc": row.get("assetliab_desc"),
             "period": row.get("period"),
+            "proj_id": row.get("proj_id"),
         }
         out.append(record)
     # Rows come in no business order: largest first, then by code and security, for a stable page.
@@ -313,7 +311,7 @@ def suitability_record(items: object) -> dict | None:
         "last_upd_date": row.get("last_upd_date"),
         "risk_spectrum_desc": _as_legacy_base64(row.get("risk_spectrum_desc")),
         "risk_spectrum": row.get("risk_spectrum"),
-        "start_date": row.get("start_date"),
+        **_factsheet_fields(row),
     }
     return _mark(record, "E8")
 
@@ -335,19 +333,6 @@ def performance_records(items: object) -> list[dict]:
                                       labels.REFERENCE_PERIOD_ORDER.get(labels.reference_period_key(r["reference_period"]), 99)))
 
 
-def _redemption_code(text: object) -> str | None:
-    """The legacy redemption-period code whose Thai or English label is this text."""
-    if not isinstance(text, str):
-        return labels.normalise_code(text) if text is not None else None
-    compact = re.sub(r"\s+", "", text).casefold()
-    if not compact:
-        return None
-    for code, (thai, english) in labels.REDEMP_PERIOD.items():
-        if compact in (re.sub(r"\s+", "", thai).casefold(), re.sub(r"\s+", "", english).casefold(), code.casefold()):
-            return code
-    return None
-
-
 def redemption_record(items: object) -> dict | None:
     """E11: the redemption terms of the fund (its first class when classes differ).
 
@@ -361,7 +346,7 @@ def redemption_record(items: object) -> dict | None:
     rows.sort(key=lambda r: (class_name(r.get("fund_class_name")) is not None, _text(r.get("fund_class_name"))))
     row = rows[0]
     text = clean_text(row.get("period", row.get("redemp_period")))
-    code = _redemption_code(text)
+    code = labels.redemption_code(text)
     other = row.get("redemp_period_oth")
     if text and code is None:
         code = "9"
@@ -395,7 +380,7 @@ def fee_records(items: object) -> list[dict]:
 
 def allocation_records(items: object) -> list[dict]:
     """E13: asset allocation of the factsheet in force, in the factsheet's order."""
-    out = [{k: row.get(k) for k in ("last_upd_date", "asset_seq", "asset_name", "asset_ratio")}
+    out = [{**{k: row.get(k) for k in ("last_upd_date", "asset_seq", "asset_name", "asset_ratio")}, **_factsheet_fields(row)}
            for row in _in_force(_items(items, "asset allocation"))]
     return sorted(out, key=lambda r: (to_number(r["asset_seq"]) is None, to_number(r["asset_seq"]) or 0, _text(r["asset_name"])))
 
@@ -415,6 +400,20 @@ def urls_record(items: object) -> dict | None:
         "as_of_date": row.get("as_of_date"),
     }
     return _mark(record, "E14")
+
+
+# ---- parts only the current service publishes (no legacy record; successor-api.md 4.12) -------------
+
+
+def successor_only_records(kind: str, items: object) -> list[dict]:
+    """Normalised records of the daily NAV ("nav"), dividend history ("dividend"), top-5 holdings
+    ("top_holding") or monthly asset types ("asset_type"), one per item, in the order sent: every
+    field kept, numbers as numbers, dates as ISO text, the class marker `main` as sent."""
+    from dashboard.records.kinds import UNREQUESTED_KINDS, normalise_payload  # kinds reads pandas: imported late
+
+    if kind not in UNREQUESTED_KINDS:
+        raise ValueError(f"{kind!r} is not a part only the current service publishes ({', '.join(UNREQUESTED_KINDS)})")
+    return normalise_payload(kind, _items(items, kind.replace("_", " ")), list_expected=True)
 
 
 # ---- licence register ----------------------------------------------------------------------------

@@ -32,7 +32,7 @@ def _summary(doc: ReportDocument, basket: FundBasket, perf_as_of: dict[str, str]
         pct_col("Total annual fee (actual)", "total_annual_fee", 3), pct_col("1-year return", "return_1y"),
         Column("Performance as of", "perf_as_of"),
     ], css_id="summary-table"))
-    sec.add(Note("Total annual fee: the fund's Total Expense line when published, else management, trustee "
+    sec.add(Note("Total annual fee: the fund's total fee and expense line when published, else management, trustee "
                  "and registrar fees actually charged (first unit class). Prospectus ceilings are never mixed in."))
     for proj_id, errors in basket.errors.items():
         sec.add(Caution(f"{basket.label(proj_id)}: could not load " + "; ".join(f"{k} ({v})" for k, v in errors.items())))

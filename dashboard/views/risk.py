@@ -44,7 +44,7 @@ class RiskView(TabView):
             pn.Row(section_title("The basket on the risk spectrum"), stale_badge(basket)),
             self.note,
             pn.Column(self._spectrum, self._fees, self._returns,  # one under the other: side by side they overflow a phone
-                      pn.pane.Markdown("Total annual fee: the fund's *Total Expense* as actually charged, else management "
+                      pn.pane.Markdown("Total annual fee: the fund's *total fee and expense* as actually charged, else management "
                                        "+ trustee + registrar fees actually charged (first unit class); never a "
                                        "prospectus ceiling. Hover a point for the fund.", margin=(0, 10)),
                       self.table, loading=basket.param.loading, sizing_mode="stretch_width"),

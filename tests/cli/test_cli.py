@@ -15,7 +15,7 @@ from tests.conftest import KEY
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOW_KEYS = ["proj_id", "fund", "classes", "investment", "holdings", "project_type", "suitability",
-             "return_estimate", "performance", "redemption", "fees", "allocation", "urls"]
+             "return_estimate", "performance", "redemption", "fees", "total_annual_fee", "allocation", "urls"]
 
 
 def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -253,8 +253,10 @@ def _comparable(show: dict) -> dict:
                                for r in rows) for p, rows in show["holdings"].items()},
         "performance": _ordered((p["class_abbr_name"] or "", p["performance_kind"], p["reference_period"],
                                p["performance_val"]) for p in show["performance"]),
+        # the current service's factsheets carry no trustee or registrar line (spec 4.14)
         "fees": _ordered((f["class_abbr_name"] or "", f["fee_type_desc"], f["rate_num"], f["actual_value_num"])
-                       for f in show["fees"]),
+                       for f in show["fees"] if f["fee_kind"] not in ("trustee", "registrar")),
+        "total_annual_fee": show["total_annual_fee"],
         "allocation": _ordered((a["asset_name"], a["asset_ratio"]) for a in show["allocation"]),
         "risk": {k: (show["suitability"] or {}).get(k) for k in ("risk_spectrum", "risk_spectrum_desc")},
         "redemption": {k: (show["redemption"] or {}).get(k) for k in ("redemp_period", "settlement_period")},

@@ -125,3 +125,11 @@ def test_the_simulator_serves_the_market_page_by_page(market):
     assert seen == {f["proj_id"] for f in market.funds}
     assert calls == -(-class_count(market) // 100)  # one profile row per unit class
     assert len(app.answer_cache) == 1  # built once, not once per page
+
+
+def test_the_market_data_set_agrees_with_itself(market):
+    from tests.demo.test_consistency import check_allocations, check_fees, check_tax_incentives
+
+    assert check_allocations(market) > 500
+    assert check_tax_incentives(market) > 50
+    check_fees(market)

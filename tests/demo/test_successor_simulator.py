@@ -17,7 +17,7 @@ from dashboard.demo.generator import generate_demo_dataset
 from dashboard.demo.pools import ENFORCEMENT_TYPE_TH, SUCCESSOR_STATUS, TAX_SSF, TAX_THAI_ESG
 from dashboard.demo.simulator import INVALID_KEY_BODY, MISSING_KEY_BODY, NOT_FOUND_BODY, SimulatorServer, create_app
 from dashboard.demo.successor import FUND_ROUTES, LICENCE_ROUTES, no_data_status
-from dashboard.records.labels import REDEMP_PERIOD
+from dashboard.records.labels import FACTSHEET_FEE_KINDS, REDEMP_PERIOD, fee_type_key
 
 TODAY = date(2026, 11, 21)
 KEY = "demo-test-key"
@@ -236,7 +236,11 @@ def test_profiles_carry_status_words_classes_and_no_dropped_fields(app):
         assert names == sorted(c["class_abbr_name"] for c in DS.classes.get(pid, [{"class_abbr_name": "main"}]))
         for r in mine:
             assert r["proj_abbr_name"] == fund["proj_abbr_name"] and r["unique_id"] == fund["unique_id"]
-            assert r["invest_country_flag"] == fund.get("invest_country_flage", fund.get("invest_country_flag"))
+            if fund["fund_status"] == "LI" and (fund.get("cancel_date") or "9999") < "2022-05-01":
+                # wound up before May 2022: null on the current service, as captured (M0001_2558)
+                assert r["invest_country_flag"] is r["proj_retail_type"] is r["proj_term_flag"] is None
+            else:
+                assert r["invest_country_flag"] == fund.get("invest_country_flage", fund.get("invest_country_flag"))
             assert "permit_us_investment" not in r and "invest_country_flage" not in r
             for term in ("proj_term_day", "proj_term_month", "proj_term_year"):
                 assert r[term] is None or type(r[term]) is int
@@ -326,12 +330,16 @@ def test_performance_fees_and_allocation(app):
     assert {r["reference_period"] for r in perf} == {r["reference_period"] for rs in DS.performance.values() for r in rs}
     assert not {"performance_val", "class_abbr_name", "as_of_date"} & set(perf[0])
     fees = get(app, f"{V2}/factsheet/fees", proj_id=SINGLE, latest="true").json()["items"]
-    assert len(fees) == len(DS.fees[SINGLE]) and {r["fund_class_name"] for r in fees} == {"main"}
+    # the factsheet fee lines the current service documents (spec 4.14): no trustee or registrar line
+    documented = [f for f in DS.fees[SINGLE] if fee_type_key(f["fee_type_desc"]) in FACTSHEET_FEE_KINDS]
+    assert len(documented) < len(DS.fees[SINGLE])
+    assert len(fees) == len(documented) and {r["fund_class_name"] for r in fees} == {"main"}
+    assert {r["fee_type_desc"] for r in fees} == {f["fee_type_desc"] for f in documented}
     for r in fees:
         assert "rate_unit" not in r and "actual_value_unit" not in r
         assert r["rate"] is None or isinstance(r["rate"], float)
     # a text holding one number ("ไม่เกิน 1.50") is that number; words and ranges have none
-    legacy_rates = sorted(n for n in (single_number(f["rate"]) for f in DS.fees[SINGLE]) if n is not None)
+    legacy_rates = sorted(n for n in (single_number(f["rate"]) for f in documented) if n is not None)
     assert sorted(r["rate"] for r in fees if r["rate"] is not None) == legacy_rates
     pid = next(iter(DS.allocation))
     alloc = get(app, f"{V2}/factsheet/asset-allocation", proj_id=pid, latest="true").json()["items"]
@@ -558,5 +566,6 @@ def test_a_fund_added_after_generation_is_served_with_plain_defaults():
     (row,) = get(app, f"{V2}/general-info/profiles", project_info="M9999_2569").json()["items"]
     assert row["fund_status"] == "IPO" and row["fund_class_name"] == "main" and row["policy_desc"] is None
     fees = get(app, f"{V2}/factsheet/fees", proj_id="M9999_2569", latest="true").json()["items"]
-    assert len(fees) == len(ds.fees[SINGLE]) and {f["end_date"] for f in fees} == {None}
+    documented = [f for f in ds.fees[SINGLE] if fee_type_key(f["fee_type_desc"]) in FACTSHEET_FEE_KINDS]
+    assert len(fees) == len(documented) and {f["end_date"] for f in fees} == {None}
     assert "M9999_2569" not in DS.fund_details

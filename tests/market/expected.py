@@ -78,17 +78,30 @@ def pair_overlap(ds, a: str, b: str, period: str) -> float:
     return sum(min(wa[k], wb[k]) for k in wa.keys() & wb.keys())
 
 
+# The fee lines that count, as the reference spells them (successor-api.md 4.8, 4.14): each kind's
+# "<Thai> (<English>)" line, its English name alone or its Thai name alone; anything else counts nowhere.
+_FEE_NAMES = {"total": ("ค่าธรรมเนียมและค่าใช้จ่ายรวมทั้งหมด", "Total Fee and Expense"),
+              "management": ("ค่าธรรมเนียมการจัดการ", "Management Fee"),
+              "trustee": ("ค่าธรรมเนียมผู้ดูแลผลประโยชน์", "Trustee Fee"),
+              "registrar": ("ค่าธรรมเนียมนายทะเบียน", "Registrar Fee")}
+_FEE_SPELLINGS = {" ".join(text.split()).casefold(): kind for kind, (th, en) in _FEE_NAMES.items()
+                  for text in (f"{th} ({en})", th, en)} | {"total fee": "total"}
+
+
+def fee_kind(text) -> str | None:
+    return _FEE_SPELLINGS.get(" ".join(str(text or "").split()).casefold())
+
+
 def first_class_total_fee(rows: list[dict]) -> float | None:
-    """Total Expense (actual) of the first class by name, else management + trustee + registrar."""
+    """Total fee and expense (actual) of the first class by name, else management + trustee + registrar."""
     if not rows:
         return None
     classes = sorted({class_of(r) or "" for r in rows})
     first = [r for r in rows if (class_of(r) or "") == classes[0]]
-    def named(words):
+    def named(kinds):
         return [number(r.get("actual_value")) for r in first
-                if any(w in str(r.get("fee_type_desc") or "").lower() for w in words)
-                and number(r.get("actual_value")) is not None]
-    total = named(("total expense",))
+                if fee_kind(r.get("fee_type_desc")) in kinds and number(r.get("actual_value")) is not None]
+    total = named(("total",))
     if total:
         return total[0]
     recurring = named(("management", "trustee", "registrar"))

@@ -14,7 +14,7 @@ from dashboard.models.source import run
 from tests.conftest import TODAY
 
 SHOW_KEYS = ["proj_id", "fund", "classes", "investment", "holdings", "project_type", "suitability",
-             "return_estimate", "performance", "redemption", "fees", "allocation", "urls"]
+             "return_estimate", "performance", "redemption", "fees", "total_annual_fee", "allocation", "urls"]
 
 
 def multi_class_fund(dataset) -> dict:

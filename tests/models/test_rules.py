@@ -76,7 +76,7 @@ def test_first_unit_class_per_fund():
 def test_total_annual_fee_takes_the_first_class_and_actual_values_only():
     fees = frame("fee", [fee_row("ค่าธรรมเนียมการจัดการ (Management Fee)", "1.0", cls="A"),
                          fee_row("ค่าธรรมเนียมผู้ดูแลผลประโยชน์ (Trustee Fee)", "0.05", cls="A"),
-                         fee_row("ค่าใช้จ่ายรวมทั้งหมด (Total Expense)", "0.5", cls="B")])
+                         fee_row("ค่าธรรมเนียมและค่าใช้จ่ายรวมทั้งหมด (Total Fee and Expense)", "0.5", cls="B")])
     assert total_annual_fee(fees) == pytest.approx(1.05)  # class B's total is not class A's
     assert total_annual_fee(fees.iloc[2:]) == 0.5
     assert total_annual_fee(fees.iloc[:0]) is None
@@ -194,11 +194,11 @@ def test_basket_status_per_fund_and_part():
 
 def test_basket_frames_follow_every_change_of_the_data():
     basket = FundBasket()
-    fees = normalise_payload("fee", [fee_row("ค่าใช้จ่ายรวมทั้งหมด (Total Expense)", "1.5")], list_expected=True)
+    fees = normalise_payload("fee", [fee_row("ค่าธรรมเนียมและค่าใช้จ่ายรวมทั้งหมด (Total Fee and Expense)", "1.5")], list_expected=True)
     basket.param.update(proj_ids=["M0001_2564"], parts={"M0001_2564": {"fees": fees}}, loaded=["M0001_2564"])
     assert basket.risk_frame()["total_annual_fee"].tolist() == [1.5]
     # new rows for the same fund (even a list that might reuse a freed list's id) give new frames
-    fees = normalise_payload("fee", [fee_row("ค่าใช้จ่ายรวมทั้งหมด (Total Expense)", "0.75")], list_expected=True)
+    fees = normalise_payload("fee", [fee_row("ค่าธรรมเนียมและค่าใช้จ่ายรวมทั้งหมด (Total Fee and Expense)", "0.75")], list_expected=True)
     basket.parts = {"M0001_2564": {"fees": fees}}
     assert basket.risk_frame()["total_annual_fee"].tolist() == [0.75]
     assert basket.fee_frame()["actual_value_num"].tolist() == [0.75]

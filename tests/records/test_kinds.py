@@ -20,6 +20,7 @@ from dashboard.records import (
     ENFORCEMENT_DATE_MEANING,
     ENFORCEMENT_DETAILS_MEANING,
     RECORD_KINDS,
+    UNREQUESTED_KINDS,
     REFERENCE_PERIOD,
     SPEC_FIELDS,
     label,
@@ -338,11 +339,37 @@ EXAMPLES: dict[str, tuple[dict, dict]] = {
          "comp_name_th": "บริษัทหลักทรัพย์จัดการกองทุน กรุงไทย จำกัด (มหาชน)", "last_upd_date": "2026-06-05T15:15:05.93"},
         {"comp_name_en": "KRUNG THAI ASSET MANAGEMENT PUBLIC COMPANY LIMITED", "last_upd_date": "2026-06-05T15:15:05.930000"},
     ),
+    # successor-api.md section 6 sample rows
+    "nav": (
+        {"proj_id": "M0799_2566", "unique_id": "C0000000021", "fund_class_name": "K-TNZ-ThaiESG", "nav_date": "2026-06-04",
+         "net_asset": 5739025472.45, "last_val": 12.5147, "sell_price": 12.5148, "buy_price": 12.5147,
+         "sell_swap_price": 0.0, "buy_swap_price": 0.0, "last_upd_date": "2026-06-05T15:08:32.48"},
+        {"nav_date": "2026-06-04", "net_asset": 5739025472.45, "sell_swap_price": 0.0, "fund_class_name": "K-TNZ-ThaiESG",
+         "last_upd_date": "2026-06-05T15:08:32.480000"},
+    ),
+    "dividend": (
+        {"proj_id": "M0512_2546", "unique_id": "C0000000569", "class_abbr_name": "1AMSET50-ID",
+         "book_close_date": "2024-01-25 00:00:00.0000000", "dividend_date": "2024-02-05 00:00:00.0000000",
+         "dividend_value": 0.15, "last_upd_date": "2025-12-31T15:11:08.17"},
+        {"book_close_date": "2024-01-25", "dividend_date": "2024-02-05", "dividend_value": 0.15},
+    ),
+    "top_holding": (
+        {"proj_id": "M0000_2552", "start_date": "2022-07-27", "end_date": "2022-08-30", "prospectus_type": "Monthly",
+         "asset_seq": 2, "asset_name": "บมจ.ปตท.", "asset_ratio": 5.22, "last_upd_date": "2022-08-24T09:33:03.523"},
+        {"start_date": "2022-07-27", "asset_seq": 2, "asset_name": "บมจ.ปตท.", "asset_ratio": 5.22},
+    ),
+    "asset_type": (
+        {"proj_id": "M0000_2552", "period": 201101, "assetliab_code": "101", "assetliab_desc": "หุ้น (รหัส 101-102)",
+         "market_value": 1296947797.6, "percent_nav": 91.18823},
+        {"period": 201101, "assetliab_code": "101", "market_value": 1296947797.6, "is_nav_total": False},
+    ),
 }
 
 
 def test_every_endpoint_kind_is_covered():
-    assert {e.record_kind for e in (*ENDPOINTS, *SUCCESSOR_ENDPOINTS)} == set(RECORD_KINDS) == set(EXAMPLES)
+    asked = {e.record_kind for e in (*ENDPOINTS, *SUCCESSOR_ENDPOINTS)}
+    assert asked | set(UNREQUESTED_KINDS) == set(RECORD_KINDS) == set(EXAMPLES)
+    assert not asked & set(UNREQUESTED_KINDS)
 
 
 @pytest.mark.parametrize("kind", RECORD_KINDS)
@@ -637,7 +664,10 @@ def test_frame_of_each_kind(kind):
     frame = records_frame(kind, [record, normalise_record(kind, {}, today=TODAY)])
     assert len(frame) == 2
     assert list(frame.columns[: len(SPEC_FIELDS[kind])]) == list(SPEC_FIELDS[kind])
-    assert pd.api.types.is_datetime64_any_dtype(frame["last_upd_date"])
+    if kind == "asset_type":  # the monthly asset types carry no update date in any source (spec 4.12)
+        assert "last_upd_date" not in frame
+    else:
+        assert pd.api.types.is_datetime64_any_dtype(frame["last_upd_date"])
 
 
 @pytest.mark.parametrize("kind", RECORD_KINDS)

@@ -19,7 +19,8 @@ LABEL_WIDTH = 24
 
 def _line(label: str, value: object) -> None:
     """One labelled value on one line, cut to FIELD_WIDTH characters (`--json` keeps the whole text)."""
-    out(f"  {label:<{LABEL_WIDTH}}{terminal_text(value, single_line=True, limit=FIELD_WIDTH) or '-'}")
+    # At least two spaces between a label and its value, however long the label.
+    out(f"  {label:<{LABEL_WIDTH - 2}}  {terminal_text(value, single_line=True, limit=FIELD_WIDTH) or '-'}")
 
 
 def _table(records: list, columns: Sequence[str], headers: Sequence[str], **formatters) -> None:

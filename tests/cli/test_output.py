@@ -174,6 +174,18 @@ def test_fund_show_prints_readable_sections(cli, dataset, simulator):
         assert "not published" not in out
         assert re.search(rf"Buying cut-off\s+{re.escape(redemption['buying_cut_off_time'])}", out)
     assert baht(float(top["assetliab_value"])) in out or percent(float(top["percent_nav"])) in out
+    assert "websitehttp" not in out  # the longest label ran into its value
+
+
+def test_a_label_longer_than_its_column_stays_apart_from_its_value(capsys):
+    from dashboard.cli.factsheet import LABEL_WIDTH, _line
+
+    _line("On the company's website", "https://example.invalid/a.pdf")
+    _line("x" * (LABEL_WIDTH + 5), "value")
+    _line("Short", "value")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "  On the company's website  https://example.invalid/a.pdf"
+    assert lines[1].endswith("x  value") and lines[2].startswith("  Short ") and lines[2].endswith(" value")
 
 
 def test_holdings_are_plain_numbers(cli, dataset):

@@ -66,7 +66,11 @@ def snapshot_html(market: MarketScreen) -> str:
         return ""
     when = f"{fmt_datetime(market.snapshot_at)} UTC" if market.snapshot_at else "an unknown time"
     age = f" ({age_text(market.age_s)} old)" if market.age_s is not None else ""
-    note = "" if market.complete else ' <span class="sd-pill sd-warn">incomplete: a sync stopped part way</span>'
+    if market.syncing:  # a snapshot is incomplete while a sync fills it: that is not a sync that stopped
+        count = f": {market.sync_done:,} of {market.sync_total:,} datasets" if market.sync_total else ""
+        note = f' <span class="sd-pill">a sync is running{count}</span>'
+    else:
+        note = "" if market.complete else ' <span class="sd-pill sd-warn">incomplete: a sync stopped part way</span>'
     return (f'<div class="sd-stat">Market snapshot from {esc(when)}{esc(age)}; {market.fund_count:,} funds. '
             f'{len(market.results):,} match the filters.{note}</div>')
 
@@ -181,7 +185,8 @@ class MarketView(TabView):
         # Notes and charts are bound to the model; render() redraws the tables and what is shown (a
         # Tabulator table is only patched while its view is in the page: see TabView).
         self.status = html_pane(pn.bind(self._status_html, market.param.has_store, market.param.snapshot_at,
-                                        market.param.results, market.param.error, market.param.syncing),
+                                        market.param.results, market.param.error, market.param.syncing,
+                                        market.param.sync_done, market.param.sync_total),
                                 name="market-status")
         self.sync_button = pmui.Button(label="Make the demo market snapshot", icon="sync", variant="contained",
                                        visible=self.demo, margin=(4, 8), name="market-sync")
@@ -242,8 +247,8 @@ class MarketView(TabView):
                                     percent=["percent_nav_avg"], baht=["total_value"], page_size=10,
                                     selectable=1, name="market-most-held")
         self.most_held.param.watch(self._on_most_held, "selection")
-        self.security_box = text_box(market.param.security, self._find_holders, label="Issue code or ISIN",
-                                  placeholder="e.g. PTT or TH0646010015", width=260)
+        self.security_box = text_box(market.param.security, self._find_holders, label="Issue code, ISIN or issuer's name",
+                                  placeholder="e.g. PTT, TH0646010015 or a part of a name", width=300)
         self.find_button = pmui.Button(label="Who holds this", icon="search", variant="outlined", margin=(12, 8))
         self.find_button.on_click(self._find_holders)
         self.holders_note = html_pane(pn.bind(self._holders_html, market.param.holders, market.param.security),

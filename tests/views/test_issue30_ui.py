@@ -1,0 +1,34 @@
+"""Issue 30's on-screen items that need no browser: a running sync's label, the report's file name,
+"who holds this" by a part of the issuer's name."""
+
+from __future__ import annotations
+
+from dashboard.config import ApiSettings
+from dashboard.market.screen import MarketScreen
+from dashboard.market.store import MarketStore
+from dashboard.views.market import snapshot_html
+from tests.conftest import run
+
+
+def _market(tmp_path) -> MarketScreen:
+    return MarketScreen(settings=ApiSettings.from_env(demo=True, cache_dir=tmp_path, environ={}))
+
+
+def test_a_running_sync_says_so_with_its_count_not_that_it_stopped(tmp_path):
+    market = _market(tmp_path)
+    market.param.update(has_store=True, complete=False, snapshot_at="2026-06-30T00:00:00Z")
+    assert "a sync stopped part way" in snapshot_html(market)  # nothing runs: the snapshot is left half done
+    # A sync in another process (`market sync` in a terminal): its progress file beside the snapshot.
+    writer = MarketStore(settings=market.settings)
+    try:
+        writer.write_progress(running=True, started_at=0.0, total=11, done=3, dataset="fees", under_way=["fees"],
+                              calls=40, rows=0)
+        run(market.poll())
+    finally:
+        writer.close()
+        market.close()
+    assert market.syncing and (market.sync_done, market.sync_total) == (3, 11)
+    market.param.update(has_store=True, complete=False)
+    html = snapshot_html(market)
+    assert "a sync is running: 3 of 11 datasets" in html
+    assert "stopped part way" not in html

@@ -152,6 +152,8 @@ class LicenseeView(pn.viewable.Viewer):
         self.tables = {frame: data_table(display_frame(self._shown(frame), columns), titles=titles, page_size=8,
                                          name=f"licensee-{slug}", **options)
                        for frame, (slug, columns, titles, options) in TABLES.items()}
+        self.tables["companies"].on_click(self._pick_company)
+        self.tables["former"].on_click(self._pick_former)
         self.tables["people"].on_click(self._pick_person)
         self.tables["cases"].on_click(self._pick_case)
         self.tables["alert_cases"].on_click(self._pick_alert)
@@ -191,7 +193,8 @@ class LicenseeView(pn.viewable.Viewer):
         return [
             section_title("Licensed companies"),
             pn.Row(text_box(lic.param.company_query, self.search_companies, label="Company name", width=320),
-                   _button("Search companies", "search", self.search_companies)),
+                   _button("Search companies", "search", self.search_companies),
+                   pn.pane.Markdown("Click a company to see its licences, staff and business below.", margin=(18, 8))),
             notes["company"],
             tables["companies"],
             section_title("Former licensees"),
@@ -349,6 +352,18 @@ class LicenseeView(pn.viewable.Viewer):
         if frame is None or event.row is None or not 0 <= event.row < len(frame):
             return None
         return frame.iloc[event.row].to_dict()
+
+    def _pick_company(self, event):
+        self._open_company(self._row(self.licence.companies, event))
+
+    def _pick_former(self, event):
+        self._open_company(self._row(self.licence.former, event))
+
+    def _open_company(self, row: dict | None) -> None:
+        """A company clicked in a list: its licences, staff and business below (as Look up company does)."""
+        if row and row.get("unique_id"):
+            self.licence.company_id = str(row["unique_id"])
+            pn.state.execute(self.load_company)
 
     def _pick_person(self, event):
         row = self._row(self.licence.people, event)

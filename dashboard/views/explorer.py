@@ -7,6 +7,7 @@ import panel as pn
 import panel_material_ui as pmui
 import param
 from markupsafe import Markup
+from panel.custom import JSComponent
 
 from dashboard.errors import SecApiError
 from dashboard.models.dashboard_state import DashboardState
@@ -36,6 +37,23 @@ TABLE_FRAME_PX, TABLE_ROW_PX = 103, 36
 CLASS_MATCHES_TITLE_PX = 63
 SEARCH_ROW_PX, FUND_ACTIONS_PX = 66, 45
 RESULTS_PAGE, CLASSES_PAGE = 8, 5
+# Names wrap in their cells rather than end in "…" (a row grows to its longest name).
+WRAP_NAMES_CSS = "".join(f".tabulator-row .tabulator-cell[tabulator-field='{field}'] {{white-space: normal !important; "
+                         "overflow-wrap: anywhere;}" for field in ("proj_name_en", "proj_name_th", "company"))
+
+
+class ScrollMark(JSComponent):
+    """An invisible mark that brings itself into view each time `request` grows: placed above the
+    overview, so a fund picked in the results is shown where the eye is, not below two tables."""
+
+    request = param.Integer(default=0, doc="Grows by one each time the mark should be scrolled into view.")
+
+    _esm = """
+    export function render({ model, el }) {
+      el.style.height = '1px';
+      model.on('request', () => el.scrollIntoView({behavior: 'smooth', block: 'start'}));
+    }
+    """
 
 
 def table_height(rows: int, page_size: int) -> int:
@@ -137,7 +155,8 @@ class FundExplorer(pn.viewable.Viewer):
         self._go.on_click(self._on_search)
         self.results = data_table(results_frame(state.search.results), titles=RESULT_TITLES, selectable=1,
                                   page_size=RESULTS_PAGE, hidden_columns=["proj_id"], name="fund-results",
-                                  widths=RESULT_WIDTHS, layout="fit_columns", css_classes=["sd-results"])
+                                  widths=RESULT_WIDTHS, layout="fit_columns", css_classes=["sd-results"],
+                                  stylesheets=[WRAP_NAMES_CSS])
         self.results.param.watch(self._on_select, "selection")
         self._classes = data_table(display_frame(state.search.classes, CLASS_COLUMNS), titles=CLASS_TITLES, selectable=1,
                                    page_size=CLASSES_PAGE, hidden_columns=["proj_id"])
@@ -155,6 +174,7 @@ class FundExplorer(pn.viewable.Viewer):
         self.overview = html_pane(pn.bind(self._overview_html, state.factsheet.param.loaded_at, state.param.fund,
                                           state.param.fund_error, state.basket.param.proj_ids),
                                   name="fund-overview", css_classes=["sd-overview"])
+        self._scroll_mark = ScrollMark(height=1, sizing_mode="stretch_width", margin=0)
         # A deferred view's first document leaves out the unit-class matches and the fund's
         # buttons (a quarter of its models; they come once the page is drawn). Their places, and
         # the results' while the browser builds their table, are kept at their heights, so that
@@ -177,6 +197,7 @@ class FundExplorer(pn.viewable.Viewer):
             self.message,
             self._results_area,
             self._class_matches,
+            self._scroll_mark,
             fund_actions,
             pn.Column(self.overview, loading=state.factsheet.param.loading, sizing_mode="stretch_width",
                       min_height=200),
@@ -271,7 +292,14 @@ class FundExplorer(pn.viewable.Viewer):
         frame = self.results.value
         index = event.new[0]
         if 0 <= index < len(frame):
-            self.state.select_fund(str(frame.iloc[index]["proj_id"]))
+            self._open(str(frame.iloc[index]["proj_id"]))
+
+    def _open(self, proj_id: str) -> None:
+        """Select a fund picked in a table, and bring its overview (and its buttons) into view."""
+        changed = proj_id != self.state.fund
+        self.state.select_fund(proj_id)
+        if changed:
+            self._scroll_mark.request += 1
 
     def _on_select_class(self, event):
         if not event.new:
@@ -279,7 +307,7 @@ class FundExplorer(pn.viewable.Viewer):
         frame = self._classes.value
         index = event.new[0]
         if 0 <= index < len(frame) and frame.iloc[index]["proj_id"]:
-            self.state.select_fund(str(frame.iloc[index]["proj_id"]))
+            self._open(str(frame.iloc[index]["proj_id"]))
 
     def _toggle_basket(self, *_):
         try:

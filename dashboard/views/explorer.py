@@ -183,7 +183,7 @@ class FundExplorer(pn.viewable.Viewer):
                                        margin=0)
         self._class_matches = pn.Column(sizing_mode="stretch_width", margin=0, visible=False,
                                         css_classes=["sd-class-matches"])
-        fund_actions = pn.Row(sizing_mode="stretch_width", css_classes=["sd-fund-actions"], min_height=FUND_ACTIONS_PX)
+        fund_actions = pn.FlexBox(sizing_mode="stretch_width", css_classes=["sd-fund-actions"], min_height=FUND_ACTIONS_PX)
         #: The places a deferred view fills in `complete()`, with what goes in them.
         self._later = [(self._class_matches, [self._classes_title, self._classes]),
                        (fund_actions, [self._basket_button, self._company_button, stale_badge(state.factsheet)])]

@@ -69,9 +69,16 @@ PAGE_TEMPLATE = """{%% extends "base.html" %%}
       var addRoot = proto.add_root;
       proto.add_root = function (model) {
         var page = model && model.data;
-        if (window.innerWidth < %d && page && "sidebar_open" in page && "sidebar_variant" in page
+        if (window.innerWidth < %(narrow)d && page && "sidebar_open" in page && "sidebar_variant" in page
             && page.sidebar_open === true) {
           page.sidebar_open = false;
+        }
+        if (page && "sidebar_open" in page && "sidebar_variant" in page) {  // narrowed later: shut it then too
+          var wide = window.innerWidth >= %(narrow)d;
+          window.addEventListener("resize", function () {
+            if (wide && window.innerWidth < %(narrow)d && page.sidebar_open) { page.sidebar_open = false; }
+            wide = window.innerWidth >= %(narrow)d;
+          });
         }
         return addRoot.apply(this, arguments);
       };
@@ -133,7 +140,7 @@ PAGE_TEMPLATE = """{%% extends "base.html" %%}
   };
 })();
 </script>
-{%% endblock %%}""" % NARROW_SCREEN_PX
+{%% endblock %%}""" % {"narrow": NARROW_SCREEN_PX}
 
 
 class TabBar(pmui.Tabs):
@@ -394,7 +401,9 @@ class DashboardApp(pn.viewable.Viewer):
         # on one line: wrapped ("DEMO / DATA"), it made a phone's header taller than the title and
         # the header then covered the top of the banner
         return pmui.Typography("DEMO DATA", variant="overline", margin=(0, 12),
-                               styles={"color": "#ffd54f", "font-weight": "700", "white-space": "nowrap"})
+                               styles={"color": "#ffd54f", "font-weight": "700", "white-space": "nowrap"},
+                               # not on a phone: the banner says so, and the title needs the room (it wrapped to 3 lines)
+                               stylesheets=[f"@media (max-width: {NARROW_SCREEN_PX - 1}px) {{:host {{display: none !important;}}}}"])
 
     # ---- footer -------------------------------------------------------------------------------------
 

@@ -144,3 +144,43 @@ def test_every_tab_screenshotted(browser, server, artifacts_dir, width):
         assert not problems, "\n".join(problems)
     finally:
         context.close()
+
+
+HEADER_JS = """() => { let bar = null, banner = null;
+  const walk = root => { for (const el of root.querySelectorAll('*')) {
+    if (!bar && el.classList && el.classList.contains('MuiAppBar-root')) bar = el;
+    if (!banner && el.classList && el.classList.contains('sd-demo-banner')) banner = el;
+    if (el.shadowRoot) walk(el.shadowRoot); } };
+  walk(document); if (!bar || !banner) return null;
+  return [bar.getBoundingClientRect().bottom, banner.getBoundingClientRect().top]; }"""
+
+
+def test_on_a_phone_the_title_leaves_the_banner_and_the_licensee_lines_are_whole(browser, server):
+    context, page = _page(browser, 390)
+    try:
+        page.goto(server.url + "?tab=licensee", wait_until="domcontentloaded")
+        names = page.locator(".tabulator-cell[tabulator-field='name_en']")
+        expect(names.first).to_be_visible(timeout=LONG)
+        page.wait_for_function(f"() => {{ const r = ({HEADER_JS})(); return r !== null; }}", timeout=LONG)
+        bottom, top = page.evaluate(HEADER_JS)
+        assert bottom <= top + 1, f"the header ends at {bottom} px, over the banner at {top} px"
+        widths = [c.evaluate("c => c.clientWidth") for c in names.all()[:3]]
+        assert min(widths) >= 100, f"company names squeezed to {widths} px"
+        search = page.get_by_role("button", name="Search companies")
+        assert search.evaluate("b => b.scrollWidth <= b.clientWidth + 1 && b.getBoundingClientRect().right <= 391")
+    finally:
+        context.close()
+
+
+def test_the_basket_drawer_shuts_when_the_window_narrows(browser, server):
+    context, page = _page(browser, 1280)
+    try:
+        page.goto(server.url, wait_until="domcontentloaded")
+        wait_for_overview(page)
+        download = page.get_by_role("button", name="Download report")
+        expect(download).to_be_visible(timeout=LONG)  # the drawer is open beside the content
+        page.set_viewport_size({"width": 390, "height": 844})
+        expect(download).to_be_hidden(timeout=LONG)
+        expect(page.get_by_role("tab", name="Fund explorer")).to_be_visible()
+    finally:
+        context.close()

@@ -32,3 +32,22 @@ def test_a_running_sync_says_so_with_its_count_not_that_it_stopped(tmp_path):
     html = snapshot_html(market)
     assert "a sync is running: 3 of 11 datasets" in html
     assert "stopped part way" not in html
+
+
+def test_period_names_under_the_performance_bars_are_slanted():
+    """On a phone the period names ran into each other ("since inception" over "5 years"): they are slanted,
+    and the chart's own hooks (group names only on the axis) still run."""
+    import holoviews as hv
+    import pandas as pd
+
+    from dashboard.present import charts
+    from dashboard.views.performance import PERIOD_SLANT_RAD, slanted
+
+    hv.extension("bokeh")
+    rows = pd.DataFrame({"fund": ["A", "A", "B", "B"], "period": ["1 year", "since inception"] * 2,
+                         "value": [1.0, 2.0, 3.0, -1.0]})
+    chart = charts.grouped_bars(rows, "period", "fund", "value", groups=["1 year", "since inception"], names=["A", "B"],
+                                group_label="Period", value_label="Return, %", title="t")
+    axis = hv.render(slanted(chart)).xaxis[0]
+    assert axis.group_label_orientation == PERIOD_SLANT_RAD
+    assert axis.major_label_text_alpha == 0.0  # the chart's own hook

@@ -39,7 +39,7 @@ SEARCH_ROW_PX, FUND_ACTIONS_PX = 66, 45
 RESULTS_PAGE, CLASSES_PAGE = 8, 5
 # Names wrap in their cells rather than end in "…" (a row grows to its longest name).
 WRAP_NAMES_CSS = "".join(f".tabulator-row .tabulator-cell[tabulator-field='{field}'] {{white-space: normal !important; "
-                         "overflow-wrap: anywhere;}" for field in ("proj_name_en", "proj_name_th", "company"))
+                         "overflow-wrap: anywhere;}" for field in ("proj_name_en", "proj_name_th", "status", "company"))
 
 
 class ScrollMark(JSComponent):

@@ -49,7 +49,10 @@ ALERT_CASE_TITLES = {"case_id": "Case", "name_en": "Name", "name_th": "Thai name
                      "website": "Website", "persuade_desc": "What they offered"}
 COMPANY_WIDTHS = {"unique_id": 130, "last_upd_date": 110}
 # Columns never narrower than this: on a phone the table scrolls sideways instead of cutting names to "En…".
-READABLE = {"configuration": {"columnDefaults": {"minWidth": 110}}}
+# Names wrap in their cells rather than end in "…".
+WRAP_NAMES_CSS = "".join(f".tabulator-row .tabulator-cell[tabulator-field='{field}'] {{white-space: normal !important; "
+                         "overflow-wrap: anywhere;}" for field in ("name_en", "name_th"))
+READABLE = {"configuration": {"columnDefaults": {"minWidth": 140}}, "stylesheets": [WRAP_NAMES_CSS]}
 # Each model frame's table: its name in the page, the columns shown, their titles, and table options.
 TABLES = {
     "companies": ("companies", COMPANY_COLUMNS, COMPANY_TITLES,

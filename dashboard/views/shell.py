@@ -191,6 +191,7 @@ class DashboardApp(pn.viewable.Viewer):
         state = self.state
         if self.market is None:
             self.market = MarketScreen(settings=state.search.api.settings)
+        state.market = self.market  # its screener filters are in the URL
         # Views are built the first time their tab is shown, and only the shown tab's view is in
         # the page: a session starts with one tab's components, not seven, and a hidden tab never
         # redraws in the browser. (This is what Tabs(dynamic=True) is for, but re-showing a tab

@@ -100,7 +100,7 @@ def test_a_picked_fund_is_shown_where_the_eye_is_and_names_are_whole(browser, se
     try:
         page.goto(server.url, wait_until="domcontentloaded")
         wait_for_overview(page)
-        names = page.locator(".sd-results .tabulator-cell[tabulator-field='proj_name_en']")
+        names = page.locator(".sd-results .tabulator-cell:is([tabulator-field='proj_name_en'], [tabulator-field='status'])")
         expect(names.first).to_be_visible(timeout=LONG)
         cut = [c.inner_text() for c in names.all() if c.evaluate("c => c.scrollWidth > c.clientWidth + 1")]
         assert not cut, f"names cut: {cut}"

@@ -51,3 +51,33 @@ def test_period_names_under_the_performance_bars_are_slanted():
     axis = hv.render(slanted(chart)).xaxis[0]
     assert axis.group_label_orientation == PERIOD_SLANT_RAD
     assert axis.major_label_text_alpha == 0.0  # the chart's own hook
+
+
+def test_the_screeners_filters_are_kept_in_the_link(tmp_path):
+    """A link carries the Market tab's screener filters, and a link with them reopens them (issue 30)."""
+    from dashboard.app import url_search
+    from dashboard.models.dashboard_state import DashboardState
+
+    state = DashboardState()
+    ignored = state.apply_url({"tab": "market", "risk": "RS6,RS81", "max_fee": "1.5", "status": "RG",
+                               "sort": "-return_1y", "policy": "equity", "company": "C0000000104", "tax": "XX"})
+    market = _market(tmp_path)
+    try:
+        state.market = market  # the view layer sets it once it has made it: the link's filters waited for it
+        assert (market.risk, market.max_fee, market.status, market.sort, market.policy, market.company) == (
+            ["RS6", "RS81"], 1.5, "RG", "-return_1y", "equity", "C0000000104")
+        assert market.tax == "" and "tax=XX" in state.ignored_url and not ignored
+        query = url_search(state)
+        for part in ("tab=market", "risk=RS6,RS81", "max_fee=1.5", "status=RG", "sort=-return_1y", "policy=equity",
+                     "company=C0000000104"):
+            assert part in query, query
+        seen = []
+        state.url_watch(lambda *events: seen.append([e.name for e in events]))
+        market.min_return_1y = 2.0  # a filter changed on screen: the address follows
+        assert seen == [["min_return_1y"]] and "min_return=2" in url_search(state)
+        again = DashboardState()
+        again.market = other = _market(tmp_path / "again")
+        again.apply_url(dict(part.split("=", 1) for part in url_search(state)[1:].split("&")))
+        assert (other.risk, other.max_fee, other.min_return_1y, other.sort) == (["RS6", "RS81"], 1.5, 2.0, "-return_1y")
+    finally:
+        market.close()

@@ -80,6 +80,13 @@ def policy_words(text: str) -> list[str]:
     return list(dict.fromkeys([wanted, *thai]))
 
 
+def company_names(store: MarketStore) -> dict[str, str]:
+    """Every management company of the snapshot: its English name (else Thai, else its id), by unique_id, by name."""
+    rows = store.query("SELECT unique_id, coalesce(nullif(trim(comp_name_en), ''), nullif(trim(comp_name_th), ''), "
+                       "unique_id) AS name FROM companies WHERE unique_id IS NOT NULL ORDER BY name, unique_id")
+    return {r["unique_id"]: r["name"] for r in rows}
+
+
 def screen(store: MarketStore, *, company: str | None = None, status: str | None = None,
            risk: Iterable[str] = (), policy: str | None = None, tax: str | None = None,
            retail_type: str | None = None, max_fee: float | None = None, min_return_1y: float | None = None,

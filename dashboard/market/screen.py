@@ -111,6 +111,7 @@ class MarketScreen(param.Parameterized):
                                                 "empty without one.")
     age_s = param.Number(default=None, allow_None=True, doc="The snapshot's age in seconds; None without one.")
     fund_count = param.Integer(default=0, doc="Funds in the snapshot.")
+    companies = param.Dict(default={}, doc="The snapshot's management companies: name by unique_id, in name order.")
     complete = param.Boolean(default=False, doc="Whether every dataset of the snapshot is complete.")
     error = param.String(default="", doc="Why the last operation failed (a bad filter, an unreadable store); "
                                           "empty when it worked.")
@@ -209,6 +210,7 @@ class MarketScreen(param.Parameterized):
             if not out["has_store"]:
                 return out
             out["fund_count"] = int(store.count("funds"))
+            out["companies"] = queries.company_names(store)
             out["results"] = screen_frame(queries.screen(store, **filters))
             out.update(self._market(store, fund, status))
             return out

@@ -121,6 +121,24 @@ def no_store_html(market: MarketScreen, demo: bool) -> str:
     return f'<div class="sd-empty" role="note">{text}</div>'
 
 
+ANY_COMPANY = "Any company"
+
+
+def company_options(market: MarketScreen) -> dict[str, str]:
+    """The company filter's choices: each company of the snapshot by its name (the id beside a name two share),
+    and the company a link asks for even when the snapshot does not hold it."""
+    names = market.companies
+    counts: dict[str, int] = {}
+    for name in names.values():
+        counts[name] = counts.get(name, 0) + 1
+    options = {ANY_COMPANY: ""}
+    for uid, name in names.items():
+        options[name if counts[name] == 1 and name not in options else f"{name} ({uid})"] = uid
+    if market.company and market.company not in names:
+        options[f"{market.company} (not in the snapshot)"] = market.company
+    return options
+
+
 def number_or_none(text: str) -> float | None:
     """A number typed in a box ("1.5", "1,234.5", " -3 %"): `present.text.typed_number`, the command
     line's reading too; None when empty; ValueError when it is not a number."""
@@ -204,9 +222,14 @@ class MarketView(TabView):
     def _build_screener(self) -> None:
         """The screener's filters, its results table and their buttons."""
         market = self.market
+        # The company is picked by its name (typing part of it narrows the list); the filter is its id.
+        self.company_select = pmui.Select(label="Management company", options=company_options(market),
+                                          value=market.company, searchable=True, width=300, name="market-company")
+        self.company_select.param.watch(self._company_picked, "value")
+        market.param.watch(self._companies_changed, ["companies", "company"])
         self.filters = pn.FlexBox(
             # Enter commits a box's text; the change runs the screener (a watcher), so Enter does nothing more.
-            text_box(market.param.company, _commit_only, label="Company (identifier)", width=200),
+            self.company_select,
             pmui.Select.from_param(market.param.status, options=STATUS_OPTIONS, label="Status", width=230, description=""),
             pmui.MultiChoice.from_param(market.param.risk, options=RISK_OPTIONS, label="Risk levels", width=260,
                                         placeholder="any", description=""),
@@ -319,6 +342,13 @@ class MarketView(TabView):
                 same = False
             if not same:
                 setattr(self, text, _number_text(event.new))
+
+    def _company_picked(self, event) -> None:
+        self.market.company = event.new or ""
+
+    def _companies_changed(self, *_) -> None:
+        market = self.market
+        self.company_select.param.update(options=company_options(market), value=market.company)
 
     async def _screen(self, *_):
         if not self.market.has_store:

@@ -48,11 +48,13 @@ ALERT_CASE_COLUMNS = ["case_id", "name_en", "name_th", "disclosure_date", "websi
 ALERT_CASE_TITLES = {"case_id": "Case", "name_en": "Name", "name_th": "Thai name", "disclosure_date": "Disclosed",
                      "website": "Website", "persuade_desc": "What they offered"}
 COMPANY_WIDTHS = {"unique_id": 130, "last_upd_date": 110}
-# Columns never narrower than this: on a phone the table scrolls sideways instead of cutting names to "En…".
 # Names wrap in their cells rather than end in "…".
 WRAP_NAMES_CSS = "".join(f".tabulator-row .tabulator-cell[tabulator-field='{field}'] {{white-space: normal !important; "
                          "overflow-wrap: anywhere;}" for field in ("name_en", "name_th"))
-READABLE = {"configuration": {"columnDefaults": {"minWidth": 140}}, "stylesheets": [WRAP_NAMES_CSS]}
+# Name columns never narrower than their titles: on a phone "fit_columns" squeezed them to "En…".
+NAMES_MIN_CSS = "".join(f".tabulator-col[tabulator-field='{field}'], .tabulator-cell[tabulator-field='{field}'] "
+                        "{min-width: 130px !important;}" for field in ("name_en", "name_th"))
+READABLE = {"stylesheets": [WRAP_NAMES_CSS, NAMES_MIN_CSS]}
 # Each model frame's table: its name in the page, the columns shown, their titles, and table options.
 TABLES = {
     "companies": ("companies", COMPANY_COLUMNS, COMPANY_TITLES,

@@ -81,3 +81,25 @@ def test_the_screeners_filters_are_kept_in_the_link(tmp_path):
         assert (other.risk, other.max_fee, other.min_return_1y, other.sort) == (["RS6", "RS81"], 1.5, 2.0, "-return_1y")
     finally:
         market.close()
+
+
+def test_the_basket_allocation_names_its_funds_slanted(tmp_path):
+    """The basket's stacked allocation bars: fund names slanted (level, they ran into each other on a phone)."""
+    import holoviews as hv
+
+    from dashboard.app import create_dashboard
+    from dashboard.demo.connect import open_client
+    from tests.conftest import TODAY
+
+    client = open_client(ApiSettings.from_env(demo=True, cache_dir=tmp_path, environ={}), today=lambda: TODAY)
+    try:
+        app = create_dashboard(client=client)
+        run(app.start())
+        app.state.tab = "allocation"
+        pane = app.views["allocation"]._stacked
+        chart = pane.object() if callable(pane.object) else pane.object
+        assert isinstance(chart, hv.Bars)
+        assert hv.render(chart).xaxis[0].major_label_orientation == 45 * 3.141592653589793 / 180
+        app.market.close()
+    finally:
+        client.close()

@@ -103,3 +103,28 @@ def test_the_basket_allocation_names_its_funds_slanted(tmp_path):
         app.market.close()
     finally:
         client.close()
+
+
+def test_names_at_the_top_risk_level_are_drawn_inside_the_chart():
+    """A fund at RS8+ (the right edge) has its name drawn to the left of its point, not off the chart (cut on a phone)."""
+    import holoviews as hv
+    import pandas as pd
+
+    from dashboard.present.charts import risk_scatter, risk_spectrum_chart
+
+    hv.extension("bokeh")
+    risk = pd.DataFrame({"fund": ["EDGE", "MID"], "proj_id": ["A", "B"], "name_en": ["x", "y"], "risk_level": ["8+", "4"],
+                         "risk_rank": [9.0, 4.0], "risk_spectrum": ["RS81", "RS4"], "total_annual_fee": [1.0, 2.0],
+                         "return_1y": [3.0, 4.0]})
+
+    def aligns(chart) -> dict[str, str]:
+        out = {}
+        for renderer in hv.render(chart).renderers:
+            source = getattr(renderer, "data_source", None)
+            names = (source.data.get("fund") if source is not None else None)
+            if names is not None and hasattr(renderer.glyph, "text_align"):
+                out.update({str(n): renderer.glyph.text_align for n in names})
+        return out
+
+    assert aligns(risk_spectrum_chart(risk)) == {"EDGE": "right", "MID": "center"}
+    assert aligns(risk_scatter(risk, "return_1y")) == {"EDGE": "right", "MID": "left"}

@@ -38,8 +38,12 @@ CLASS_MATCHES_TITLE_PX = 63
 SEARCH_ROW_PX, FUND_ACTIONS_PX = 66, 45
 RESULTS_PAGE, CLASSES_PAGE = 8, 5
 # Names wrap in their cells rather than end in "…" (a row grows to its longest name).
-WRAP_NAMES_CSS = "".join(f".tabulator-row .tabulator-cell[tabulator-field='{field}'] {{white-space: normal !important; "
-                         "overflow-wrap: anywhere;}" for field in ("proj_name_en", "proj_name_th", "status", "company"))
+# Every row three lines high (the longest names at 1280 px), so the page reserves the table's height
+# before it is drawn and nothing below it moves when it comes.
+RESULT_ROW_PX = 3 * TABLE_ROW_PX - 2 * 16
+WRAP_NAMES_CSS = (".tabulator-row .tabulator-cell {height: %dpx !important; overflow: hidden;}" % (RESULT_ROW_PX - 1)
+                  + "".join(f".tabulator-row .tabulator-cell[tabulator-field='{field}'] {{white-space: normal !important; "
+                            "overflow-wrap: anywhere;}" for field in ("proj_name_en", "proj_name_th", "status", "company")))
 
 
 class ScrollMark(JSComponent):
@@ -56,9 +60,9 @@ class ScrollMark(JSComponent):
     """
 
 
-def table_height(rows: int, page_size: int) -> int:
-    """The height of a paged table showing `rows` rows (a page at most); 0 when it has none."""
-    return TABLE_FRAME_PX + TABLE_ROW_PX * min(rows, page_size) if rows else 0
+def table_height(rows: int, page_size: int, row_px: int = TABLE_ROW_PX) -> int:
+    """The height of a paged table showing `rows` rows (a page at most) of `row_px`; 0 when it has none."""
+    return TABLE_FRAME_PX + row_px * min(rows, page_size) if rows else 0
 
 
 def results_frame(results: pd.DataFrame) -> pd.DataFrame:
@@ -254,7 +258,7 @@ class FundExplorer(pn.viewable.Viewer):
         self.results.set_frame(frame, selection=[ids.index(self.state.fund)] if self.state.fund in ids else [])
         classes = display_frame(search.classes, CLASS_COLUMNS)
         self._classes.set_frame(classes)
-        self._results_area.min_height = table_height(len(frame), RESULTS_PAGE)
+        self._results_area.min_height = table_height(len(frame), RESULTS_PAGE, RESULT_ROW_PX)
         self._class_matches.param.update(visible=not classes.empty, min_height=CLASS_MATCHES_TITLE_PX + table_height(
             len(classes), CLASSES_PAGE))
 

@@ -176,7 +176,7 @@ def holders(store: MarketStore, query: str, period: str | None = None) -> list[d
     row per fund and security."""
     text = (query or "").strip()
     if not text or text.casefold() in _PLACEHOLDERS:
-        raise BadInputError("give an issue code, an ISIN or a part of an issuer's name, such as PTT or TH0646010015")
+        raise BadInputError("give an issue code or ISIN, or a part of an issuer's name, such as PTT or TH0646010015")
     quarter = _period(store, period)
     if quarter is None:
         return []

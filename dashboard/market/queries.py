@@ -80,6 +80,13 @@ def policy_words(text: str) -> list[str]:
     return list(dict.fromkeys([wanted, *thai]))
 
 
+def company_names(store: MarketStore) -> dict[str, str]:
+    """Every management company of the snapshot: its English name (else Thai, else its id), by unique_id, by name."""
+    rows = store.query("SELECT unique_id, coalesce(nullif(trim(comp_name_en), ''), nullif(trim(comp_name_th), ''), "
+                       "unique_id) AS name FROM companies WHERE unique_id IS NOT NULL ORDER BY name, unique_id")
+    return {r["unique_id"]: r["name"] for r in rows}
+
+
 def screen(store: MarketStore, *, company: str | None = None, status: str | None = None,
            risk: Iterable[str] = (), policy: str | None = None, tax: str | None = None,
            retail_type: str | None = None, max_fee: float | None = None, min_return_1y: float | None = None,
@@ -164,10 +171,12 @@ def _period(store: MarketStore, period: str | None) -> str | None:
 
 
 def holders(store: MarketStore, query: str, period: str | None = None) -> list[dict]:
-    """Every fund holding a security (issue code or ISIN, exact, any case) in one quarter (the latest stored)."""
+    """Every fund holding a security (issue code or ISIN, exact, any case) in one quarter (the latest stored);
+    when no code matches, the holdings of every security whose issuer's name holds the text (any case), one
+    row per fund and security."""
     text = (query or "").strip()
     if not text or text.casefold() in _PLACEHOLDERS:
-        raise BadInputError("give an issue code or ISIN, such as PTT or TH0646010015")
+        raise BadInputError("give an issue code or ISIN, or a part of an issuer's name, such as PTT or TH0646010015")
     quarter = _period(store, period)
     if quarter is None:
         return []
@@ -178,7 +187,17 @@ def holders(store: MarketStore, query: str, period: str | None = None) -> list[d
            "WHERE h.period = ? AND NOT coalesce(h.is_nav_total, FALSE) "
            "AND (upper(trim(h.issue_code)) = upper(?) OR upper(trim(h.isin_code)) = upper(?)) "
            "GROUP BY h.proj_id, f.proj_abbr_name, h.period ORDER BY percent_nav DESC NULLS LAST, h.proj_id")
-    return store.query(sql, [quarter, text, text])
+    rows = store.query(sql, [quarter, text, text])
+    if rows or len(text) < 2:
+        return rows
+    by_name = ("SELECT h.proj_id, f.proj_abbr_name, h.period, sum(h.percent_nav) AS percent_nav, "
+               "sum(h.assetliab_value) AS assetliab_value, any_value(h.issue_code) AS issue_code, "
+               "any_value(h.isin_code) AS isin_code, any_value(h.issuer) AS issuer "
+               "FROM holdings h LEFT JOIN funds f ON f.proj_id = h.proj_id "
+               "WHERE h.period = ? AND NOT coalesce(h.is_nav_total, FALSE) AND contains(lower(h.issuer), lower(?)) "
+               "GROUP BY h.proj_id, f.proj_abbr_name, h.period, coalesce(h.isin_code, h.issue_code, h.issuer) "
+               "ORDER BY percent_nav DESC NULLS LAST, h.proj_id")
+    return store.query(by_name, [quarter, text])
 
 
 def _security_key(issue_code: Any, isin_code: Any) -> str | None:

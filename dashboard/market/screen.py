@@ -111,6 +111,7 @@ class MarketScreen(param.Parameterized):
                                                 "empty without one.")
     age_s = param.Number(default=None, allow_None=True, doc="The snapshot's age in seconds; None without one.")
     fund_count = param.Integer(default=0, doc="Funds in the snapshot.")
+    companies = param.Dict(default={}, doc="The snapshot's management companies: name by unique_id, in name order.")
     complete = param.Boolean(default=False, doc="Whether every dataset of the snapshot is complete.")
     error = param.String(default="", doc="Why the last operation failed (a bad filter, an unreadable store); "
                                           "empty when it worked.")
@@ -133,6 +134,8 @@ class MarketScreen(param.Parameterized):
     syncing = param.Boolean(default=False, doc="True while a sync runs (this one's demo sync, or one seen in the snapshot).")
     sync_progress = param.Number(default=0.0, bounds=(0, 1), doc="How far the running sync has gone (0 to 1).")
     sync_message = param.String(default="", doc="What the running sync is fetching, in words.")
+    sync_done = param.Integer(default=0, doc="Datasets the running sync has finished.")
+    sync_total = param.Integer(default=0, doc="Datasets the running sync fetches (0 when not known).")
 
     def __init__(self, **params: Any):
         super().__init__(**params)
@@ -187,6 +190,7 @@ class MarketScreen(param.Parameterized):
             if sync:
                 out["sync_progress"] = min(1.0, sync["done"] / sync["total"]) if sync.get("total") else 0.0
                 out["sync_message"] = _sync_words(sync.get("dataset"), sync.get("rows") or 0, sync.get("calls") or 0)
+                out["sync_done"], out["sync_total"] = int(sync.get("done") or 0), int(sync.get("total") or 0)
         return out
 
     def _market(self, store: MarketStore, fund: str, status: str | None) -> dict[str, Any]:
@@ -206,6 +210,7 @@ class MarketScreen(param.Parameterized):
             if not out["has_store"]:
                 return out
             out["fund_count"] = int(store.count("funds"))
+            out["companies"] = queries.company_names(store)
             out["results"] = screen_frame(queries.screen(store, **filters))
             out.update(self._market(store, fund, status))
             return out
@@ -309,11 +314,12 @@ class MarketScreen(param.Parameterized):
             if step.done and name != "holdings":
                 done.add(name)
             fraction, message = min(0.99, len(done) / total), _sync_words(name, step.rows, step.calls, step.done)
+            finished = len(done)
             loop.call_soon_threadsafe(lambda: self.param.update(sync_progress=max(self.sync_progress, fraction),
-                                                                sync_message=message))
+                                                                sync_message=message, sync_done=finished))
 
         self._own_sync = True
-        self.param.update(syncing=True, sync_progress=0.0, sync_message="Starting")
+        self.param.update(syncing=True, sync_progress=0.0, sync_message="Starting", sync_done=0, sync_total=total)
         started = time.monotonic()
         writer: MarketStore | None = None
         try:

@@ -43,8 +43,13 @@ COMPARISON_TABS = ("fees", "risk")
 DEMO_DEFAULT_QUERY = "Demo"
 LIVE_DEFAULT_QUERY = "SET50"
 # State path (a parameter of the state, or of one of its models) -> its name in the URL.
+# The Market tab's screener filters (a MarketScreen's parameters; `market` is set by the view layer).
+MARKET_URL = {"market.company": "company", "market.status": "status", "market.risk": "risk",
+              "market.policy": "policy", "market.tax": "tax", "market.retail_type": "retail",
+              "market.max_fee": "max_fee", "market.min_return_1y": "min_return", "market.sort": "sort"}
 URL_PARAMETERS = {"tab": "tab", "fund": "fund", "basket_ids": "basket", "query": "q", "theme": "theme",
-                  "licence.person_id": "person", "licence.enforcement_id": "case_of", "licence.case_id": "case"}
+                  "licence.person_id": "person", "licence.enforcement_id": "case_of", "licence.case_id": "case",
+                  **MARKET_URL}
 THEMES = ("", "light", "dark")
 # Identifiers of the licence register as the service writes them (P0000010008, EN-2565-001).
 REGISTER_ID = re.compile(r"[A-Z0-9][A-Z0-9_-]{0,63}")
@@ -74,6 +79,33 @@ def _shown(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _url_form(value: Any) -> str:
+    """A state value as the URL writes it: lists comma-separated, numbers short, nothing for none."""
+    if value is None or value == "" or value == []:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _market_value(path: str, text: str) -> Any:
+    """A screener filter from a URL value (the market checks it against its own choices when it gets it)."""
+    if len(text) > MAX_QUERY_LENGTH or any(not c.isprintable() for c in text):
+        raise BadInputError("the filter is too long or holds control characters")
+    if path == "market.risk":
+        return [part.strip() for part in text.split(",") if part.strip()]
+    if path in ("market.max_fee", "market.min_return_1y"):
+        if not text:
+            return None
+        try:
+            return float(text)
+        except ValueError:
+            raise BadInputError(f"{text!r} is not a number") from None
+    return text
+
+
 class DashboardState(param.Parameterized):
     """The whole app's state: selected tab, fund and basket, the search, and the data models."""
 
@@ -92,6 +124,9 @@ class DashboardState(param.Parameterized):
     default_basket_size = param.Integer(default=4, bounds=(0, MAX_BASKET),
                                         doc="How many registered funds of the first search fill the basket on a first visit.")
 
+    market = param.Parameter(default=None, doc="The Market tab's screener (a dashboard.market.screen.MarketScreen: the "
+                             "market is beside the models, so it is not typed here) whose filters a link carries; "
+                             "None until the view layer sets it, and a link's filters wait for it.")
     search = param.ClassSelector(class_=FundSearch, doc="Fund search (E1, E3) and company fund lists (E2).")
     factsheet = param.ClassSelector(class_=FundFactsheet, doc="The selected fund's factsheet.")
     holdings = param.ClassSelector(class_=HoldingsByQuarter, doc="The selected fund's holdings by quarter.")
@@ -117,6 +152,7 @@ class DashboardState(param.Parameterized):
         self._basket_lock = asyncio.Lock()
         self._fund_request = 0
         self._shown_revision = self.basket.revision
+        self._waiting_url: dict[str, Any] = {}  # a link's values for a model not set yet (the market's filters)
         if self.basket_ids and not self.basket.proj_ids:
             self._url_to_basket()
         elif self.basket.proj_ids:
@@ -147,19 +183,38 @@ class DashboardState(param.Parameterized):
         if canonical != self.basket_ids:  # drop malformed ids from the URL too
             self.basket_ids = canonical
 
-    def _owner(self, path: str) -> tuple[param.Parameterized, str]:
-        """The object and parameter name a URL_PARAMETERS path names ("licence.person_id")."""
-        owner: param.Parameterized = self
+    def _owner(self, path: str) -> tuple[param.Parameterized | None, str]:
+        """The object and parameter name a URL_PARAMETERS path names ("licence.person_id"); None for
+        a model not set (the market before the view layer sets it)."""
+        owner: param.Parameterized | None = self
         *parts, name = path.split(".")
         for part in parts:
-            owner = getattr(owner, part)
+            owner = getattr(owner, part, None) if owner is not None else None
         return owner, name
+
+    @param.depends("market", watch=True)
+    def _market_set(self) -> None:
+        """Give the market the link's screener filters that waited for it; a value it refuses is ignored (and said)."""
+        waiting, self._waiting_url = self._waiting_url, {}
+        ignored = []
+        for path, value in waiting.items():
+            owner, attr = self._owner(path)
+            if owner is None:
+                continue
+            try:
+                owner.param.update(**{attr: value})
+            except ValueError:
+                ignored.append(f"{URL_PARAMETERS[path]}={_shown(_url_form(value))}")
+        if ignored:
+            self.ignored_url = [*self.ignored_url, *ignored]
 
     def url_watch(self, callback) -> None:
         """Call `callback` whenever a value kept in the URL changes (the view layer pushes the address)."""
         by_owner: dict[int, tuple[param.Parameterized, list[str]]] = {}
         for path in URL_PARAMETERS:
             owner, name = self._owner(path)
+            if owner is None:
+                continue
             by_owner.setdefault(id(owner), (owner, []))[1].append(name)
         for owner, names in by_owner.values():
             owner.param.watch(callback, names)
@@ -169,7 +224,7 @@ class DashboardState(param.Parameterized):
         out = {}
         for path, name in URL_PARAMETERS.items():
             owner, attr = self._owner(path)
-            out[name] = str(getattr(owner, attr) or "")
+            out[name] = _url_form(getattr(owner, attr)) if owner is not None else ""
         return out
 
     def _url_value(self, path: str, text: str) -> Any:
@@ -193,6 +248,8 @@ class DashboardState(param.Parameterized):
             if text not in THEMES:
                 raise BadInputError(f"no theme {text!r}")
             return text
+        if path in MARKET_URL:
+            return _market_value(path, text)
         return _register_id(URL_PARAMETERS[path], text) if text else ""
 
     def apply_url(self, args: dict[str, Any]) -> list[str]:
@@ -222,6 +279,9 @@ class DashboardState(param.Parameterized):
                     ignored.append(f"{name}: {_shown(', '.join(bad))}")
                 value = ",".join(ids)
             owner, attr = self._owner(path)
+            if owner is None:
+                self._waiting_url[path] = value
+                continue
             values.setdefault(id(owner), {"_owner": owner})[attr] = value
         # The state's own values last: a page already built (a session built ahead of its visitor)
         # shows the link's tab once what that tab shows (the licence register's ids) is set.

@@ -287,7 +287,11 @@ def risk_spectrum_chart(risk: pd.DataFrame | None) -> hv.Element:
                        vdims=[hv.Dimension("fund", label="Fund"), hv.Dimension("name_en", label="Name"),
                               hv.Dimension("risk_level", label="Risk level"), hv.Dimension("proj_id", label="proj_id")]).opts(
         size=16, color="risk_rank", cmap=RISK_COLORS, clim=(0.5, 9.5), tools=["hover"], line_color="black")
-    labels = hv.Labels(data, kdims=["risk_rank", "slot"], vdims=["fund"]).opts(yoffset=0.38, text_font_size="9pt")
+    # Names at the top level end at their point: centred, they ran off the chart's right edge.
+    last = data["risk_rank"] >= LAST_RISK_RANK
+    labels = (hv.Labels(data[~last], kdims=["risk_rank", "slot"], vdims=["fund"]).opts(yoffset=0.38, text_font_size="9pt")
+              * hv.Labels(data[last], kdims=["risk_rank", "slot"], vdims=["fund"]).opts(
+                  yoffset=0.38, xoffset=0.3, text_align="right", text_font_size="9pt"))
     top = int(data["slot"].max())
     bands = pd.DataFrame({"x0": [i + 0.5 for i in range(9)], "y0": 0.0, "x1": [i + 1.5 for i in range(9)],
                           "y1": float(top) + 2, "level": [float(i + 1) for i in range(9)]})
@@ -317,9 +321,16 @@ def risk_scatter(risk: pd.DataFrame | None, measure: str) -> hv.Element:
                                hv.Dimension("name_en", label="Name"), hv.Dimension("risk_level", label="Risk level"),
                                hv.Dimension("proj_id", label="proj_id")]).opts(
         size=12, tools=["hover"], xticks=ticks, xlim=(0.5, 9.5), color="#3b6ea5", line_color="black")
-    names = hv.Labels(data, kdims=["risk_rank", measure], vdims=["fund"]).opts(
+    last = data["risk_rank"] >= LAST_RISK_RANK  # names at the top level to the left of their point, not off the chart
+    names = (hv.Labels(data[~last], kdims=["risk_rank", measure], vdims=["fund"]).opts(
         xoffset=0.12, text_align="left", text_font_size="8pt")
+             * hv.Labels(data[last], kdims=["risk_rank", measure], vdims=["fund"]).opts(
+                 xoffset=-0.12, text_align="right", text_font_size="8pt"))
     return (points * names).opts(hv.opts.Overlay(height=HEIGHT, title=f"Risk against {short.lower()}", **_COMMON))
+
+
+# The chart's last risk level (RS8+, drawn at 9): its points' names are drawn to their left.
+LAST_RISK_RANK = 9
 
 
 # ---- performance ------------------------------------------------------------------------------

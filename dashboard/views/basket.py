@@ -64,11 +64,9 @@ class BasketPanel(pn.viewable.Viewer):
         self._clear = pmui.Button(label="Clear the basket", icon="delete_sweep", variant="text", color="error",
                                   sizing_mode="stretch_width", margin=(4, 10))
         self._clear.on_click(lambda *_: state.basket.clear())
-        # The file is named after what the tab shows (a fund, the basket, a licence check).
-        filename = pn.bind(lambda *_: state.report_filename(), state.param.tab, state.param.fund, state.param.basket_ids,
-                           state.param.basket_revision, basket.param.proj_ids, state.licence.param.person_id,
-                           state.licence.param.enforcement)
-        self.download = pmui.FileDownload(callback=self.report_file, filename=filename,
+        # The file is named after what the tab shows (a fund, the basket, a licence check) when it is made
+        # (`report_file`): a bound name stopped following the tab once a download had set it.
+        self.download = pmui.FileDownload(callback=self.report_file, filename=state.report_filename(),
                                            label="Download report", icon="download", variant="contained",
                                            sizing_mode="stretch_width", margin=(12, 10), name="report-download")
         self._rows: dict[str, pn.Row] = {}  # a row per fund in the basket (see `_refresh`)
@@ -147,6 +145,7 @@ class BasketPanel(pn.viewable.Viewer):
         """The report for what is on screen, built off the event loop so the page stays responsive."""
         state = self.state
         request = state.report_request()
+        self.download.filename = state.report_filename()
         if request["kind"] is None:
             pn.state.notifications.warning(f"Nothing to report yet: {request['reason']}.", duration=6000)
             return io.StringIO(_note_document("Nothing to report yet", request["reason"]))

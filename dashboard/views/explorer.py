@@ -7,6 +7,7 @@ import panel as pn
 import panel_material_ui as pmui
 import param
 from markupsafe import Markup
+from panel.custom import JSComponent
 
 from dashboard.errors import SecApiError
 from dashboard.models.dashboard_state import DashboardState
@@ -36,11 +37,32 @@ TABLE_FRAME_PX, TABLE_ROW_PX = 103, 36
 CLASS_MATCHES_TITLE_PX = 63
 SEARCH_ROW_PX, FUND_ACTIONS_PX = 66, 45
 RESULTS_PAGE, CLASSES_PAGE = 8, 5
+# Names wrap in their cells rather than end in "…" (a row grows to its longest name).
+# Every row three lines high (the longest names at 1280 px), so the page reserves the table's height
+# before it is drawn and nothing below it moves when it comes.
+RESULT_ROW_PX = 3 * TABLE_ROW_PX - 2 * 16
+WRAP_NAMES_CSS = (".tabulator-row .tabulator-cell {height: %dpx !important; overflow: hidden;}" % (RESULT_ROW_PX - 1)
+                  + "".join(f".tabulator-row .tabulator-cell[tabulator-field='{field}'] {{white-space: normal !important; "
+                            "overflow-wrap: anywhere;}" for field in ("proj_name_en", "proj_name_th", "status", "company")))
 
 
-def table_height(rows: int, page_size: int) -> int:
-    """The height of a paged table showing `rows` rows (a page at most); 0 when it has none."""
-    return TABLE_FRAME_PX + TABLE_ROW_PX * min(rows, page_size) if rows else 0
+class ScrollMark(JSComponent):
+    """An invisible mark that brings itself into view each time `request` grows: placed above the
+    overview, so a fund picked in the results is shown where the eye is, not below two tables."""
+
+    request = param.Integer(default=0, doc="Grows by one each time the mark should be scrolled into view.")
+
+    _esm = """
+    export function render({ model, el }) {
+      el.style.height = '1px';
+      model.on('request', () => el.scrollIntoView({behavior: 'smooth', block: 'start'}));
+    }
+    """
+
+
+def table_height(rows: int, page_size: int, row_px: int = TABLE_ROW_PX) -> int:
+    """The height of a paged table showing `rows` rows (a page at most) of `row_px`; 0 when it has none."""
+    return TABLE_FRAME_PX + row_px * min(rows, page_size) if rows else 0
 
 
 def results_frame(results: pd.DataFrame) -> pd.DataFrame:
@@ -137,7 +159,8 @@ class FundExplorer(pn.viewable.Viewer):
         self._go.on_click(self._on_search)
         self.results = data_table(results_frame(state.search.results), titles=RESULT_TITLES, selectable=1,
                                   page_size=RESULTS_PAGE, hidden_columns=["proj_id"], name="fund-results",
-                                  widths=RESULT_WIDTHS, layout="fit_columns", css_classes=["sd-results"])
+                                  widths=RESULT_WIDTHS, layout="fit_columns", css_classes=["sd-results"],
+                                  stylesheets=[WRAP_NAMES_CSS])
         self.results.param.watch(self._on_select, "selection")
         self._classes = data_table(display_frame(state.search.classes, CLASS_COLUMNS), titles=CLASS_TITLES, selectable=1,
                                    page_size=CLASSES_PAGE, hidden_columns=["proj_id"])
@@ -155,6 +178,7 @@ class FundExplorer(pn.viewable.Viewer):
         self.overview = html_pane(pn.bind(self._overview_html, state.factsheet.param.loaded_at, state.param.fund,
                                           state.param.fund_error, state.basket.param.proj_ids),
                                   name="fund-overview", css_classes=["sd-overview"])
+        self._scroll_mark = ScrollMark(height=1, sizing_mode="stretch_width", margin=0)
         # A deferred view's first document leaves out the unit-class matches and the fund's
         # buttons (a quarter of its models; they come once the page is drawn). Their places, and
         # the results' while the browser builds their table, are kept at their heights, so that
@@ -163,7 +187,7 @@ class FundExplorer(pn.viewable.Viewer):
                                        margin=0)
         self._class_matches = pn.Column(sizing_mode="stretch_width", margin=0, visible=False,
                                         css_classes=["sd-class-matches"])
-        fund_actions = pn.Row(sizing_mode="stretch_width", css_classes=["sd-fund-actions"], min_height=FUND_ACTIONS_PX)
+        fund_actions = pn.FlexBox(sizing_mode="stretch_width", css_classes=["sd-fund-actions"], min_height=FUND_ACTIONS_PX)
         #: The places a deferred view fills in `complete()`, with what goes in them.
         self._later = [(self._class_matches, [self._classes_title, self._classes]),
                        (fund_actions, [self._basket_button, self._company_button, stale_badge(state.factsheet)])]
@@ -177,6 +201,7 @@ class FundExplorer(pn.viewable.Viewer):
             self.message,
             self._results_area,
             self._class_matches,
+            self._scroll_mark,
             fund_actions,
             pn.Column(self.overview, loading=state.factsheet.param.loading, sizing_mode="stretch_width",
                       min_height=200),
@@ -233,7 +258,7 @@ class FundExplorer(pn.viewable.Viewer):
         self.results.set_frame(frame, selection=[ids.index(self.state.fund)] if self.state.fund in ids else [])
         classes = display_frame(search.classes, CLASS_COLUMNS)
         self._classes.set_frame(classes)
-        self._results_area.min_height = table_height(len(frame), RESULTS_PAGE)
+        self._results_area.min_height = table_height(len(frame), RESULTS_PAGE, RESULT_ROW_PX)
         self._class_matches.param.update(visible=not classes.empty, min_height=CLASS_MATCHES_TITLE_PX + table_height(
             len(classes), CLASSES_PAGE))
 
@@ -271,7 +296,14 @@ class FundExplorer(pn.viewable.Viewer):
         frame = self.results.value
         index = event.new[0]
         if 0 <= index < len(frame):
-            self.state.select_fund(str(frame.iloc[index]["proj_id"]))
+            self._open(str(frame.iloc[index]["proj_id"]))
+
+    def _open(self, proj_id: str) -> None:
+        """Select a fund picked in a table, and bring its overview (and its buttons) into view."""
+        changed = proj_id != self.state.fund
+        self.state.select_fund(proj_id)
+        if changed:
+            self._scroll_mark.request += 1
 
     def _on_select_class(self, event):
         if not event.new:
@@ -279,7 +311,7 @@ class FundExplorer(pn.viewable.Viewer):
         frame = self._classes.value
         index = event.new[0]
         if 0 <= index < len(frame) and frame.iloc[index]["proj_id"]:
-            self.state.select_fund(str(frame.iloc[index]["proj_id"]))
+            self._open(str(frame.iloc[index]["proj_id"]))
 
     def _toggle_basket(self, *_):
         try:

@@ -19,6 +19,8 @@ TITLES = {"fund": "Fund", "class_abbr_name": "Class", "fee_type_en": "Fee type",
           "actual_value_unit": "Charge unit", "fee_other_desc": "Remark", "rate_num": "Ceiling, figure",
           "actual_value_num": "Charged, figure"}
 ALL_TYPES = "All fee types"
+# A chart of a line of two: half the line, never narrower than a phone's screen.
+CHART_IN_LINE = {"styles": {"flex": "1 1 320px"}}
 
 
 class FeesView(TabView):
@@ -37,19 +39,20 @@ class FeesView(TabView):
         # The note and the charts are bound to the state and the chosen type; the table is redrawn in
         # render() (a Tabulator table is only patched while its view is in the page: see TabView).
         self.note = html_pane(pn.bind(self._note_html, *changes))
-        self.actual_chart = chart_pane("fees-actual")
+        self.actual_chart = chart_pane("fees-actual", **CHART_IN_LINE)
         self.actual_chart.object = pn.bind(self._chart, "actual_value_num", self.param.fee_type, *changes)
-        self.ceiling_chart = chart_pane("fees-ceiling")
+        self.ceiling_chart = chart_pane("fees-ceiling", **CHART_IN_LINE)
         self.ceiling_chart.object = pn.bind(self._chart, "rate_num", self.param.fee_type, *changes)
         self.table = data_table(display_frame(basket.fee_frame(), TABLE_COLUMNS), titles=TITLES, page_size=12,
                                 number=["rate_num", "actual_value_num"], header_filters=True, name="fees-table",
                                 frozen_columns=["fund"])
         self.state.param.watch(self.invalidate, ["basket_revision", "basket_error"])
         self._layout = pn.Column(
-            pn.Row(self._type_select, stale_badge(basket), sizing_mode="stretch_width"),
+            pn.FlexBox(self._type_select, stale_badge(basket), sizing_mode="stretch_width"),  # wraps on a phone
             self.note,
             pn.Column(
-                pn.Row(self.actual_chart, self.ceiling_chart, sizing_mode="stretch_width"),
+                # Side by side where they fit, one above the other on a phone (a row cut the second off).
+                pn.FlexBox(self.actual_chart, self.ceiling_chart, sizing_mode="stretch_width"),
                 pn.pane.Markdown(
                     "*Actual charge* is what the fund takes now; the *prospectus ceiling* is the most "
                     "it may take. The two are never mixed: each chart shows one of them. The table keeps "

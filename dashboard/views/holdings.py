@@ -91,12 +91,12 @@ class HoldingsView(TabView):
             self.state.param.watch(self._overlap_changed, ["basket_revision", "fund"])
             self.state.basket.param.watch(self._overlap_changed, ["proj_ids"])
         self._layout = pn.Column(
-            pn.Row(self._period, self._top_n, stale_badge(sheet), sizing_mode="stretch_width"),
+            pn.FlexBox(self._period, self._top_n, stale_badge(sheet), sizing_mode="stretch_width"),  # wraps on a phone
             self.summary,
             pn.Column(self._top, section_title("All holdings of the quarter"), self.table,
                       section_title("Weights over the quarters"), self._heatmap,
                       section_title("What changed between two quarters"),
-                      pn.Row(self._from, self._to), self._changes_note, self._changes_chart, self._changes_table,
+                      pn.FlexBox(self._from, self._to), self._changes_note, self._changes_chart, self._changes_table,
                       loading=sheet.param.loading, sizing_mode="stretch_width"),
             self.market_hint,
             self._market_part,

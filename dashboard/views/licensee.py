@@ -48,20 +48,27 @@ ALERT_CASE_COLUMNS = ["case_id", "name_en", "name_th", "disclosure_date", "websi
 ALERT_CASE_TITLES = {"case_id": "Case", "name_en": "Name", "name_th": "Thai name", "disclosure_date": "Disclosed",
                      "website": "Website", "persuade_desc": "What they offered"}
 COMPANY_WIDTHS = {"unique_id": 130, "last_upd_date": 110}
+# Names wrap in their cells rather than end in "…".
+WRAP_NAMES_CSS = "".join(f".tabulator-row .tabulator-cell[tabulator-field='{field}'] {{white-space: normal !important; "
+                         "overflow-wrap: anywhere;}" for field in ("name_en", "name_th"))
+# Name columns never narrower than their titles: on a phone "fit_columns" squeezed them to "En…".
+NAMES_MIN_CSS = "".join(f".tabulator-col[tabulator-field='{field}'], .tabulator-cell[tabulator-field='{field}'] "
+                        "{min-width: 130px !important;}" for field in ("name_en", "name_th"))
+READABLE = {"stylesheets": [WRAP_NAMES_CSS, NAMES_MIN_CSS]}
 # Each model frame's table: its name in the page, the columns shown, their titles, and table options.
 TABLES = {
     "companies": ("companies", COMPANY_COLUMNS, COMPANY_TITLES,
-                  {"header_filters": True, "layout": "fit_columns", "widths": COMPANY_WIDTHS}),
+                  {"header_filters": True, "layout": "fit_columns", **READABLE, "widths": COMPANY_WIDTHS}),
     "former": ("former", COMPANY_COLUMNS, COMPANY_TITLES,
-               {"header_filters": True, "layout": "fit_columns", "widths": COMPANY_WIDTHS}),
+               {"header_filters": True, "layout": "fit_columns", **READABLE, "widths": COMPANY_WIDTHS}),
     "approvals": ("approvals", APPROVAL_COLUMNS, APPROVAL_TITLES, {}),
     "duties": ("duties", DUTY_COLUMNS, DUTY_TITLES, {}),
-    "people": ("people", PEOPLE_COLUMNS, PEOPLE_TITLES, {"layout": "fit_columns"}),
+    "people": ("people", PEOPLE_COLUMNS, PEOPLE_TITLES, {"layout": "fit_columns", **READABLE}),
     "company_licences": ("company-licences", LICENCE_COLUMNS, LICENCE_TITLES, {}),
     "personnel": ("personnel", PERSONNEL_COLUMNS, DUTY_TITLES, {}),
     "business": ("business", BUSINESS_COLUMNS, BUSINESS_TITLES, {}),
-    "cases": ("cases", CASE_COLUMNS, CASE_TITLES, {"layout": "fit_columns"}),
-    "alert_cases": ("alert-cases", ALERT_CASE_COLUMNS, ALERT_CASE_TITLES, {"header_filters": True, "layout": "fit_columns"}),
+    "cases": ("cases", CASE_COLUMNS, CASE_TITLES, {"layout": "fit_columns", **READABLE}),
+    "alert_cases": ("alert-cases", ALERT_CASE_COLUMNS, ALERT_CASE_TITLES, {"header_filters": True, "layout": "fit_columns", **READABLE}),
 }
 UNKNOWN_TYPE = "Kind of action not stated: every meaning is shown"
 # Plain numbers: what a type means depends on the field (the specification's lists differ).
@@ -120,6 +127,11 @@ def alert_html(record: dict | None) -> str:
     ]))
 
 
+def _line(*parts) -> pn.FlexBox:
+    """A line of boxes, buttons and a hint that wraps on a narrow screen (a row squeezed them to "S" and "En…")."""
+    return pn.FlexBox(*parts, align_items="center", sizing_mode="stretch_width")
+
+
 def _button(label: str, icon: str, action, variant: str = "contained") -> pmui.Button:
     go = pmui.Button(label=label, icon=icon, variant=variant, margin=(12, 8))
     go.on_click(action)
@@ -152,6 +164,8 @@ class LicenseeView(pn.viewable.Viewer):
         self.tables = {frame: data_table(display_frame(self._shown(frame), columns), titles=titles, page_size=8,
                                          name=f"licensee-{slug}", **options)
                        for frame, (slug, columns, titles, options) in TABLES.items()}
+        self.tables["companies"].on_click(self._pick_company)
+        self.tables["former"].on_click(self._pick_former)
         self.tables["people"].on_click(self._pick_person)
         self.tables["cases"].on_click(self._pick_case)
         self.tables["alert_cases"].on_click(self._pick_alert)
@@ -190,17 +204,18 @@ class LicenseeView(pn.viewable.Viewer):
         lic, tables, notes = self.licence, self.tables, self.notes
         return [
             section_title("Licensed companies"),
-            pn.Row(text_box(lic.param.company_query, self.search_companies, label="Company name", width=320),
-                   _button("Search companies", "search", self.search_companies)),
+            _line(text_box(lic.param.company_query, self.search_companies, label="Company name", width=320),
+                   _button("Search companies", "search", self.search_companies),
+                   pn.pane.Markdown("Click a company to see its licences, staff and business below.", margin=(4, 8))),
             notes["company"],
             tables["companies"],
             section_title("Former licensees"),
-            pn.Row(_button("Load former licensees", "history", self.load_former, "outlined"),
-                   pn.pane.Markdown("Use the filters under the column titles to narrow the list.", margin=(18, 8))),
+            _line(_button("Load former licensees", "history", self.load_former, "outlined"),
+                   pn.pane.Markdown("Use the filters under the column titles to narrow the list.", margin=(4, 8))),
             notes["former"],
             tables["former"],
             section_title("A company's licences, staff and business"),
-            pn.Row(text_box(lic.param.company_id, self.load_company, label="Company identifier", width=320),
+            _line(text_box(lic.param.company_id, self.load_company, label="Company identifier", width=320),
                    _button("Look up company", "business", self.load_company)),
             notes["company_id"],
             pn.pane.Markdown("**Licences and registrations**", margin=(0, 10)),
@@ -215,13 +230,13 @@ class LicenseeView(pn.viewable.Viewer):
         lic, tables, notes = self.licence, self.tables, self.notes
         return [
             section_title("Find a person"),
-            pn.Row(text_box(lic.param.person_query, self.search_people, label="Person's name or registration no.", width=320),
+            _line(text_box(lic.param.person_query, self.search_people, label="Person's name or registration no.", width=320),
                    _button("Find people", "person_search", self.search_people),
-                   pn.pane.Markdown("Click a person to see their approvals and duties.", margin=(18, 8))),
+                   pn.pane.Markdown("Click a person to see their approvals and duties.", margin=(4, 8))),
             notes["people"],
             tables["people"],
             section_title("A person's approvals and current duties"),
-            pn.Row(text_box(self.param.person_id, self.load_person, label="Person identifier", width=320),
+            _line(text_box(self.param.person_id, self.load_person, label="Person identifier", width=320),
                    _button("Look up person", "person_search", self.load_person)),
             notes["person"],
             pn.pane.Markdown("**Approvals** (active, expired or no expiry)", margin=(0, 10)),
@@ -234,13 +249,13 @@ class LicenseeView(pn.viewable.Viewer):
         lic, tables, notes = self.licence, self.tables, self.notes
         return [
             section_title("Enforcement cases of a person or company"),
-            pn.Row(text_box(lic.param.cases_id, None, label="Person or company identifier", width=320),
+            _line(text_box(lic.param.cases_id, None, label="Person or company identifier", width=320),
                    _button("List cases", "gavel", self.load_cases, "outlined"),
-                   pn.pane.Markdown("Click a case to read it below.", margin=(18, 8))),
+                   pn.pane.Markdown("Click a case to read it below.", margin=(4, 8))),
             notes["cases"],
             tables["cases"],
             section_title("An enforcement case"),
-            pn.Row(text_box(self.param.enforcement_id, None, label="Person or company identifier", width=260),
+            _line(text_box(self.param.enforcement_id, None, label="Person or company identifier", width=260),
                    text_box(self.param.case_id, None, label="Case reference", width=220),
                    _button("Look up case", "gavel", self.load_enforcement)),
             # Asked only when no case list names the case's kind of action.
@@ -254,12 +269,12 @@ class LicenseeView(pn.viewable.Viewer):
         lic, tables, notes = self.licence, self.tables, self.notes
         return [
             section_title("Investor alerts"),
-            pn.Row(_button("List investor-alert cases", "campaign", self.load_alert_cases, "outlined"),
-                   pn.pane.Markdown("Click a case to read what it is about.", margin=(18, 8))),
+            _line(_button("List investor-alert cases", "campaign", self.load_alert_cases, "outlined"),
+                   pn.pane.Markdown("Click a case to read what it is about.", margin=(4, 8))),
             notes["alert_cases"],
             tables["alert_cases"],
             section_title("An investor-alert case"),
-            pn.Row(text_box(lic.param.alert_case_id, None, label="Investor-alert case", width=260),
+            _line(text_box(lic.param.alert_case_id, None, label="Investor-alert case", width=260),
                    _button("Look up alert", "campaign", self.load_alert)),
             notes["alert"],
             self.alert_card,
@@ -349,6 +364,18 @@ class LicenseeView(pn.viewable.Viewer):
         if frame is None or event.row is None or not 0 <= event.row < len(frame):
             return None
         return frame.iloc[event.row].to_dict()
+
+    def _pick_company(self, event):
+        self._open_company(self._row(self.licence.companies, event))
+
+    def _pick_former(self, event):
+        self._open_company(self._row(self.licence.former, event))
+
+    def _open_company(self, row: dict | None) -> None:
+        """A company clicked in a list: its licences, staff and business below (as Look up company does)."""
+        if row and row.get("unique_id"):
+            self.licence.company_id = str(row["unique_id"])
+            pn.state.execute(self.load_company)
 
     def _pick_person(self, event):
         row = self._row(self.licence.people, event)

@@ -66,7 +66,11 @@ def snapshot_html(market: MarketScreen) -> str:
         return ""
     when = f"{fmt_datetime(market.snapshot_at)} UTC" if market.snapshot_at else "an unknown time"
     age = f" ({age_text(market.age_s)} old)" if market.age_s is not None else ""
-    note = "" if market.complete else ' <span class="sd-pill sd-warn">incomplete: a sync stopped part way</span>'
+    if market.syncing:  # a snapshot is incomplete while a sync fills it: that is not a sync that stopped
+        count = f": {market.sync_done:,} of {market.sync_total:,} datasets" if market.sync_total else ""
+        note = f' <span class="sd-pill">a sync is running{count}</span>'
+    else:
+        note = "" if market.complete else ' <span class="sd-pill sd-warn">incomplete: a sync stopped part way</span>'
     return (f'<div class="sd-stat">Market snapshot from {esc(when)}{esc(age)}; {market.fund_count:,} funds. '
             f'{len(market.results):,} match the filters.{note}</div>')
 
@@ -115,6 +119,24 @@ def no_store_html(market: MarketScreen, demo: bool) -> str:
         text += (" On the demo data, the button below makes one from the built-in simulator (about a minute: "
                  "it keeps to the service's rate limit).")
     return f'<div class="sd-empty" role="note">{text}</div>'
+
+
+ANY_COMPANY = "Any company"
+
+
+def company_options(market: MarketScreen) -> dict[str, str]:
+    """The company filter's choices: each company of the snapshot by its name (the id beside a name two share),
+    and the company a link asks for even when the snapshot does not hold it."""
+    names = market.companies
+    counts: dict[str, int] = {}
+    for name in names.values():
+        counts[name] = counts.get(name, 0) + 1
+    options = {ANY_COMPANY: ""}
+    for uid, name in names.items():
+        options[name if counts[name] == 1 and name not in options else f"{name} ({uid})"] = uid
+    if market.company and market.company not in names:
+        options[f"{market.company} (not in the snapshot)"] = market.company
+    return options
 
 
 def number_or_none(text: str) -> float | None:
@@ -181,7 +203,8 @@ class MarketView(TabView):
         # Notes and charts are bound to the model; render() redraws the tables and what is shown (a
         # Tabulator table is only patched while its view is in the page: see TabView).
         self.status = html_pane(pn.bind(self._status_html, market.param.has_store, market.param.snapshot_at,
-                                        market.param.results, market.param.error, market.param.syncing),
+                                        market.param.results, market.param.error, market.param.syncing,
+                                        market.param.sync_done, market.param.sync_total),
                                 name="market-status")
         self.sync_button = pmui.Button(label="Make the demo market snapshot", icon="sync", variant="contained",
                                        visible=self.demo, margin=(4, 8), name="market-sync")
@@ -199,9 +222,14 @@ class MarketView(TabView):
     def _build_screener(self) -> None:
         """The screener's filters, its results table and their buttons."""
         market = self.market
+        # The company is picked by its name (typing part of it narrows the list); the filter is its id.
+        self.company_select = pmui.Select(label="Management company", options=company_options(market),
+                                          value=market.company, searchable=True, width=300, name="market-company")
+        self.company_select.param.watch(self._company_picked, "value")
+        market.param.watch(self._companies_changed, ["companies", "company"])
         self.filters = pn.FlexBox(
             # Enter commits a box's text; the change runs the screener (a watcher), so Enter does nothing more.
-            text_box(market.param.company, _commit_only, label="Company (identifier)", width=200),
+            self.company_select,
             pmui.Select.from_param(market.param.status, options=STATUS_OPTIONS, label="Status", width=230, description=""),
             pmui.MultiChoice.from_param(market.param.risk, options=RISK_OPTIONS, label="Risk levels", width=260,
                                         placeholder="any", description=""),
@@ -242,8 +270,8 @@ class MarketView(TabView):
                                     percent=["percent_nav_avg"], baht=["total_value"], page_size=10,
                                     selectable=1, name="market-most-held")
         self.most_held.param.watch(self._on_most_held, "selection")
-        self.security_box = text_box(market.param.security, self._find_holders, label="Issue code or ISIN",
-                                  placeholder="e.g. PTT or TH0646010015", width=260)
+        self.security_box = text_box(market.param.security, self._find_holders, label="Issue code, ISIN or issuer's name",
+                                  placeholder="e.g. PTT, TH0646010015 or a part of a name", width=300)
         self.find_button = pmui.Button(label="Who holds this", icon="search", variant="outlined", margin=(12, 8))
         self.find_button.on_click(self._find_holders)
         self.holders_note = html_pane(pn.bind(self._holders_html, market.param.holders, market.param.security),
@@ -314,6 +342,13 @@ class MarketView(TabView):
                 same = False
             if not same:
                 setattr(self, text, _number_text(event.new))
+
+    def _company_picked(self, event) -> None:
+        self.market.company = event.new or ""
+
+    def _companies_changed(self, *_) -> None:
+        market = self.market
+        self.company_select.param.update(options=company_options(market), value=market.company)
 
     async def _screen(self, *_):
         if not self.market.has_store:

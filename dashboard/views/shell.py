@@ -69,9 +69,16 @@ PAGE_TEMPLATE = """{%% extends "base.html" %%}
       var addRoot = proto.add_root;
       proto.add_root = function (model) {
         var page = model && model.data;
-        if (window.innerWidth < %d && page && "sidebar_open" in page && "sidebar_variant" in page
+        if (window.innerWidth < %(narrow)d && page && "sidebar_open" in page && "sidebar_variant" in page
             && page.sidebar_open === true) {
           page.sidebar_open = false;
+        }
+        if (page && "sidebar_open" in page && "sidebar_variant" in page) {  // narrowed later: shut it then too
+          var wide = window.innerWidth >= %(narrow)d;
+          window.addEventListener("resize", function () {
+            if (wide && window.innerWidth < %(narrow)d && page.sidebar_open) { page.sidebar_open = false; }
+            wide = window.innerWidth >= %(narrow)d;
+          });
         }
         return addRoot.apply(this, arguments);
       };
@@ -133,7 +140,7 @@ PAGE_TEMPLATE = """{%% extends "base.html" %%}
   };
 })();
 </script>
-{%% endblock %%}""" % NARROW_SCREEN_PX
+{%% endblock %%}""" % {"narrow": NARROW_SCREEN_PX}
 
 
 class TabBar(pmui.Tabs):
@@ -184,6 +191,7 @@ class DashboardApp(pn.viewable.Viewer):
         state = self.state
         if self.market is None:
             self.market = MarketScreen(settings=state.search.api.settings)
+        state.market = self.market  # its screener filters are in the URL
         # Views are built the first time their tab is shown, and only the shown tab's view is in
         # the page: a session starts with one tab's components, not seven, and a hidden tab never
         # redraws in the browser. (This is what Tabs(dynamic=True) is for, but re-showing a tab
@@ -394,7 +402,9 @@ class DashboardApp(pn.viewable.Viewer):
         # on one line: wrapped ("DEMO / DATA"), it made a phone's header taller than the title and
         # the header then covered the top of the banner
         return pmui.Typography("DEMO DATA", variant="overline", margin=(0, 12),
-                               styles={"color": "#ffd54f", "font-weight": "700", "white-space": "nowrap"})
+                               styles={"color": "#ffd54f", "font-weight": "700", "white-space": "nowrap"},
+                               # not on a phone: the banner says so, and the title needs the room (it wrapped to 3 lines)
+                               stylesheets=[f"@media (max-width: {NARROW_SCREEN_PX - 1}px) {{:host {{display: none !important;}}}}"])
 
     # ---- footer -------------------------------------------------------------------------------------
 

@@ -192,3 +192,21 @@ def test_fund_record_from_the_store_else_from_what_the_client_saw(synced):
 
     assert Q.fund_record("M0001_2999", store, Seen())["proj_abbr_name"] == "SEEN"
     assert Q.fund_record("M0002_2999", store, Seen()) is None
+
+
+def test_holders_by_a_part_of_the_issuers_name(synced):
+    """"Who holds this" finds a security by a part of its issuer's name (issue 30), any case."""
+    market, store, _ = synced
+    ds = market.dataset
+    period = valid_periods(TODAY, market.layout)[0]
+    lines = [r for by in ds.holdings.values() for r in by.get(period, [])
+             if not X.is_nav_total(r) and X.text(r.get("issuer")) and len(str(r["issuer"])) > 8]
+    issuer = Counter(str(r["issuer"]) for r in lines).most_common(1)[0][0]
+    part = issuer[2:-2].swapcase()
+    rows = Q.holders(store, part)
+    assert rows, f"no fund found by {part!r}"
+    assert all(part.casefold() in str(r["issuer"]).casefold() for r in rows)
+    holding = {pid for pid, by in ds.holdings.items() for r in by.get(period, [])
+               if not X.is_nav_total(r) and str(r.get("issuer")) == issuer}
+    assert holding <= ids(rows)
+    assert Q.holders(store, "no issuer is called this") == []

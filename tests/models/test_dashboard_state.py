@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from dashboard.errors import SecApiError
-from dashboard.models.dashboard_state import TABS, URL_PARAMETERS, DashboardState
+from dashboard.models.dashboard_state import MARKET_URL, TABS, URL_PARAMETERS, DashboardState
 from dashboard.models.source import run
 
 
@@ -43,7 +43,8 @@ def test_basket_and_url_form_stay_in_step():
     assert state.basket_ids == "M0001_2564"
 
 
-EMPTY_URL = {"tab": "explorer", "fund": "", "basket": "", "q": "", "theme": "", "person": "", "case_of": "", "case": ""}
+EMPTY_URL = {"tab": "explorer", "fund": "", "basket": "", "q": "", "theme": "", "person": "", "case_of": "", "case": "",
+             **{name: "" for name in MARKET_URL.values()}}  # the screener's filters: none
 
 
 def test_apply_url_ignores_bad_values():

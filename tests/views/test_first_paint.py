@@ -24,7 +24,7 @@ from dashboard.config import ApiSettings
 from dashboard.demo.connect import open_client
 from dashboard.models.dashboard_state import DEMO_DEFAULT_QUERY, TAB_TITLES, TABS, DashboardState
 from dashboard.views.explorer import (CLASS_MATCHES_TITLE_PX, CLASSES_PAGE, FUND_ACTIONS_PX, RESULTS_PAGE,
-                                      table_height)
+                                      table_height, RESULT_ROW_PX)
 from dashboard.views.shell import DashboardApp
 from tests.conftest import TODAY, run
 
@@ -96,7 +96,8 @@ def test_the_first_document_holds_the_results_and_overview_only_and_few_models(s
     assert not explorer._basket_button._models
     actions = next(row for row in explorer._layout.objects if "sd-fund-actions" in row.css_classes)
     assert actions.objects == [] and actions.min_height == FUND_ACTIONS_PX
-    assert explorer._results_area.min_height == table_height(len(explorer.results.value), RESULTS_PAGE) > 300
+    assert explorer._results_area.min_height == table_height(len(explorer.results.value), RESULTS_PAGE,
+                                                              RESULT_ROW_PX) > 300
     # the tabs' titles are text: no header pane per tab (pmui made an empty one for each, never shown)
     assert app.tabs._headers == [] and app.tabs._names == [TAB_TITLES[t] for t in TABS]
     assert not [m for m in models if getattr(m, "text", None) == "&lt;pre&gt; &lt;/pre&gt;"]

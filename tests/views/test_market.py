@@ -230,3 +230,19 @@ def test_the_status_follows_the_model_by_binding_even_while_hidden(market_view):
         market.error = ""
         market_view.shown = True
     assert "could not be read" not in market_view.status.object
+
+
+def test_the_company_filter_picks_a_company_by_its_name(market_view):
+    """The company filter lists the snapshot's companies by name; picking one screens its funds (issue 30)."""
+    market, select = market_view.market, market_view.company_select
+    assert market.companies and select.options["Any company"] == ""
+    name, uid = next((n, u) for n, u in select.options.items() if u)
+    assert not name.startswith("C0") and market.companies[uid] in name  # a name, not an identifier
+    select.value = uid
+    assert market.company == uid
+    run(market.screen())
+    names = set(market_view.results.value["company_name_en"])
+    assert len(market_view.results.value) > 0 and names == {market.companies[uid]}
+    market.company = ""  # a link or a reset: the box follows
+    run(market.screen())
+    assert select.value == ""

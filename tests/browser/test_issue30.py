@@ -1,0 +1,186 @@
+"""Issue 30 on screen: a company clicked in the Licensee tab opens, each report is named after what it is,
+a picked fund is shown where the eye is, and every tab at 1280 px and on a 390 px phone.
+
+Screenshots: test-artifacts/i30-<tab>-<width>.png.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from dashboard.models.dashboard_state import TAB_TITLES
+from tests.browser.dashboard_server import COUNT_JS, DashboardProcess, open_tab, screenshot_full, wait_for_overview, wait_idle
+
+pytestmark = pytest.mark.browser
+
+WIDTHS = (1280, 390)
+LONG = 60_000
+
+
+@pytest.fixture(scope="module")
+def server(artifacts_dir):
+    with DashboardProcess(demo=True, log_path=artifacts_dir / "i30-server.log") as server:
+        yield server
+
+
+def _page(browser, width: int):
+    context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900}, locale="en-US")
+    return context, context.new_page()
+
+
+def _demo():
+    from dashboard.demo.generator import generate_demo_dataset
+
+    return generate_demo_dataset()
+
+
+def test_a_company_clicked_in_the_results_opens(browser, server):
+    """Clicking a company in the Licensee tab's company results shows that company's licences."""
+    data = _demo()
+    first = data.amcs[0]["unique_id"]  # the example the tab opens with
+    other = next(a for a in data.amcs[1:] if {r.get("lic_no") for r in data.company_licences.get(a["unique_id"], [])}
+                 - {r.get("lic_no") for r in data.company_licences.get(first, [])} - {"", None})
+    lic_no = next(r["lic_no"] for r in data.company_licences[other["unique_id"]] if r.get("lic_no"))
+    context, page = _page(browser, 1280)
+    try:
+        page.goto(server.url + "?tab=licensee", wait_until="domcontentloaded")
+        box = page.get_by_label("Company identifier", exact=True)
+        expect(box).to_have_value(first, timeout=LONG)
+        row = page.locator(".tabulator-row").filter(has_text=other["name_en"]).first
+        row.wait_for(timeout=LONG)
+        expect(page.locator(".tabulator-cell[tabulator-field='lic_no']").filter(has_text=lic_no)).to_have_count(0)
+        row.click()
+        expect(box).to_have_value(other["unique_id"], timeout=LONG)
+        expect(page.locator(".tabulator-cell[tabulator-field='lic_no']").filter(has_text=lic_no).first).to_be_visible(
+            timeout=LONG)
+    finally:
+        context.close()
+
+
+def test_each_report_is_named_after_what_it_is(browser, server):
+    """After a fund's report, the Licensee tab's report is the licence check's file, not fund-<id>.html."""
+    context, page = _page(browser, 1280)
+    try:
+        page.goto(server.url, wait_until="domcontentloaded")
+        wait_for_overview(page)
+        button = page.get_by_role("button", name="Download report")
+        with page.expect_download(timeout=LONG) as fund:
+            button.click()
+        assert re.fullmatch(r"fund-[\w-]+\.html", fund.value.suggested_filename), fund.value.suggested_filename
+        open_tab(page, "Licensee", timeout=LONG)
+        page.get_by_text("Approvals").first.wait_for(timeout=LONG)
+        person = _person_shown(page)
+        with page.expect_download(timeout=LONG) as licence:
+            button.click()
+        assert licence.value.suggested_filename == f"licensee-{person}.html"
+    finally:
+        context.close()
+
+
+def _person_shown(page) -> str:
+    box = page.get_by_label("Person identifier", exact=True)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('person')", timeout=LONG)
+    return box.input_value()
+
+
+IN_VIEW_JS = """() => { let found = null;
+  const walk = root => { for (const el of root.querySelectorAll('*')) {
+    if (!found && el.classList && el.classList.contains('sd-title') && el.offsetParent !== null) found = el;
+    if (el.shadowRoot) walk(el.shadowRoot); } };
+  walk(document); if (!found) return null; const box = found.getBoundingClientRect();
+  return [box.top, box.bottom, innerHeight, found.textContent]; }"""
+
+
+def test_a_picked_fund_is_shown_where_the_eye_is_and_names_are_whole(browser, server):
+    """At 1280 px: no fund name in the results ends in "…", and a fund picked there brings its overview into view."""
+    context, page = _page(browser, 1280)
+    try:
+        page.goto(server.url, wait_until="domcontentloaded")
+        wait_for_overview(page)
+        names = page.locator(".sd-results .tabulator-cell:is([tabulator-field='proj_name_en'], [tabulator-field='status'])")
+        expect(names.first).to_be_visible(timeout=LONG)
+        cut = [c.inner_text() for c in names.all() if c.evaluate("c => c.scrollWidth > c.clientWidth + 1")]
+        assert not cut, f"names cut: {cut}"
+        rows = page.locator(".sd-results .tabulator-row")
+        picked = rows.filter(has_not=page.locator(".tabulator-selected")).nth(3)
+        abbr = picked.locator(".tabulator-cell[tabulator-field='proj_abbr_name']").inner_text().strip()
+        picked.click()
+        page.wait_for_function(f"() => {{ const r = ({IN_VIEW_JS})(); return r && r[3].includes({abbr!r}) "
+                               "&& r[0] >= 0 && r[1] <= r[2]; }", timeout=LONG)
+    finally:
+        context.close()
+
+
+# The right edge of what is drawn (canvases, tables, text blocks), past the screen's width when cut.
+OVERFLOW_JS = """(width) => { const out = [];
+  const walk = (root) => { for (const el of root.querySelectorAll('canvas, .tabulator, p, .bk-panel-models-markup-HTML, button')) {
+      if (el.offsetParent === null || el.closest('.MuiTabs-scroller')) continue; const box = el.getBoundingClientRect();
+      if (box.width > 0 && box.right > width + 1) out.push(`${el.tagName}.${el.className}`.slice(0, 80) + ` ${Math.round(box.right)}`); }
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot); };
+  walk(document); return out; }"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_tab_screenshotted(browser, server, artifacts_dir, width):
+    """Every tab at 1280 px and at 390 px, saved as test-artifacts/i30-<tab>-<width>.png; on the phone,
+    nothing is drawn past the screen's right edge."""
+    context, page = _page(browser, width)
+    try:
+        page.goto(server.url, wait_until="domcontentloaded")
+        wait_for_overview(page)
+        problems = []
+        for key, name in TAB_TITLES.items():
+            open_tab(page, name, timeout=LONG)
+            wait_idle(page, LONG)
+            if width < 600:
+                page.wait_for_function(f"() => ({COUNT_JS})('canvas') >= 0", timeout=LONG)
+                problems += [f"{name}: {p}" for p in page.evaluate(OVERFLOW_JS, width)]
+            shot = artifacts_dir / f"i30-{key}-{width}.png"
+            screenshot_full(page, shot)
+            assert shot.stat().st_size > 5_000
+        assert not problems, "\n".join(problems)
+    finally:
+        context.close()
+
+
+HEADER_JS = """() => { let bar = null, banner = null;
+  const walk = root => { for (const el of root.querySelectorAll('*')) {
+    if (!bar && el.classList && el.classList.contains('MuiAppBar-root')) bar = el;
+    if (!banner && el.classList && el.classList.contains('sd-demo-banner')) banner = el;
+    if (el.shadowRoot) walk(el.shadowRoot); } };
+  walk(document); if (!bar || !banner) return null;
+  return [bar.getBoundingClientRect().bottom, banner.getBoundingClientRect().top]; }"""
+
+
+def test_on_a_phone_the_title_leaves_the_banner_and_the_licensee_lines_are_whole(browser, server):
+    context, page = _page(browser, 390)
+    try:
+        page.goto(server.url + "?tab=licensee", wait_until="domcontentloaded")
+        names = page.locator(".tabulator-cell[tabulator-field='name_en']")
+        expect(names.first).to_be_visible(timeout=LONG)
+        page.wait_for_function(f"() => {{ const r = ({HEADER_JS})(); return r !== null; }}", timeout=LONG)
+        bottom, top = page.evaluate(HEADER_JS)
+        assert bottom <= top + 1, f"the header ends at {bottom} px, over the banner at {top} px"
+        widths = [c.evaluate("c => c.clientWidth") for c in names.all()[:3]]
+        assert min(widths) >= 100, f"company names squeezed to {widths} px"
+        search = page.get_by_role("button", name="Search companies")
+        assert search.evaluate("b => b.scrollWidth <= b.clientWidth + 1 && b.getBoundingClientRect().right <= 391")
+    finally:
+        context.close()
+
+
+def test_the_basket_drawer_shuts_when_the_window_narrows(browser, server):
+    context, page = _page(browser, 1280)
+    try:
+        page.goto(server.url, wait_until="domcontentloaded")
+        wait_for_overview(page)
+        download = page.get_by_role("button", name="Download report")
+        expect(download).to_be_visible(timeout=LONG)  # the drawer is open beside the content
+        page.set_viewport_size({"width": 390, "height": 844})
+        expect(download).to_be_hidden(timeout=LONG)
+        expect(page.get_by_role("tab", name="Fund explorer")).to_be_visible()
+    finally:
+        context.close()

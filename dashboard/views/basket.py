@@ -13,7 +13,7 @@ from dashboard.errors import SecApiError
 from dashboard.models.basket import MAX_BASKET
 from dashboard.models.dashboard_state import DashboardState
 from dashboard.models.fund import fund_label
-from dashboard.views.common import html_pane, notify_error, progress_value
+from dashboard.views.common import html_pane, html_text, notify_error, progress_value
 from dashboard.present.text import esc
 
 
@@ -119,7 +119,7 @@ class BasketPanel(pn.viewable.Viewer):
             else:
                 text = fund_line(state, proj_id)
                 if row[0].object != text:
-                    row[0].object = text
+                    row[0].object = html_text(text)
             rows.append(row)
         for gone in set(self._rows) - set(ids):
             del self._rows[gone]

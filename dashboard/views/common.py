@@ -72,10 +72,21 @@ def data_source_note(settings: Any, banner: str = "") -> pn.pane.HTML:
     return html_pane(body, name="data-source", margin=(0, 8, 6, 8))
 
 
-def html_pane(text: str = "", **params: Any) -> pn.pane.HTML:
-    """An HTML pane for fragments built with `esc`; never give it raw service text."""
+def html_text(value: Any) -> str:
+    """What an HTML pane is given: trusted HTML as a plain str.
+
+    Panel's HTML pane escapes its text for the browser with `html.escape`, which on a markupsafe
+    `Markup` escapes twice (Markup's own `replace` escapes its arguments): a pane given Markup shows
+    its tags as text."""
+    return "" if value is None else str(value)
+
+
+def html_pane(text: Any = "", **params: Any) -> pn.pane.HTML:
+    """An HTML pane for fragments built with `esc`; never give it raw service text. A bound function
+    (`pn.bind`) is followed; whatever it returns is shown as HTML through `html_text`."""
     params.setdefault("sizing_mode", "stretch_width")
     params.setdefault("margin", (4, 4))
+    text = pn.bind(html_text, text) if callable(text) else html_text(text)
     return pn.pane.HTML(text, stylesheets=STYLESHEETS, **params)
 
 

@@ -11,7 +11,7 @@ from dashboard.errors import BadInputError, SecApiError
 from dashboard.market.screen import MarketScreen, holders_frame, market_frame
 from dashboard.models.holdings import CHANGE_COLUMNS, empty_changes, quarter_label
 from dashboard.present import charts
-from dashboard.views.common import chart_pane, TabView, data_table, html_pane, notify_error, section_title, stale_badge
+from dashboard.views.common import chart_pane, TabView, data_table, html_pane, html_text, notify_error, section_title, stale_badge
 from dashboard.present.text import asset_type_text, display_frame, empty_html, esc, fmt_baht, fmt_percent
 
 TABLE_TITLES = {"issue_code": "Issue code", "isin_code": "ISIN", "issuer": "Issuer", "asset_type": "Type",
@@ -171,16 +171,16 @@ class HoldingsView(TabView):
             return
         others = [p for p in state.basket.proj_ids if p != state.fund]
         if not state.fund or not others:
-            self.overlap_note.object = empty_html(
+            self.overlap_note.object = html_text(empty_html(
                 "Select a fund and put other funds in the basket to see how much their holdings overlap."
-                if state.fund else "Select a fund in the Fund explorer.")
+                if state.fund else "Select a fund in the Fund explorer."))
             self.overlap.set_frame(display_frame(market_frame([], OVERLAP_COLUMNS), OVERLAP_COLUMNS))
             return
         period = state.holdings.period
         try:
             frame = await market.basket_overlap(state.fund, others, period)
         except SecApiError as exc:
-            self.overlap_note.object = empty_html(f"The overlap could not be worked out: {exc}", error=True)
+            self.overlap_note.object = html_text(empty_html(f"The overlap could not be worked out: {exc}", error=True))
             return
         basket = state.basket
         frame = frame.assign(fund=[basket.label(p) for p in frame["proj_id"]])
@@ -194,7 +194,7 @@ class HoldingsView(TabView):
                          "holdings both funds have, of the smaller of the two weights.</div>")
             if missing:
                 notes.append(empty_html(f"Not in the market snapshot: {', '.join(map(str, missing))}."))
-        self.overlap_note.object = "".join(notes)
+        self.overlap_note.object = html_text("".join(notes))
         self.overlap.set_frame(display_frame(frame, OVERLAP_COLUMNS))
 
     async def _on_pick(self, event):
@@ -206,26 +206,26 @@ class HoldingsView(TabView):
         code = next((str(row[c]).strip() for c in ("isin_code", "issue_code")
                      if row is not None and str(row[c] or "").strip() not in ("", "-")), "")
         if not code:
-            self.holders_note.object = empty_html("This line names no security (no ISIN or issue code).")
+            self.holders_note.object = html_text(empty_html("This line names no security (no ISIN or issue code)."))
             self.holders.set_frame(display_frame(holders_frame([]), HOLDER_COLUMNS))
             return
         try:
             holders = await market.find_holders(code)
         except SecApiError as exc:
-            self.holders_note.object = empty_html(str(exc), error=True)
+            self.holders_note.object = html_text(empty_html(str(exc), error=True))
             return
         self._picked = code
-        self.holders_note.object = (f'<div class="sd-stat">{len(holders):,} funds hold {esc(code)} in the market '
-                                    "snapshot's latest quarter.</div>")
+        self.holders_note.object = html_text((f'<div class="sd-stat">{len(holders):,} funds hold {esc(code)} in the market '
+                                    "snapshot's latest quarter.</div>"))
         self.holders.set_frame(display_frame(holders, HOLDER_COLUMNS))
 
     def _render_market(self) -> None:
         has = self.market is not None and self.market.has_store
-        self.market_hint.object = "" if has else f'<div class="sd-muted" role="note">{NO_SNAPSHOT_HINT}</div>'
+        self.market_hint.object = html_text("" if has else f'<div class="sd-muted" role="note">{NO_SNAPSHOT_HINT}</div>')
         self.market_hint.visible = not has
         self._market_part.visible = has
         if has and not self._picked:
-            self.holders_note.object = empty_html("Pick a line of the holdings table to see which funds hold it.")
+            self.holders_note.object = html_text(empty_html("Pick a line of the holdings table to see which funds hold it."))
 
     def _changes(self) -> tuple:
         """The changes between the two quarters chosen, and the note that goes with them."""

@@ -16,7 +16,7 @@ from dashboard.records.labels import (
     ENFORCEMENT_DETAILS_MEANING,
     ENFORCEMENT_REMARK_MEANING,
 )
-from dashboard.views.common import data_table, html_pane, notify_error, section_title, stale_badge, text_box
+from dashboard.views.common import data_table, html_pane, html_text, notify_error, section_title, stale_badge, text_box
 from dashboard.present.text import display_frame, empty_html, esc, fmt_date, kv_table
 
 COMPANY_COLUMNS = ["unique_id", "name_en", "name_th", "last_upd_date"]
@@ -306,11 +306,11 @@ class LicenseeView(pn.viewable.Viewer):
         try:
             await lookup()
         except SecApiError as exc:
-            note.object = empty_html(f"The lookup failed: {exc}", error=True)
+            note.object = html_text(empty_html(f"The lookup failed: {exc}", error=True))
             notify_error(exc, "Licence register")
             return
         message = self.licence.message if nothing_found() else ""
-        note.object = empty_html(message) if message else ""
+        note.object = html_text(empty_html(message) if message else "")
 
     async def search_companies(self, *_):
         """Search licensed companies by the company box's name (E15)."""

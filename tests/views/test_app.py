@@ -77,6 +77,24 @@ def test_every_tab_builds_and_draws_its_charts(demo_app):
     app.state.tab = "explorer"
 
 
+def test_every_html_pane_is_given_plain_text_so_its_tags_are_drawn_not_shown(demo_app):
+    """Panel escapes an HTML pane's text with html.escape, which escapes a markupsafe.Markup twice: the
+    browser then showed '<div class="sd-empty ...">' as text (the failed search's message did)."""
+    _, app = demo_app
+    for tab in TABS:
+        app.state.tab = tab
+        view = app.views[tab]
+        panes = view.__panel__().select(pn.pane.HTML)
+        assert panes, tab
+        for pane in panes:
+            assert type(pane.object) is str, (tab, pane.name, type(pane.object))
+    app.state.search_error = "the service failed (503)"
+    message = app.views["explorer"].message.object
+    assert type(message) is str and message.startswith('<div class="sd-empty sd-error"')
+    app.state.search_error = ""
+    app.state.tab = "explorer"
+
+
 def test_holdings_view_shows_the_total_as_reported(demo_app):
     _, app = demo_app
     app.state.tab = "holdings"

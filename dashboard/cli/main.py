@@ -15,7 +15,7 @@ from typing import Any
 
 from dashboard import __version__
 from dashboard.cli.factsheet import print_factsheet
-from dashboard.cli.market import add_market_commands
+from dashboard.cli.market import add_market_commands, join_option_values
 from dashboard.cli.output import EXIT_OK, emit, print_readable
 from dashboard.cli.terminal import MESSAGE_WIDTH, TerminalFormatter, baht, err, json_text, out, terminal_text
 from dashboard.api.deadline import run_deadline
@@ -468,7 +468,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(join_option_values(sys.argv[1:] if argv is None else argv))
     args.from_command_line = argv is None  # this process's own command line (not a call from Python)
     for name, default in (("base_url", None), ("demo", False), ("cache_dir", None), ("no_cache", False), ("verbose", False),
                           ("layout", None)):

@@ -305,7 +305,7 @@ def add_market_commands(subparsers, *, common: argparse.ArgumentParser | None = 
     screen.add_argument("--retail-type", metavar="CODE", help="investor type code (A B F G H N R V X)")
     screen.add_argument("--max-fee", type=_finite, metavar="X", help="total annual fee as charged, at most X percent")
     screen.add_argument("--min-return-1y", type=_finite, metavar="X", help="1-year return at least X percent")
-    screen.add_argument("--sort", metavar="FIELD", help="sort by a row field; --sort=-FIELD for descending")
+    screen.add_argument("--sort", metavar="FIELD", help="sort by a row field, e.g. return_1y; -FIELD (--sort -return_1y) for descending")
     screen.add_argument("--limit", type=_row_limit, metavar="N", help=f"at most N rows (up to {MAX_ROWS:,})")
     holders = add("holders", cmd_market_holders, "every fund holding a security (issue code or ISIN)")
     holders.add_argument("query", metavar="QUERY")
@@ -357,6 +357,25 @@ def _tax_name(text: str) -> str:
     return {"ssf": "SSF", "thaiesg": "ThaiESG", "thai-esg": "ThaiESG"}.get(text.strip().casefold(), text)
 
 
+def join_option_values(argv: Sequence[str]) -> list[str]:
+    """`--sort -return_1y` as `--sort=-return_1y`: argparse takes a value beginning with "-" for an option
+    unless it is joined with "=", and the README writes the descending sort as `--sort -FIELD`."""
+    args = list(argv)
+    joined: list[str] = []
+    i = 0
+    while i < len(args):
+        if args[i] == "--sort" and i + 1 < len(args) and args[i + 1].startswith("-") and not args[i + 1].startswith("--"):
+            joined.append(f"--sort={args[i + 1]}")
+            i += 2
+            continue
+        if args[i] == "--":
+            joined.extend(args[i:])
+            break
+        joined.append(args[i])
+        i += 1
+    return joined
+
+
 def build_parser() -> argparse.ArgumentParser:
     """A parser of the market commands alone (`sec-dashboard` stands in front of them)."""
     parser = argparse.ArgumentParser(prog="sec-dashboard")
@@ -366,7 +385,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one market command as the main command line does, with its exit codes."""
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(join_option_values(sys.argv[1:] if argv is None else argv))
     if not hasattr(args, "json"):
         args.json = False
     logging.getLogger("httpx").setLevel(logging.WARNING)

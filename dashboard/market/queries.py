@@ -86,9 +86,9 @@ def screen(store: MarketStore, *, company: str | None = None, status: str | None
            sort: str | None = None, limit: int | None = None) -> list[dict]:
     """Funds that pass every filter given, one row per fund (SCREEN_FIELDS)."""
     where, params = [], []
-    if company:
+    if company and company.strip():
         where.append("upper(f.unique_id) = upper(?)")
-        params.append(company.strip())
+        params.append(company_id(store, company))
     clause, values = _status_clause(status)
     if clause:
         where.append(clause)
@@ -131,6 +131,41 @@ def screen(store: MarketStore, *, company: str | None = None, status: str | None
     for row in rows:
         row["tax_incentives"] = [t for t in (row["tax_incentives"] or "").split(",") if t]
     return rows
+
+
+_COMPANY_ID = re.compile(r"^C\d{6,}$", re.I)
+_COMPANY_NAMES_SQL = """
+SELECT DISTINCT f.unique_id,
+       coalesce(nullif(trim(c.comp_name_en), ''), nullif(trim(json_extract_string(f.record, '$.comp_name_en')), ''),
+                nullif(trim(c.comp_name_th), '')) AS name
+FROM funds f LEFT JOIN companies c ON c.unique_id = f.unique_id
+WHERE f.unique_id IS NOT NULL AND (
+      contains(lower(coalesce(c.comp_name_en, '')), lower(?)) OR contains(lower(coalesce(c.comp_name_th, '')), lower(?))
+   OR contains(lower(coalesce(json_extract_string(f.record, '$.comp_name_en'), '')), lower(?)))
+ORDER BY 2, 1
+"""
+
+
+def company_id(store: MarketStore, text: str) -> str:
+    """The management company a filter names: an id as typed (C0000000021), else the one company of the
+    funds stored whose English or Thai name contains the text. Several or none is a BadInputError that
+    lists the candidates or says how to find the id."""
+    typed = " ".join(str(text).split())
+    if _COMPANY_ID.match(typed):
+        return typed.upper()
+    if not typed:
+        raise BadInputError("the company filter is empty: give a company's name or id")
+    found = store.query(_COMPANY_NAMES_SQL, [typed, typed, typed])
+    ids = list(dict.fromkeys(r["unique_id"] for r in found))
+    if len(ids) == 1:
+        return ids[0]
+    if not ids:
+        raise BadInputError(f"no management company in the market store has {quoted(typed)} in its name; give part of "
+                            "its English or Thai name, or its id (`sec-dashboard fund search NAME` shows a fund's company)")
+    names = {r["unique_id"]: r["name"] for r in found}
+    listed = "; ".join(f"{names[i] or '(no name)'} ({i})" for i in ids[:8]) + ("; ..." if len(ids) > 8 else "")
+    raise BadInputError(f"{len(ids)} management companies have {quoted(typed)} in their names: {listed}; "
+                        "give more of the name or the id")
 
 
 def _order(sort: str | None) -> str:

@@ -215,3 +215,34 @@ def _demo_today():
 
     with open_client(ApiSettings.from_env(demo=True, environ={})) as client:
         return client.today
+
+
+def test_sort_takes_a_descending_field_as_the_next_word_or_after_equals(demo_store, capsys):
+    """`--sort -total_fee_actual` (the README's `[--sort [-]FIELD]`) and `--sort=-total_fee_actual` alike."""
+    from dashboard.cli.main import main as full_main
+
+    capsys.readouterr()
+    answers = []
+    for form in (["--sort", "-total_fee_actual"], ["--sort=-total_fee_actual"]):
+        assert cli.main(["market", "screen", "--demo", *form, "--limit", "5", "--json"]) == 0
+        answers.append(read_json(capsys))
+    assert answers[0] == answers[1]
+    fees = [r["total_fee_actual"] for r in answers[0]]
+    assert None not in fees and fees == sorted(fees, reverse=True)
+    assert full_main(["--demo", "market", "screen", "--sort", "-total_fee_actual", "--limit", "5", "--json"]) == 0
+    assert read_json(capsys) == answers[0]
+
+
+def test_company_filter_takes_a_name(demo_store, capsys):
+    capsys.readouterr()
+    assert cli.main(["market", "screen", "--demo", "--company", "mekong", "--json"]) == 0
+    by_name = read_json(capsys)
+    assert by_name and {r["company_name_en"] for r in by_name} == {"Demo Mekong Asset Management Co., Ltd."}
+    assert cli.main(["market", "screen", "--demo", "--company", by_name[0]["unique_id"], "--json"]) == 0
+    assert read_json(capsys) == by_name
+    # several companies match: exit 2 listing them; none: exit 2 with a hint; nothing is printed on stdout
+    assert cli.main(["market", "screen", "--demo", "--company", "Asset Management"]) == 2
+    captured = capsys.readouterr()
+    assert not captured.out and "Demo Mekong Asset Management Co., Ltd." in captured.err and "management companies" in captured.err
+    assert cli.main(["market", "screen", "--demo", "--company", "No Such Company"]) == 2
+    assert "no management company" in capsys.readouterr().err

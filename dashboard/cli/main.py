@@ -244,14 +244,23 @@ def cmd_doctor(args) -> int:
         latency = f"{report['latency_ms']:.0f} ms" if report.get("latency_ms") is not None else "-"
         out(f"service      {report['base_url']}")
         out(f"layout       {report.get('layout_label') or 'could not be reached'}")
-        out(f"fund key     {report.get('fund_key') or '-'}")
-        out(f"licence key  {report.get('licence_key') or '-'}")
+        out(f"fund key     {KEY_STATES.get(report.get('fund_key'), report.get('fund_key') or '-')}")
+        out(f"licence key  {KEY_STATES.get(report.get('licence_key'), report.get('licence_key') or '-')}")
         out(f"round trip   {latency}")
     for note in report.get("notes", []):
         err(f"note: {note}")
-    if code == AuthenticationError.exit_code:
+    states = (report.get("fund_key"), report.get("licence_key"))
+    if "missing" in states:
         err("set SEC_API_KEY (or SEC_FUND_API_KEY / SEC_LICENSE_API_KEY) to a key from the SEC open-data portal")
+    elif "rejected" in states:
+        err("a key is set but the service rejected it: check that it is the key of an active subscription")
     return code
+
+
+# What `doctor` says of each key, in words.
+KEY_STATES = {"ok": "ok (the service accepted it)", "demo": "not needed: this is the demo, no key is used",
+              "rejected": "rejected by the service (the key set is wrong or expired)", "missing": "not set",
+              "failed": "not checked: the service failed"}
 
 
 def _cache_unusable(directory: Path, reason: str) -> CacheUnavailableError:
@@ -526,7 +535,9 @@ def _run_deadline(args: argparse.Namespace) -> float | None:
 
 
 def _fail(exc: BaseException | str, code: int) -> int:
-    err(f"sec-dashboard: error: {exc}")
+    from dashboard.api.doctor import without_endpoint_code
+
+    err(f"sec-dashboard: error: {without_endpoint_code(str(exc))}")
     return code
 
 

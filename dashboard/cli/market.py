@@ -392,7 +392,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except SecApiError as exc:
-        err(f"sec-dashboard: error: {exc}")
+        from dashboard.api.doctor import without_endpoint_code
+
+        err(f"sec-dashboard: error: {without_endpoint_code(str(exc))}")
         return exc.exit_code
     except ValueError as exc:
         err(f"sec-dashboard: error: {exc}")

@@ -414,3 +414,32 @@ def test_a_port_out_of_range_is_refused_before_anything_starts(command, port, ca
     assert done.value.code == 2
     error = capsys.readouterr().err.strip().splitlines()[-1]
     assert "is not a port: use a whole number from 1 to 65535" in error and len(error) < 200
+
+
+def test_doctor_in_demo_mode_says_no_key_is_needed(tmp_path):
+    result = run("--demo", "doctor", env={"SEC_DASHBOARD_CACHE_DIR": str(tmp_path)})
+    assert result.returncode == 0, result.stderr
+    assert "fund key     not needed: this is the demo" in result.stdout
+    assert "key     ok" not in result.stdout
+    as_json = json.loads(run("--demo", "doctor", "--json", env={"SEC_DASHBOARD_CACHE_DIR": str(tmp_path)}).stdout)
+    assert as_json["fund_key"] == as_json["licence_key"] == "demo"
+
+
+def test_doctor_says_a_set_key_was_rejected_without_internal_codes(simulator, tmp_path):
+    simulator.app.layout = "successor"
+    env = {"SEC_API_BASE_URL": simulator.base_url, "SEC_DASHBOARD_CACHE_DIR": str(tmp_path), "SEC_API_KEY": "0" * 32}
+    result = run("doctor", env=env)
+    assert result.returncode == 3
+    assert "rejected" in result.stderr and "set SEC_API_KEY" not in result.stderr
+    import re as _re
+    assert not _re.search(r"\b[ES]\d{1,2}\b", result.stdout + result.stderr), result.stderr
+
+
+def test_error_messages_leave_out_the_endpoint_codes():
+    from dashboard.api.doctor import without_endpoint_code
+
+    assert without_endpoint_code("S7 GET /v2/fund/general-info/amcs: the service failed") == \
+        "GET /v2/fund/general-info/amcs: the service failed"
+    assert without_endpoint_code("note: E15 POST /v1/x: no") == "note: POST /v1/x: no"
+    assert without_endpoint_code("E15 to E20 here") == "E15 to E20 here"  # only a code in front of a request
+    assert without_endpoint_code("E4 fund policy: malformed") == "fund policy: malformed"

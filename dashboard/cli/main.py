@@ -152,18 +152,26 @@ def cmd_licensee_former(args) -> int:
 
 
 def cmd_licensee_person(args) -> int:
+    from dashboard.models.licensee import amc_names, duties_past_approval
+
     args.unique_id = _identifier(args.unique_id, "person", PERSON_FINDER)
     check = _licence_check(args)
     run(check.load_person(args.unique_id))
     approvals, duties = check.records["approvals"], check.records["duties"]
+    flagged = duties_past_approval(check.approvals, check.duties, check.api.today)
+    warnings = [str(r) for r in flagged["reason"]]
     data = {"unique_id": args.unique_id, "approvals": approvals, "duties": duties}
     note = check.message
     if args.json:
-        return emit(args, data, empty_note=note)
+        return emit(args, {**data, "warnings": warnings} if warnings else data, empty_note=note)
+    names = {**amc_names(check.api), **check.company_names()} if duties else {}
     out(f"person {args.unique_id}: approvals")
     print_readable(approvals, "approval")
     out("current duties")
-    print_readable(duties, "duty")
+    print_readable(duties, "duty", names=names)
+    for (_, row), reason in zip(flagged.iterrows(), warnings):
+        company = names.get(row["company_unique_id"], row["company_unique_id"])
+        out(f"warning: {reason} (at {company})")
     if note:
         err(f"no data: {note}")
     return EXIT_OK

@@ -7,30 +7,61 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from dashboard.cli.terminal import cell, display_width, err, json_text, out, record_table, terminal_text
+from dashboard.cli.terminal import cell, display_width, err, json_text, out, plain, record_table, terminal_text
 from dashboard.records.successor import NOT_PUBLISHED_NOTE, not_published
 
 EXIT_OK = 0
 
 # Columns shown in readable tables, per record kind (JSON output always has every field).
 TABLE_COLUMNS = {
-    "fund": ["proj_id", "proj_abbr_name", "proj_name_en", "fund_status", "unique_id", "regis_date"],
+    "fund": ["proj_id", "proj_abbr_name", "proj_name_en", "fund_status", "company", "regis_date"],
     "unit_class": ["proj_id", "proj_abbr_name", "class_abbr_name", "class_name"],
     "holding": ["issuer", "issue_code", "isin_code", "assetliab_desc", "assetliab_value", "percent_nav"],
     "licensee": ["unique_id", "name_en", "name_th"],
-    "approval": ["lic_code", "regis_sale_no", "effective_date", "expire_date", "approval_state", "privilege_type"],
-    "duty": ["company_unique_id", "person_unique_id", "lic_action_code", "lic_action_name_en", "action_start_date",
-             "action_end_date"],
+    "approval": ["approval", "regis_sale_no", "effective_date", "expire_date", "approval_state", "privilege_type"],
+    "duty": ["company", "person_unique_id", "duty", "action_start_date", "action_end_date"],
     "person": ["unique_id", "name_en", "name_th", "regis_sale_no"],
-    "company_licence": ["lic_code", "lic_name_en", "lic_no", "apply_type", "effective_date", "expire_date"],
-    "business_activity": ["lic_code", "lic_name_en", "lic_action_name_en", "action_start_date", "action_status"],
+    "company_licence": ["licence", "lic_no", "apply_type", "effective_date", "expire_date"],
+    "business_activity": ["licence", "activity", "action_start_date", "action_status"],
     "enforcement_case": ["case_id", "enforcement_type", "enforcement_type_label_en", "last_upd_date"],
     "alert_case": ["case_id", "name_en", "name_th", "disclosure_date", "website"],
 }
 
-# Column headings where the field name would mean little to a reader.
+# Column headings where the field name would mean little to a reader (the rest: present.text.column_title).
 HEADERS = {"issue_code": "issue", "isin_code": "ISIN", "assetliab_desc": "asset type",
-           "assetliab_value": "value (baht)", "percent_nav": "% of NAV"}
+           "assetliab_value": "value (baht)", "percent_nav": "% of NAV", "approval": "Approval", "duty": "Duty",
+           "licence": "Licence", "activity": "Business activity", "person_unique_id": "Person id",
+           "apply_type": "Licensed or registered"}
+
+
+def name_with_code(record: dict, code_key: str, name_key: str) -> str:
+    """"Investment analyst (IA)": the English (else Thai) name the answer gives, the code beside it; the code alone."""
+    code = record.get(code_key)
+    name = next((record.get(f"{name_key}_{lang}") for lang in ("en", "th")
+                 if isinstance(record.get(f"{name_key}_{lang}"), str) and record.get(f"{name_key}_{lang}").strip()), None)
+    if not name:
+        return plain(code)
+    return f"{name} ({code})" if code not in (None, "") else str(name)
+
+
+def _company(record: dict, names: dict[str, str] | None = None, id_key: str = "unique_id") -> str:
+    uid = record.get(id_key)
+    name = record.get("comp_name_en") or record.get("comp_name_th") or (names or {}).get(uid)
+    return f"{name} ({uid})" if name and uid else plain(name or uid)
+
+
+def formatters(names: dict[str, str] | None = None) -> dict[str, Any]:
+    """Columns made of several fields: a company by name, an approval or duty by name with its code."""
+    return {
+        "company": lambda r: _company(r, names, "company_unique_id" if "company_unique_id" in r else "unique_id"),
+        "approval": lambda r: name_with_code(r, "lic_code", "lic_name"),
+        "duty": lambda r: name_with_code(r, "lic_action_code", "lic_action_name"),
+        "licence": lambda r: name_with_code(r, "lic_code", "lic_name"),
+        "activity": lambda r: name_with_code(r, "lic_action_code", "lic_action_name"),
+    }
+
+
+VIRTUAL_COLUMNS = frozenset(formatters())
 # Longest single value shown in a `key  value` line (JSON output keeps the whole text).
 FIELD_WIDTH = 200
 
@@ -49,16 +80,16 @@ def emit(args: argparse.Namespace, data: Any, kind: str | None = None, *, empty_
 def columns(records: list, kind: str | None) -> list[str]:
     """The columns a readable table of this record kind shows (the first eight fields of an unknown kind)."""
     known = list(dict.fromkeys(k for r in records if isinstance(r, dict) for k in r if k != "not_published"))
-    return [c for c in TABLE_COLUMNS.get(kind or "", []) if c in known] or known[:8]
+    return [c for c in TABLE_COLUMNS.get(kind or "", []) if c in known or c in VIRTUAL_COLUMNS] or known[:8]
 
 
-def print_readable(data: Any, kind: str | None) -> None:
-    """Records as a table with a row count; one record as `key  value` lines."""
+def print_readable(data: Any, kind: str | None, *, names: dict[str, str] | None = None) -> None:
+    """Records as a table with a row count; one record as `key  value` lines. `names`: company names by id."""
     if data is None or data == []:
         return
     if isinstance(data, list):
         records = [r if isinstance(r, dict) else {"value": r} for r in data]
-        for line in record_table(records, columns(records, kind), headers=HEADERS):
+        for line in record_table(records, columns(records, kind), headers=HEADERS, formatters=formatters(names)):
             out(line)
         out(f"({len(records)} rows)")
         return

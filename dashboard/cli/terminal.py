@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
-from dashboard.present.text import fmt_percent, number
+from dashboard.present.text import column_title, fmt_percent, number
 
 # Longest cell a readable table shows; JSON output keeps the whole text.
 CELL_WIDTH = 60
@@ -175,5 +175,5 @@ def record_table(records: Sequence[dict], columns: Sequence[str], *,
             return f"{plain(label)} ({plain(value)})"
         return cell(column, value)
 
-    return table_lines([[show(r, c) for c in columns] for r in records], [headers.get(c, c) for c in columns],
+    return table_lines([[show(r, c) for c in columns] for r in records], [headers.get(c) or column_title(c) for c in columns],
                        right=right)

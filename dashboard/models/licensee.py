@@ -127,6 +127,26 @@ def duties_past_approval(approvals: pd.DataFrame | None, duties: pd.DataFrame | 
     return pd.DataFrame(rows) if rows else empty
 
 
+def amc_names(client) -> dict[str, str]:
+    """English (else Thai) names of the asset management companies the current service lists (S7), by id;
+    empty on the legacy layout or when the list cannot be read (names then fall back to the ids)."""
+    try:
+        if client.layout() != LAYOUT_SUCCESSOR:
+            return {}
+        rows = client.fetch("S7") or []
+    except SecApiError as exc:
+        log.info("the list of asset management companies could not be read (%s); companies are shown by id", exc)
+        return {}
+    names = {}
+    for row in rows:
+        uid = row.get("unique_id") if isinstance(row, dict) else None
+        name = next((row.get(k).strip() for k in ("comp_name_en", "comp_name_th")
+                     if isinstance(row.get(k), str) and row.get(k).strip()), None)
+        if isinstance(uid, str) and name:
+            names[uid] = name
+    return names
+
+
 class LicenceCheck(ServiceModel):
     """The licence register (E15 to E20) for a compliance check of a company or a person."""
 

@@ -443,3 +443,41 @@ def test_error_messages_leave_out_the_endpoint_codes():
     assert without_endpoint_code("note: E15 POST /v1/x: no") == "note: POST /v1/x: no"
     assert without_endpoint_code("E15 to E20 here") == "E15 to E20 here"  # only a code in front of a request
     assert without_endpoint_code("E4 fund policy: malformed") == "fund policy: malformed"
+
+
+def _flagged_person(dataset):
+    """A demo person the compliance rule flags on the pinned day (a duty held after its approval expired)."""
+    from dashboard.models.licensee import duties_past_approval
+    from dashboard.records import records_frame
+    from tests.conftest import TODAY
+
+    for pid, approvals in sorted(dataset.approvals.items()):
+        flagged = duties_past_approval(records_frame("approval", approvals),
+                                       records_frame("duty", dataset.duties.get(pid) or []), TODAY)
+        if not flagged.empty:
+            return pid, flagged.iloc[0]
+    raise AssertionError("the demo data set has no such person")
+
+
+def test_licensee_person_flags_a_duty_past_its_approval(cli, dataset):
+    pid, row = _flagged_person(dataset)
+    code, stdout, _ = cli("licensee", "person", pid)
+    assert code == 0
+    assert f"but the approval for it expired on {row['approval_expired']}" in stdout and "warning:" in stdout
+    code, stdout, _ = cli("licensee", "person", pid, "--json")
+    assert any(row["approval_expired"] in w for w in json.loads(stdout)["warnings"])
+
+
+def test_readable_tables_show_names_and_titles_not_field_names(simulator, dataset, tmp_path, monkeypatch, capsys):
+    cli = in_process_cli(simulator, "successor", tmp_path / "cache", monkeypatch, capsys)
+    code, stdout, _ = cli("fund", "search", "Mekong")
+    assert code == 0
+    header = stdout.splitlines()[0]
+    assert "proj_abbr_name" not in header and "unique_id" not in header and "Company" in header
+    assert "Demo Mekong Asset Management Co., Ltd." in stdout
+    # a person's duty at an asset management company names the company (the current service lists them)
+    pid = next(p for p, duties in sorted(dataset.duties.items())
+               if any(d["company_unique_id"] in {a["unique_id"] for a in dataset.amcs} for d in duties))
+    code, stdout, _ = cli("licensee", "person", pid)
+    assert "lic_code" not in stdout and "company_unique_id" not in stdout
+    assert "Asset Management Co., Ltd. (C0" in stdout

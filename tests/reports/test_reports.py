@@ -200,8 +200,39 @@ def test_licensee_report_shows_approvals_duties_and_cases(module_client, dataset
 def test_licensee_report_of_a_company(module_client, dataset_module):
     amc = dataset_module.amcs[0]["unique_id"]
     page = licensee_report_html(module_client, amc)
-    assert "Licence check: company" in page and 'id="company-funds-table"' in page
-    assert "No case was asked for" in page
+    assert 'id="company-funds-table"' in page
+    assert "--case" not in page  # a command-line flag has no place in an HTML page
+
+
+def test_licence_report_of_a_company_holds_its_record_and_cases_under_its_name(dataset_module):
+    """The title names the company; the current service's licences, personnel, business activities and the case
+    list are in the report."""
+    (uid, case_id) = next(k for k in dataset_module.enforcement if k[0].startswith("C"))
+    client = client_for(dataset_module, TODAY, layout="successor")
+    try:
+        page = html.unescape(licensee_report_html(client, uid, generated_at=GENERATED))
+        amc = dataset_module.amcs[0]
+        amc_page = html.unescape(licensee_report_html(client, amc["unique_id"], generated_at=GENERATED))
+    finally:
+        client.close()
+    assert f"Licence check: {amc['name_en']} ({amc['unique_id']})" in amc_page
+    assert f"Licence check: company {amc['unique_id']}" not in amc_page
+    for ident in ("company-licences-table", "business-table"):
+        assert f'id="{ident}"' in amc_page
+    assert "People on duty" in amc_page
+    assert 'id="cases-table"' in page and case_id in section(page, "enforcement") and "--case" not in page
+
+
+def test_licence_report_warns_of_a_duty_past_its_approval(module_client, dataset_module):
+    from dashboard.models.licensee import duties_past_approval
+    from dashboard.records import records_frame
+
+    pid, flagged = next((p, f) for p, a in sorted(dataset_module.approvals.items())
+                        if not (f := duties_past_approval(records_frame("approval", a),
+                                                          records_frame("duty", dataset_module.duties.get(p) or []), TODAY)).empty)
+    page = html.unescape(licensee_report_html(module_client, pid, generated_at=GENERATED))
+    warning = section(page, "compliance")
+    assert f"the approval for it expired on {flagged.iloc[0]['approval_expired']}" in warning
 
 
 @pytest.mark.parametrize("layout", ["legacy", "successor"])

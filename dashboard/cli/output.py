@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
 from dashboard.cli.terminal import cell, display_width, err, json_text, out, plain, record_table, terminal_text
+from dashboard.present.text import column_title
 from dashboard.records.successor import NOT_PUBLISHED_NOTE, not_published
 
 EXIT_OK = 0
@@ -62,7 +65,9 @@ def formatters(names: dict[str, str] | None = None) -> dict[str, Any]:
 
 
 VIRTUAL_COLUMNS = frozenset(formatters())
-# Longest single value shown in a `key  value` line (JSON output keeps the whole text).
+# Where `title  value` lines wrap when the terminal's width is unknown (a pipe, a file).
+WRAP_COLUMNS = 100
+# Longest single value `fund show` puts on one line (JSON output keeps the whole text).
 FIELD_WIDTH = 200
 
 
@@ -72,6 +77,8 @@ def emit(args: argparse.Namespace, data: Any, kind: str | None = None, *, empty_
         err(f"no data: {empty_note}")
     if args.json:
         sys.stdout.write(json_text(data) + "\n")
+    elif isinstance(data, dict):
+        print_fields(data, wide=getattr(args, "wide", False))
     else:
         print_readable(data, kind)
     return EXIT_OK
@@ -97,10 +104,13 @@ def print_readable(data: Any, kind: str | None, *, names: dict[str, str] | None 
         print_fields(data)
 
 
-def print_fields(record: dict, keys: Sequence[str] | None = None, *, indent: str = "") -> None:
-    """key  value lines; nested lists and objects are counted, long texts cut (JSON has them whole)."""
+def print_fields(record: dict, keys: Sequence[str] | None = None, *, indent: str = "", wide: bool = False) -> None:
+    """`title  value` lines; nested lists and objects are counted; a long text wraps at word boundaries under its
+    title (whole, never cut), or stays on one line with `wide`."""
     keys = [k for k in (keys or record) if k != "not_published"]
-    width = max((display_width(str(k)) for k in keys), default=0)
+    titles = {k: terminal_text(column_title(str(k)), single_line=True) for k in keys}
+    width = max((display_width(t) for t in titles.values()), default=0)
+    room = max(shutil.get_terminal_size((WRAP_COLUMNS, 24)).columns - len(indent) - width - 2, 30)
     for key in keys:
         value = record.get(key)
         if isinstance(value, (list, dict)) and value and not all(isinstance(v, str) for v in value):
@@ -109,4 +119,8 @@ def print_fields(record: dict, keys: Sequence[str] | None = None, *, indent: str
             text = NOT_PUBLISHED_NOTE
         else:
             text = cell(key, value)
-        out(f"{indent}{terminal_text(key, single_line=True).ljust(width)}  {terminal_text(text, single_line=True, limit=FIELD_WIDTH)}")
+        text = terminal_text(text, single_line=True)
+        lines = [text] if wide else (textwrap.wrap(text, room, break_long_words=False, break_on_hyphens=False) or [""])
+        out(f"{indent}{titles[key].ljust(width)}  {lines[0]}".rstrip())
+        for line in lines[1:]:
+            out(f"{indent}{' ' * width}  {line}")

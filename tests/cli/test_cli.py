@@ -481,3 +481,25 @@ def test_readable_tables_show_names_and_titles_not_field_names(simulator, datase
     code, stdout, _ = cli("licensee", "person", pid)
     assert "lic_code" not in stdout and "company_unique_id" not in stdout
     assert "Asset Management Co., Ltd. (C0" in stdout
+
+
+def test_readable_enforcement_wraps_long_texts_whole_or_keeps_them_on_one_line_with_wide(cli, dataset, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "70")
+    (uid, case_id), record = next(iter(dataset.enforcement.items()))
+    code, stdout, _ = cli("licensee", "enforcement", uid, case_id)
+    assert code == 0 and "…" not in stdout
+    assert "enforcement_relevant_section_law" not in stdout and "Law broken" in stdout
+    facts = " ".join(record["enforcement_summarized_facts"].split())
+    # the wrapped lines, joined again, give the whole text: no word is cut
+    assert facts in " ".join(" ".join(stdout.split()).split())
+    assert max(len(line) for line in stdout.splitlines()) <= 70 + 10  # Thai marks take no column; a long word may pass
+    code, wide, _ = cli("licensee", "enforcement", uid, case_id, "--wide")
+    assert any(facts in " ".join(line.split()) for line in wide.splitlines())
+
+
+def test_readable_fund_show_has_the_investment_policy(simulator, dataset, tmp_path, monkeypatch, capsys):
+    cli = in_process_cli(simulator, "successor", tmp_path / "cache", monkeypatch, capsys)  # the legacy layout has none
+    fund = next(f for f in dataset.funds if f.get("proj_abbr_name") == "DMK-EQ")
+    code, stdout, _ = cli("fund", "show", fund["proj_id"])
+    assert code == 0
+    assert "Investment policy" in stdout and "Management style" in stdout and "Policy" in stdout

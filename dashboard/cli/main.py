@@ -133,7 +133,9 @@ def cmd_fund_holdings(args) -> int:
         return emit(args, rows, "holding", empty_note=f"no holdings for {proj_id} in {period}")
     lines, totals = split_nav_total(rows)
     if rows:
-        err(f"{proj_id} holdings for {period}")
+        from dashboard.present.text import quarter_text
+
+        err(f"{proj_id} holdings for {quarter_text(period)}")
     emit(args, lines, "holding", empty_note=f"no holdings for {proj_id} in {period}")
     for total in totals:
         out(f"net asset value {baht(total.get('assetliab_value'))} baht (the NAV-total line, asset type 903: "

@@ -382,3 +382,35 @@ def quarter_text(period: Any) -> str:
     if len(raw) == 6 and raw.isdigit() and 1 <= int(raw[4:]) <= 12:
         return f"Q{(int(raw[4:]) - 1) // 3 + 1} {raw[:4]}"
     return raw
+
+
+# What each level of the SEC's risk spectrum means, in the words its factsheets use (ต่ำ, ปานกลางค่อนข้างต่ำ, ...).
+RISK_WORDS: dict[str, str] = {"RS1": "low", "RS2": "moderately low", "RS3": "moderately low", "RS4": "moderately high",
+                              "RS5": "moderately high", "RS6": "high", "RS7": "high", "RS8": "very high",
+                              "RS81": "very high (complex or high-risk)"}
+RISK_LEVELS = {**{f"RS{n}": str(n) for n in range(1, 9)}, "RS81": "8+"}
+
+
+def risk_text(code: Any) -> str:
+    """A risk code for people: "6 of 8, high" for RS6, "8+ of 8, very high (complex or high-risk)" for RS81;
+    an unknown code as sent, missing as empty."""
+    if is_missing(code):
+        return ""
+    key = str(code).strip().upper()
+    if key not in RISK_LEVELS:
+        return str(code)
+    return f"{RISK_LEVELS[key]} of 8, {RISK_WORDS[key]}"
+
+
+# Fee remarks the service writes in Thai, in English (the Thai is kept beside it).
+FEE_REMARKS: dict[str, str] = {"ปัจจุบันยกเว้นการเรียกเก็บ": "currently waived", "ยกเว้น": "waived",
+                               "ไม่เรียกเก็บ": "not charged"}
+
+
+def fee_remark_text(remark: Any) -> str:
+    """A fee's remark as "currently waived · ปัจจุบันยกเว้นการเรียกเก็บ"; other text as sent; missing as empty."""
+    if is_missing(remark):
+        return ""
+    thai = " ".join(str(remark).split())
+    english = FEE_REMARKS.get(thai)
+    return f"{english} · {thai}" if english else thai

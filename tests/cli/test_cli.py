@@ -503,3 +503,17 @@ def test_readable_fund_show_has_the_investment_policy(simulator, dataset, tmp_pa
     code, stdout, _ = cli("fund", "show", fund["proj_id"])
     assert code == 0
     assert "Investment policy" in stdout and "Management style" in stdout and "Policy" in stdout
+
+
+def test_fund_show_gives_english_beside_thai_and_keeps_the_waived_fee_remark(cli, dataset):
+    proj_id = next(p for p, rows in sorted(dataset.fees.items())
+                   if any(r.get("fee_other_desc") == "ปัจจุบันยกเว้นการเรียกเก็บ" for r in rows) and dataset.allocation.get(p))
+    code, stdout, _ = cli("fund", "show", proj_id)
+    assert code == 0
+    assert "currently waived · ปัจจุบันยกเว้นการเรียกเก็บ" in stdout
+    allocation = stdout.split("\nALLOCATION\n", 1)[1].split("\n\n", 1)[0]
+    import re as _re
+    assert all(_re.search(r"[a-z]{3}", line) for line in allocation.splitlines()[1:]), allocation  # English beside the Thai
+    risk = next(line for line in stdout.splitlines() if line.strip().startswith("About the risk"))
+    assert " of 8, " in risk
+    assert "HOLDINGS 20" not in stdout  # a quarter reads as "Q3 2026", not 202609

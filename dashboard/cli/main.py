@@ -323,9 +323,22 @@ def cmd_cache(args) -> int:
     if args.json:
         sys.stdout.write(json_text(info) + "\n")
     else:
+        titles = {"directory": "Directory", "entries": "Responses kept", "fresh": "Fresh", "stale": "Expired (kept)",
+                  "size_bytes": "Size"}
         for key, value in info.items():
-            out(f"{key:11} {value}")
+            shown = _size_text(value) if key == "size_bytes" else value
+            out(f"{titles.get(key, key):15} {shown}")
     return EXIT_OK
+
+
+def _size_text(size: Any) -> str:
+    """A size in bytes for people: "32 kB", "1.5 MB"."""
+    if not isinstance(size, (int, float)):
+        return str(size)
+    for unit, step in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if size >= step:
+            return f"{size / step:.1f} {unit}".replace(".0 ", " ")
+    return f"{int(size)} bytes"
 
 
 def cmd_demo_server(args) -> int:
@@ -426,24 +439,24 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         return p
 
-    fund = sub.add_parser("fund", help="fund factsheets (E1 to E14)").add_subparsers(dest="fund_command", required=True, metavar="ACTION")
-    add(fund, "search", cmd_fund_search, "funds by part of a name or abbreviation (E1)", as_json).add_argument("name")
-    add(fund, "amc", cmd_fund_amc, "all funds of an asset management company (E2)", as_json).add_argument("unique_id")
-    add(fund, "classes", cmd_fund_classes, "unit classes by part of an abbreviation (E3)", as_json).add_argument("name")
+    fund = sub.add_parser("fund", help="fund factsheets: search, a company's funds, unit classes, a whole factsheet, holdings").add_subparsers(dest="fund_command", required=True, metavar="ACTION")
+    add(fund, "search", cmd_fund_search, "funds by part of a name or abbreviation", as_json).add_argument("name")
+    add(fund, "amc", cmd_fund_amc, "all funds of an asset management company", as_json).add_argument("unique_id")
+    add(fund, "classes", cmd_fund_classes, "unit classes by part of an abbreviation", as_json).add_argument("name")
     add(fund, "show", cmd_fund_show, "one fund's whole factsheet", as_json).add_argument("query", help="proj_id or exact abbreviation")
-    holdings = add(fund, "holdings", cmd_fund_holdings, "portfolio holdings of one quarter (E6)", as_json)
+    holdings = add(fund, "holdings", cmd_fund_holdings, "portfolio holdings of one quarter", as_json)
     holdings.add_argument("query", help="proj_id or exact abbreviation")
     holdings.add_argument("--period", help="quarter YYYYMM (default: the latest published)")
 
-    lic = sub.add_parser("licensee", help="licence register (E15 to E20)").add_subparsers(dest="licensee_command", required=True, metavar="ACTION")
-    add(lic, "search", cmd_licensee_search, "licensed companies by part of a name (E15)", as_json).add_argument("name")
-    add(lic, "former", cmd_licensee_former, "entities that once held a licence (E16)", as_json)
-    add(lic, "person", cmd_licensee_person, "a person's approvals and current duties (E17, E18)", as_json).add_argument("unique_id")
+    lic = sub.add_parser("licensee", help="licence register: licensed companies, approved persons, enforcement, investor alerts").add_subparsers(dest="licensee_command", required=True, metavar="ACTION")
+    add(lic, "search", cmd_licensee_search, "licensed companies by part of a name", as_json).add_argument("name")
+    add(lic, "former", cmd_licensee_former, "entities that once held a licence", as_json)
+    add(lic, "person", cmd_licensee_person, "a person's approvals and current duties, with a warning for a duty held past its approval", as_json).add_argument("unique_id")
     enf = add(lic, "enforcement", cmd_licensee_enforcement, "an enforcement action", as_json)
     enf.add_argument("--wide", action="store_true", help="long texts on one line each (they wrap by default)")
     enf.add_argument("unique_id")
     enf.add_argument("case_id")
-    add(lic, "alert", cmd_licensee_alert, "an investor-alert case (E20)", as_json).add_argument("case_id")
+    add(lic, "alert", cmd_licensee_alert, "an investor-alert case", as_json).add_argument("case_id")
     add(lic, "person-search", cmd_licensee_person_search, "approved persons by part of a name or a registration number "
         "(current service)", as_json).add_argument("name")
     add(lic, "company", cmd_licensee_company, "a company's licences, personnel and business activities (current service)",

@@ -26,7 +26,18 @@ SCREEN_COLUMNS = ["proj_id", "proj_abbr_name", "proj_name_en", "company_name_en"
                   "total_fee_actual", "return_1y"]
 HOLDER_COLUMNS = ["proj_id", "proj_abbr_name", "period", "percent_nav", "assetliab_value"]
 HEADERS = {"total_fee_actual": "fee % (charged)", "return_1y": "1y return %", "percent_nav": "% of NAV",
-           "assetliab_value": "value (baht)", "company_name_en": "company", "proj_abbr_name": "fund"}
+           "assetliab_value": "value (baht)", "company_name_en": "company", "proj_abbr_name": "fund",
+           "risk_spectrum": "risk level (1 to 8+)", "fund_status": "status", "period": "quarter",
+           "issue_code": "issue", "isin_code": "ISIN"}
+
+
+def _readable_formatters() -> dict:
+    """Codes as words in readable rows (JSON keeps the codes): a status, a risk level, a quarter."""
+    from dashboard.present.text import RISK_LEVELS, quarter_text, status_text
+
+    return {"fund_status": lambda r: status_text(r.get("fund_status")),
+            "risk_spectrum": lambda r: RISK_LEVELS.get(str(r.get("risk_spectrum") or "").upper(), r.get("risk_spectrum") or ""),
+            "period": lambda r: quarter_text(r.get("period"))}
 
 
 # ---- what the commands share --------------------------------------------------------------------
@@ -64,7 +75,7 @@ def _emit_rows(args: argparse.Namespace, rows: list[dict], columns: list[str], e
     if not rows:
         err(f"no data: {empty}")
         return EXIT_OK
-    for line in record_table(rows, columns, headers=HEADERS):
+    for line in record_table(rows, columns, headers=HEADERS, formatters=_readable_formatters()):
         out(line)
     out(f"({len(rows)} rows)")
     return EXIT_OK
@@ -234,19 +245,27 @@ def cmd_market_overlap(args: argparse.Namespace) -> int:
 
     with _readable_store(args) as store:
         data = overlap(store, args.funds, args.period)
+        marks = ", ".join("?" * len(data["funds"]))
+        abbrs = {r["proj_id"]: r["proj_abbr_name"] for r in store.query(
+            f"SELECT proj_id, proj_abbr_name FROM funds WHERE proj_id IN ({marks})", list(data["funds"]))
+            if r["proj_abbr_name"]}
     if args.json:
         sys.stdout.write(json_text(data) + "\n")
         return EXIT_OK
-    out(f"quarter {data['period'] or '(no holdings stored)'}")
+    from dashboard.present.text import quarter_text
+
+    name = {p: abbrs.get(p, p) for p in data["funds"]}
+    out(f"quarter {quarter_text(data['period']) if data['period'] else '(no holdings stored)'}")
     for proj_id, lacking in data["missing"].items():
-        out(f"note: {proj_id}: {lacking}")
+        out(f"note: {name[proj_id]}: {lacking}")
     for pair, pct in data["overlap_pct"].items():
         a, b = pair.split("|")
-        out(f"{a} and {b}: {pct:.2f}% overlap")
+        out(f"{name[a]} and {name[b]}: {pct:.2f}% overlap")
     rows = [{"issue_code": c["issue_code"], "isin_code": c["isin_code"], "issuer": c["issuer"],
              **{p: c["weights"].get(p) for p in data["funds"]}} for c in data["common"]]
     if rows:
-        for line in record_table(rows, ["issue_code", "isin_code", "issuer", *data["funds"]]):
+        headers = {**HEADERS, **{p: f"{name[p]} % of NAV" for p in data["funds"]}}
+        for line in record_table(rows, ["issue_code", "isin_code", "issuer", *data["funds"]], headers=headers):
             out(line)
     else:
         out("no security held in common")
@@ -297,12 +316,15 @@ def add_market_commands(subparsers, *, common: argparse.ArgumentParser | None = 
     export.add_argument("directory", metavar="DIR")
     screen = add("screen", cmd_market_screen, "funds that pass the filters")
     screen.add_argument("--company", metavar="UNIQUE_ID", help="the management company's id, e.g. C0000000021")
-    screen.add_argument("--status", help="RG, SE, EX, CA, LI (or Registered, IPO, ...)")
-    screen.add_argument("--risk", action="append", metavar="RS..", help="risk level RS1..RS8, RS81 (repeatable)")
+    screen.add_argument("--status", help="registered (RG), approved and in filing (SE), expired (EX), cancelled (CA), "
+                        "liquidated (LI); the word or the code")
+    screen.add_argument("--risk", action="append", metavar="RS..", help="risk level 1 to 8, or 8+ for complex or high-risk funds (RS1..RS8, RS81); repeatable")
     screen.add_argument("--policy", metavar="TEXT", help="part of the policy type, in English or Thai: equity, fixed income, mixed, "
                         "alternative, other (or ตราสารทุน, ...)")
     screen.add_argument("--tax", choices=("SSF", "ThaiESG"), type=_tax_name, help="tax-incentive funds only")
-    screen.add_argument("--retail-type", metavar="CODE", help="investor type code (A B F G H N R V X)")
+    screen.add_argument("--retail-type", metavar="CODE", help="who may buy: R general investors, A non-retail, B high-net-worth, H non-retail and high-net-worth, "
+                        "N institutional, X institutional and ultra-high-net-worth, V provident funds, G government policy, "
+                        "F corporate-bond liquidity support")
     screen.add_argument("--max-fee", type=_finite, metavar="X", help="total annual fee as charged, at most X percent")
     screen.add_argument("--min-return-1y", type=_finite, metavar="X", help="1-year return at least X percent")
     screen.add_argument("--sort", metavar="FIELD", help="sort by a row field, e.g. return_1y; -FIELD (--sort -return_1y) for descending")

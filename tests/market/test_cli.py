@@ -246,3 +246,25 @@ def test_company_filter_takes_a_name(demo_store, capsys):
     assert not captured.out and "Demo Mekong Asset Management Co., Ltd." in captured.err and "management companies" in captured.err
     assert cli.main(["market", "screen", "--demo", "--company", "No Such Company"]) == 2
     assert "no management company" in capsys.readouterr().err
+
+
+def test_readable_market_output_gives_words_not_codes(demo_store, capsys):
+    from dashboard.market.store import MarketStore
+
+    capsys.readouterr()
+    assert cli.main(["market", "screen", "--demo", "--risk", "RS81", "--json"]) == 0
+    complex_funds = read_json(capsys)
+    assert complex_funds
+    assert cli.main(["market", "screen", "--demo", "--risk", "RS81"]) == 0
+    text = capsys.readouterr().out
+    assert "RS81" not in text and "8+" in text and "registered (RG)" in text and "proj_abbr_name" not in text
+    with MarketStore(demo_store, read_only=True) as store:
+        latest = store.query("SELECT max(period) AS p FROM holdings")[0]["p"]
+        two = store.query("SELECT proj_id, proj_abbr_name FROM funds WHERE proj_id IN (SELECT DISTINCT proj_id FROM "
+                          "holdings WHERE period = ?) AND proj_abbr_name IS NOT NULL ORDER BY proj_id LIMIT 2", [latest])
+    assert cli.main(["market", "overlap", "--demo", two[0]["proj_id"], two[1]["proj_id"]]) == 0
+    text = capsys.readouterr().out
+    assert f"{two[0]['proj_abbr_name']} and {two[1]['proj_abbr_name']}" in text
+    assert two[0]["proj_id"] not in text and f"quarter Q{(int(latest[4:]) - 1) // 3 + 1} {latest[:4]}" in text
+    assert cli.main(["market", "overlap", "--demo", two[0]["proj_id"], two[1]["proj_id"], "--json"]) == 0
+    assert read_json(capsys)["period"] == latest  # JSON keeps YYYYMM

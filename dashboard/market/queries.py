@@ -13,7 +13,7 @@ import datetime as dt
 import math
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from dashboard.errors import BadInputError, quoted
@@ -241,21 +241,36 @@ def overlap(store: MarketStore, funds: Sequence[str], period: str | None = None)
     if len(proj_ids) < 2:
         raise BadInputError("overlap needs at least two different funds")
     quarter = _period(store, period)
-    weights: dict[str, dict[str, float]] = {}
-    names: dict[str, dict] = {}
+    rows: list[dict] = []
     if quarter is not None:
         marks = ", ".join("?" * len(proj_ids))
         rows = store.query(
             f"SELECT proj_id, issue_code, isin_code, issuer, percent_nav FROM holdings WHERE period = ? "
             f"AND proj_id IN ({marks}) AND NOT coalesce(is_nav_total, FALSE) ORDER BY proj_id", [quarter, *proj_ids])
-        for row in rows:
-            key = _security_key(row["issue_code"], row["isin_code"])
-            if key is None or row["percent_nav"] is None:
-                continue
-            per_fund = weights.setdefault(key, {})
-            per_fund[row["proj_id"]] = per_fund.get(row["proj_id"], 0.0) + float(row["percent_nav"])
-            names.setdefault(key, {"issue_code": _clean(row["issue_code"]), "isin_code": _clean(row["isin_code"]),
-                                   "issuer": _clean(row["issuer"])})
+    return {"funds": proj_ids, "period": quarter, **overlap_of(proj_ids, rows), "missing": missing}
+
+
+def overlap_of(proj_ids: Sequence[str], rows: Iterable[Mapping]) -> dict:
+    """Securities held in common by these funds and each pair's overlap, from holding lines (proj_id, issue_code,
+    isin_code, issuer, percent_nav; NAV totals left out by the caller): `{"common": [...], "overlap_pct": {...}}`.
+    The same rule for the market store and a report's holdings: a security is its ISIN, else its issue code."""
+    weights: dict[str, dict[str, float]] = {}
+    names: dict[str, dict] = {}
+    for row in rows:
+        key = _security_key(row.get("issue_code"), row.get("isin_code"))
+        weight = row.get("percent_nav")
+        if key is None or weight is None or row.get("proj_id") not in proj_ids:
+            continue
+        try:
+            weight = float(weight)
+        except (TypeError, ValueError):
+            continue
+        if not math.isfinite(weight):
+            continue
+        per_fund = weights.setdefault(key, {})
+        per_fund[row["proj_id"]] = per_fund.get(row["proj_id"], 0.0) + weight
+        names.setdefault(key, {"issue_code": _clean(row.get("issue_code")), "isin_code": _clean(row.get("isin_code")),
+                               "issuer": _clean(row.get("issuer"))})
     common = []
     for key, per_fund in weights.items():
         if len(per_fund) >= 2:
@@ -267,7 +282,7 @@ def overlap(store: MarketStore, funds: Sequence[str], period: str | None = None)
         for b in proj_ids[i + 1:]:
             total = sum(min(w[a], w[b]) for w in weights.values() if a in w and b in w)
             pairs[f"{a}|{b}"] = round(total, 6)
-    return {"funds": proj_ids, "period": quarter, "common": common, "overlap_pct": pairs, "missing": missing}
+    return {"common": common, "overlap_pct": pairs}
 
 
 NO_PROFILE = ("the store holds its holdings but no profile row (no name, company or status): the overlap is from its "

@@ -179,6 +179,28 @@ def test_comparison_report_puts_the_funds_side_by_side(module_client, dataset_mo
     assert 'id="allocation-table"' in page and 'id="performance-table"' in page and 'id="fees-table"' in page
 
 
+def test_comparison_report_has_a_holdings_overlap_section(module_client, dataset_module):
+    from dashboard.api.periods import latest_period
+
+    period = latest_period(TODAY, module_client.layout())
+
+    def held(proj_id):
+        rows = (dataset_module.holdings.get(proj_id) or {}).get(period) or []
+        return {r["issue_code"]: float(r["percent_nav"]) for r in rows
+                if r.get("issue_code") and str(r.get("assetliab_id")) != "903" and r.get("percent_nav") is not None}
+
+    with_holdings = [f for f in dataset_module.funds if held(f["proj_id"])]
+    a, b = next((x, y) for i, x in enumerate(with_holdings) for y in with_holdings[i + 1:]
+                if set(held(x["proj_id"])) & set(held(y["proj_id"])))
+    shared = sorted(set(held(a["proj_id"])) & set(held(b["proj_id"])))
+    page = html.unescape(fund_report_html(module_client, [a["proj_id"], b["proj_id"]], generated_at=GENERATED))
+    overlap = section(page, "overlap")
+    assert 'id="overlap-pairs-table"' in overlap and 'id="overlap-table"' in overlap
+    assert any(code in overlap for code in shared)
+    expected = sum(min(held(a["proj_id"])[c], held(b["proj_id"])[c]) for c in shared)
+    assert f"{expected:.2f} %" in overlap
+
+
 def test_licensee_report_shows_approvals_duties_and_cases(module_client, dataset_module):
     person, case_id = next((uid, case) for (uid, case) in dataset_module.enforcement if uid.startswith("P"))
     alert_id = next(iter(dataset_module.alerts))

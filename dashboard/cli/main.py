@@ -15,7 +15,7 @@ from typing import Any
 
 from dashboard import __version__
 from dashboard.cli.factsheet import print_factsheet
-from dashboard.cli.market import add_market_commands, join_option_values
+from dashboard.cli.market import CSV_HELP, add_market_commands, join_option_values
 from dashboard.cli.output import EXIT_OK, emit, print_readable
 from dashboard.cli.terminal import MESSAGE_WIDTH, TerminalFormatter, baht, err, json_text, out, terminal_text
 from dashboard.api.deadline import run_deadline
@@ -132,6 +132,8 @@ def cmd_fund_holdings(args) -> int:
     if args.json:  # every line as sent; the NAV-total line carries "is_nav_total": true
         return emit(args, rows, "holding", empty_note=f"no holdings for {proj_id} in {period}")
     lines, totals = split_nav_total(rows)
+    if args.csv:  # the holdings alone, as the readable table shows them
+        return emit(args, lines, "holding", empty_note=f"no holdings for {proj_id} in {period}")
     if rows:
         from dashboard.present.text import quarter_text
 
@@ -425,6 +427,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the service's path layout (default: SEC_API_LAYOUT or auto, which asks the service once)")
     as_json = argparse.ArgumentParser(add_help=False)
     as_json.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    as_json.add_argument("--csv", action="store_true", help=CSV_HELP)
 
     parser = TerminalSafeParser(
         prog="sec-dashboard", parents=[common],
@@ -509,12 +512,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             setattr(args, name, default)
     if not hasattr(args, "json"):
         args.json = False
+    if not hasattr(args, "csv"):
+        args.csv = False
     handler = _StderrHandler()
     handler.setFormatter(TerminalFormatter("%(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, handlers=[handler])
     if not args.verbose:
         logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
+        _check_csv(args)
         with run_deadline(_run_deadline(args)):
             return args.func(args)
     except SecApiError as exc:  # BadInputError and CacheUnavailableError exit 2, a rejected key 3, the service 4
@@ -556,6 +562,22 @@ def _run_deadline(args: argparse.Namespace) -> float | None:
     if (args.command, getattr(args, "market_command", None)) in UNBOUNDED:
         return None
     return parse_deadline(os.environ.get("SEC_API_DEADLINE_S", "").strip() or DEFAULT_DEADLINE_S)
+
+
+# Commands whose answer is a table, which --csv writes.
+CSV_COMMANDS = {("fund", "search"), ("fund", "amc"), ("fund", "classes"), ("fund", "holdings"), ("licensee", "search"),
+                ("licensee", "former"), ("licensee", "person-search"), ("licensee", "cases"), ("licensee", "alerts"),
+                ("licensee", "enforcement"), ("licensee", "alert"), ("market", "screen"), ("market", "holders")}
+
+
+def _check_csv(args: argparse.Namespace) -> None:
+    if not args.csv:
+        return
+    if args.json:
+        raise BadInputError("give --csv or --json, not both")
+    action = next((getattr(args, a) for a in ("fund_command", "licensee_command", "market_command") if getattr(args, a, None)), None)
+    if (args.command, action) not in CSV_COMMANDS:
+        raise BadInputError(f"--csv writes tables; `{args.command} {action or ''}`".rstrip() + " prints several parts: use --json")
 
 
 def _fail(exc: BaseException | str, code: int) -> int:

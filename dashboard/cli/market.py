@@ -14,11 +14,12 @@ import sys
 from collections.abc import Sequence
 from functools import wraps
 
-from dashboard.cli.terminal import err, json_text, out, record_table, terminal_text
+from dashboard.cli.terminal import err, json_text, out, readable_frame, record_table, terminal_text, write_csv
 from dashboard.config import ApiSettings
 from dashboard.errors import BadInputError, SecApiError, quoted
 
 EXIT_OK = 0
+CSV_HELP = "print the table as CSV (UTF-8 with a byte-order mark: Excel opens the Thai intact; labels, not codes)"
 LOG_EVERY_PAGES = 100  # off a terminal, a line per this many pages of one dataset (about two minutes)
 MAX_ROWS = 1_000_000  # --limit: more than the market holds rows of any screen
 
@@ -69,6 +70,11 @@ def _readable_store(args: argparse.Namespace):
 
 
 def _emit_rows(args: argparse.Namespace, rows: list[dict], columns: list[str], empty: str) -> int:
+    if getattr(args, "csv", False):
+        if not rows:
+            err(f"no data: {empty}")
+        write_csv(readable_frame(rows, columns, formatters=_readable_formatters(), headers=HEADERS))
+        return EXIT_OK
     if args.json:
         sys.stdout.write(json_text(rows) + "\n")
         return EXIT_OK
@@ -286,6 +292,7 @@ def _common_parents() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]
     common.add_argument("--layout", choices=("auto", "legacy", "successor"), default=argparse.SUPPRESS)
     as_json = argparse.ArgumentParser(add_help=False)
     as_json.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    as_json.add_argument("--csv", action="store_true", help=CSV_HELP)
     return common, as_json
 
 

@@ -9,7 +9,8 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
-from dashboard.cli.terminal import cell, display_width, err, json_text, out, plain, record_table, terminal_text
+from dashboard.cli.terminal import (cell, display_width, err, json_text, out, plain, readable_frame, record_table, terminal_text,
+                                   write_csv)
 from dashboard.present.text import asset_type_text, column_title
 from dashboard.records.successor import NOT_PUBLISHED_NOTE, not_published
 
@@ -76,13 +77,32 @@ def emit(args: argparse.Namespace, data: Any, kind: str | None = None, *, empty_
     """Print a command's data as JSON (`--json`) or readably; "no data: ..." on stderr when there is none."""
     if data in (None, [], {}) and empty_note:
         err(f"no data: {empty_note}")
-    if args.json:
+    if getattr(args, "csv", False):
+        write_table_csv(data, kind)
+    elif args.json:
         sys.stdout.write(json_text(data) + "\n")
     elif isinstance(data, dict):
         print_fields(data, wide=getattr(args, "wide", False))
     else:
         print_readable(data, kind)
     return EXIT_OK
+
+
+def write_table_csv(data: Any, kind: str | None, *, names: dict[str, str] | None = None) -> None:
+    """Records as CSV on stdout with the readable table's columns, titles and labels (not codes); one record as
+    two columns, title and value. Text is whole (a CSV cell is never cut)."""
+    if isinstance(data, dict):
+        keys = [k for k in data if k != "not_published" and not isinstance(data[k], (list, dict))]
+        write_csv(pd_frame({"Field": [column_title(k) for k in keys], "Value": [cell(k, data.get(k)) for k in keys]}))
+        return
+    records = [r if isinstance(r, dict) else {"value": r} for r in (data or [])]
+    write_csv(readable_frame(records, columns(records, kind), formatters=formatters(names), headers=HEADERS))
+
+
+def pd_frame(columns: dict) -> Any:
+    import pandas as pd
+
+    return pd.DataFrame(columns, dtype=object)
 
 
 def columns(records: list, kind: str | None) -> list[str]:

@@ -351,7 +351,7 @@ COLUMN_TITLES: dict[str, str] = {
     "enforcement_relevant_section_law": "Law broken", "enforcement_summarized_facts": "Facts",
     "enforcement_date": "Date", "enforcement_details": "Sanction", "enforcement_remark": "Remark",
     "fund_status": "Status", "risk_spectrum": "Risk level", "policy_desc": "Policy type", "period": "Quarter",
-    "last_upd_date": "Updated", "size_bytes": "Size", "reason": "Warning", "disclosure_date": "Disclosed",
+    "last_upd_date": "Updated", "size_bytes": "Size", "regis_date": "Registered", "cancel_date": "Cancelled", "reason": "Warning", "disclosure_date": "Disclosed",
 }
 
 

@@ -530,3 +530,26 @@ def test_help_and_cache_info_speak_words_not_codes(tmp_path):
     assert "general investors" in screen and "8+" in screen
     info = run("--demo", "cache", "info", env={"SEC_DASHBOARD_CACHE_DIR": str(tmp_path)})
     assert info.returncode == 0 and "size_bytes" not in info.stdout and "Size" in info.stdout
+
+
+def test_csv_bytes_of_a_fund_search_and_a_screen(simulator, tmp_path):
+    import csv
+    import io
+
+    env = {"SEC_DASHBOARD_CACHE_DIR": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-m", "dashboard", "--demo", "licensee", "search", "Mekong", "--csv"],
+                            capture_output=True, env={**{k: v for k, v in os.environ.items() if not k.startswith("SEC_")},
+                                                      **env, "PYTHONPATH": str(ROOT)}, cwd=ROOT, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(b"\xef\xbb\xbf")
+    rows = list(csv.reader(io.StringIO(result.stdout.decode("utf-8-sig"))))
+    assert rows[0] == ["Id", "Name", "Name (Thai)"]
+    assert any("แม่โขง" in cell for cell in rows[1])
+    fund = run("--demo", "fund", "search", "Mekong", "--csv", env=env)
+    header, first = list(csv.reader(io.StringIO(fund.stdout.lstrip("\ufeff"))))[:2]
+    assert "proj_abbr_name" not in header and "Company" in header
+    assert first[header.index("Status")].endswith(")") and "(" in first[header.index("Status")]  # "registered (RG)"
+    both = run("--demo", "fund", "search", "Mekong", "--csv", "--json", env=env)
+    assert both.returncode == 2 and "not both" in both.stderr
+    several = run("--demo", "licensee", "person", "P0000010016", "--csv", env=env)
+    assert several.returncode == 2 and "use --json" in several.stderr

@@ -268,3 +268,19 @@ def test_readable_market_output_gives_words_not_codes(demo_store, capsys):
     assert two[0]["proj_id"] not in text and f"quarter Q{(int(latest[4:]) - 1) // 3 + 1} {latest[:4]}" in text
     assert cli.main(["market", "overlap", "--demo", two[0]["proj_id"], two[1]["proj_id"], "--json"]) == 0
     assert read_json(capsys)["period"] == latest  # JSON keeps YYYYMM
+
+
+def test_screen_as_csv_has_a_byte_order_mark_titles_and_numbers(demo_store, capsys, monkeypatch):
+    import csv
+
+    buffer = io.BytesIO()
+    monkeypatch.setattr("sys.stdout", io.TextIOWrapper(buffer, encoding="utf-8"))
+    assert cli.main(["market", "screen", "--demo", "--risk", "RS81", "--csv"]) == 0
+    import sys
+    sys.stdout.flush()
+    data = buffer.getvalue()
+    assert data.startswith(b"\xef\xbb\xbf")
+    rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
+    assert "Risk level (1 to 8+)" in rows[0] and "proj_id" not in rows[0]
+    risk = rows[0].index("Risk level (1 to 8+)")
+    assert {r[risk] for r in rows[1:]} == {"8+"}

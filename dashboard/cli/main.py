@@ -218,10 +218,14 @@ def cmd_licensee_company(args) -> int:
         if note:
             err(f"no data: {note}")
         return emit(args, data)
+    from dashboard.models.licensee import amc_names
+
+    name = amc_names(check.api).get(args.unique_id)
+    who = f"{name} ({args.unique_id})" if name else f"company {args.unique_id}"
     for title, rows, kind in (("licences and registrations", data["licences"], "company_licence"),
                               ("personnel on duty", data["personnel"], "duty"),
                               ("business activities", data["business"], "business_activity")):
-        out(f"company {args.unique_id}: {title}")
+        out(f"{who}: {title}")
         print_readable(rows, kind)
     if note:
         err(f"no data: {note}")

@@ -11,7 +11,7 @@ from typing import Any
 
 from dashboard.cli.terminal import (cell, display_width, err, json_text, out, plain, readable_frame, record_table, terminal_text,
                                    write_csv)
-from dashboard.present.text import asset_type_text, column_title
+from dashboard.present.text import apply_type_text, asset_type_text, column_title
 from dashboard.records.successor import NOT_PUBLISHED_NOTE, not_published
 
 EXIT_OK = 0
@@ -63,10 +63,12 @@ def formatters(names: dict[str, str] | None = None) -> dict[str, Any]:
         "licence": lambda r: name_with_code(r, "lic_code", "lic_name"),
         "activity": lambda r: name_with_code(r, "lic_action_code", "lic_action_name"),
         "assetliab_desc": lambda r: asset_type_text(r.get("assetliab_id"), r.get("assetliab_desc")),
+        "apply_type": lambda r: apply_type_text(r.get("apply_type")),
     }
 
 
-VIRTUAL_COLUMNS = frozenset(formatters()) - {"assetliab_desc"}
+
+VIRTUAL_COLUMNS = frozenset(formatters()) - {"assetliab_desc", "apply_type"}
 # Where `title  value` lines wrap when the terminal's width is unknown (a pipe, a file).
 WRAP_COLUMNS = 100
 # Longest single value `fund show` puts on one line (JSON output keeps the whole text).

@@ -414,3 +414,15 @@ def fee_remark_text(remark: Any) -> str:
     thai = " ".join(str(remark).split())
     english = FEE_REMARKS.get(thai)
     return f"{english} · {thai}" if english else thai
+
+
+# A company licence's apply_type, which the service writes in Thai only, with English beside it.
+APPLY_TYPES = {"ใบอนุญาต": "licensed (ใบอนุญาต)", "จดทะเบียน": "registered (จดทะเบียน)"}
+
+
+def apply_type_text(value: Any) -> str:
+    """"licensed (ใบอนุญาต)" / "registered (จดทะเบียน)"; other text as sent; missing as empty."""
+    if is_missing(value):
+        return ""
+    thai = " ".join(str(value).split())
+    return APPLY_TYPES.get(thai, thai)

@@ -27,7 +27,7 @@ from dashboard.records.labels import label
 from dashboard.reports.blocks import Card, Caution, Column, Heading, Note, Table, date_col, key_values, table
 from dashboard.reports.document import ReportDocument
 from dashboard.reports.embed import safe_chart
-from dashboard.present.text import fmt_date, fmt_datetime, is_missing, latest_update, text
+from dashboard.present.text import apply_type_text, fmt_date, fmt_datetime, is_missing, latest_update, text
 
 def name_with_code(record, code_key: str, name_key: str) -> str | None:
     """An approval or duty by name with its code beside it ("Investment planner (IP)"); the code alone when no
@@ -228,7 +228,7 @@ def _company_record_sections(doc: ReportDocument, record: LicenceCheck) -> None:
     sec = doc.section("licences", "Licences and registrations")
     sec.add(table(record.company_licences, [
         Column("Licence", lambda r: name_with_code(r, "lic_code", "lic_name")), Column("Licence no.", "lic_no"),
-        Column("Licensed or registered", lambda r: APPLY_TYPES.get(str(r.get("apply_type") or "").strip(), r.get("apply_type"))),
+        Column("Licensed or registered", lambda r: apply_type_text(r.get("apply_type"))),
         Column("Act", "acc_type"), date_col("Effective", "effective_date"),
         Column("Expires", lambda r: "no expiry" if r.get("approval_state") == APPROVAL_NO_EXPIRY else fmt_date(r.get("expire_date"))),
     ], css_id="company-licences-table", empty="No licences or registrations are recorded."))
@@ -246,9 +246,6 @@ def _company_record_sections(doc: ReportDocument, record: LicenceCheck) -> None:
         Column("Remark", "action_remark"),
     ], css_id="business-table", empty="No business activities are recorded."))
 
-
-# The service's apply_type, in English beside the Thai (licensed / registered).
-APPLY_TYPES = {"ใบอนุญาต": "licensed (ใบอนุญาต)", "จดทะเบียน": "registered (จดทะเบียน)"}
 
 
 def _enforcement_section(doc: ReportDocument, uid: str, cases: list[str], found: dict, kinds: dict, alerts: dict,

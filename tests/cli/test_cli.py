@@ -553,3 +553,13 @@ def test_csv_bytes_of_a_fund_search_and_a_screen(simulator, tmp_path):
     assert both.returncode == 2 and "not both" in both.stderr
     several = run("--demo", "licensee", "person", "P0000010016", "--csv", env=env)
     assert several.returncode == 2 and "use --json" in several.stderr
+
+
+def test_licensee_company_is_titled_by_name_and_says_licensed_in_english(simulator, dataset, tmp_path, monkeypatch, capsys):
+    cli = in_process_cli(simulator, "successor", tmp_path / "cache", monkeypatch, capsys)
+    amc = dataset.amcs[0]
+    code, stdout, _ = cli("licensee", "company", amc["unique_id"])
+    assert code == 0
+    assert f"{amc['name_en']} ({amc['unique_id']}): licences and registrations" in stdout
+    assert "licensed (ใบอนุญาต)" in stdout or "registered (จดทะเบียน)" in stdout
+    assert "apply_type" not in stdout and "lic_code" not in stdout

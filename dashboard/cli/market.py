@@ -25,7 +25,7 @@ MAX_ROWS = 1_000_000  # --limit: more than the market holds rows of any screen
 
 SCREEN_COLUMNS = ["proj_id", "proj_abbr_name", "proj_name_en", "company_name_en", "fund_status", "risk_spectrum",
                   "total_fee_actual", "return_1y"]
-HOLDER_COLUMNS = ["proj_id", "proj_abbr_name", "period", "percent_nav", "assetliab_value"]
+HOLDER_COLUMNS = ["proj_id", "proj_abbr_name", "issuer", "issue_code", "period", "percent_nav", "assetliab_value"]
 HEADERS = {"total_fee_actual": "fee % (charged)", "return_1y": "1y return %", "percent_nav": "% of NAV",
            "assetliab_value": "value (baht)", "company_name_en": "company", "proj_abbr_name": "fund",
            "risk_spectrum": "risk level (1 to 8+)", "fund_status": "status", "period": "quarter",
@@ -336,7 +336,7 @@ def add_market_commands(subparsers, *, common: argparse.ArgumentParser | None = 
     screen.add_argument("--min-return-1y", type=_finite, metavar="X", help="1-year return at least X percent")
     screen.add_argument("--sort", metavar="FIELD", help="sort by a row field, e.g. return_1y; -FIELD (--sort -return_1y) for descending")
     screen.add_argument("--limit", type=_row_limit, metavar="N", help=f"at most N rows (up to {MAX_ROWS:,})")
-    holders = add("holders", cmd_market_holders, "every fund holding a security (issue code or ISIN)")
+    holders = add("holders", cmd_market_holders, "every fund holding a security (issue code, ISIN or part of the issuer's name)")
     holders.add_argument("query", metavar="QUERY")
     holders.add_argument("--period", metavar="YYYYMM", help="quarter (default: the latest stored)")
     overlap = add("overlap", cmd_market_overlap, "holdings funds share, and each pair's overlap")

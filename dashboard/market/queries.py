@@ -199,21 +199,32 @@ def _period(store: MarketStore, period: str | None) -> str | None:
 
 
 def holders(store: MarketStore, query: str, period: str | None = None) -> list[dict]:
-    """Every fund holding a security (issue code or ISIN, exact, any case) in one quarter (the latest stored)."""
+    """Every fund holding a security in one quarter (the latest stored): the security its issue code or ISIN names
+    (exact, any case), else every security whose issuer's name contains the text ("chanthaburi foods"); rows carry
+    the issue code and issuer, so securities found by name stay apart."""
     text = (query or "").strip()
     if not text or text.casefold() in _PLACEHOLDERS:
-        raise BadInputError("give an issue code or ISIN, such as PTT or TH0646010015")
+        raise BadInputError("give an issue code, an ISIN or part of the issuer's name, such as PTT or TH0646010015")
     quarter = _period(store, period)
     if quarter is None:
         return []
-    sql = ("SELECT h.proj_id, f.proj_abbr_name, h.period, sum(h.percent_nav) AS percent_nav, "
-           "sum(h.assetliab_value) AS assetliab_value, any_value(h.issue_code) AS issue_code, "
-           "any_value(h.isin_code) AS isin_code, any_value(h.issuer) AS issuer "
-           "FROM holdings h LEFT JOIN funds f ON f.proj_id = h.proj_id "
-           "WHERE h.period = ? AND NOT coalesce(h.is_nav_total, FALSE) "
-           "AND (upper(trim(h.issue_code)) = upper(?) OR upper(trim(h.isin_code)) = upper(?)) "
-           "GROUP BY h.proj_id, f.proj_abbr_name, h.period ORDER BY percent_nav DESC NULLS LAST, h.proj_id")
-    return store.query(sql, [quarter, text, text])
+    by_code = "(upper(trim(h.issue_code)) = upper(?) OR upper(trim(h.isin_code)) = upper(?))"
+    rows = store.query(_HOLDERS_SQL.format(match=by_code, security=""), [quarter, text, text])
+    if rows:
+        return rows
+    by_name = "contains(lower(coalesce(h.issuer, '')), lower(?))"
+    per_security = ", coalesce(nullif(trim(h.isin_code), ''), upper(trim(h.issue_code)), lower(trim(h.issuer)))"
+    return store.query(_HOLDERS_SQL.format(match=by_name, security=per_security), [quarter, text])
+
+
+_HOLDERS_SQL = (
+    "SELECT h.proj_id, f.proj_abbr_name, h.period, sum(h.percent_nav) AS percent_nav, "
+    "sum(h.assetliab_value) AS assetliab_value, any_value(h.issue_code) AS issue_code, "
+    "any_value(h.isin_code) AS isin_code, any_value(h.issuer) AS issuer "
+    "FROM holdings h LEFT JOIN funds f ON f.proj_id = h.proj_id "
+    "WHERE h.period = ? AND NOT coalesce(h.is_nav_total, FALSE) AND {match} "
+    "GROUP BY h.proj_id, f.proj_abbr_name, h.period{security} "
+    "ORDER BY percent_nav DESC NULLS LAST, h.proj_id")
 
 
 def _security_key(issue_code: Any, isin_code: Any) -> str | None:

@@ -284,3 +284,22 @@ def test_screen_as_csv_has_a_byte_order_mark_titles_and_numbers(demo_store, caps
     assert "Risk level (1 to 8+)" in rows[0] and "proj_id" not in rows[0]
     risk = rows[0].index("Risk level (1 to 8+)")
     assert {r[risk] for r in rows[1:]} == {"8+"}
+
+
+def test_holders_finds_a_security_by_part_of_its_issuers_name(demo_store, capsys):
+    from dashboard.market.store import MarketStore
+
+    capsys.readouterr()
+    with MarketStore(demo_store, read_only=True) as store:
+        latest = store.query("SELECT max(period) AS p FROM holdings")[0]["p"]
+        row = store.query("SELECT issue_code, issuer FROM holdings WHERE period = ? AND NOT is_nav_total AND issuer IS NOT NULL "
+                          "AND issue_code IS NOT NULL ORDER BY issue_code LIMIT 1", [latest])[0]
+    assert cli.main(["market", "holders", "--demo", row["issue_code"], "--json"]) == 0
+    by_code = read_json(capsys)
+    part = row["issuer"].split()[1].lower() + " " + row["issuer"].split()[2].lower()  # "Demo Chanthaburi Foods" -> "chanthaburi foods"
+    assert cli.main(["market", "holders", "--demo", part, "--json"]) == 0
+    by_name = read_json(capsys)
+    assert {r["proj_id"] for r in by_code} <= {r["proj_id"] for r in by_name}
+    assert all(part in r["issuer"].lower() for r in by_name)
+    assert cli.main(["market", "holders", "--demo", "no issuer is called this"]) == 0
+    assert "no data" in capsys.readouterr().err

@@ -168,6 +168,17 @@ def company_id(store: MarketStore, text: str) -> str:
                         "give more of the name or the id")
 
 
+def company_choices(store: MarketStore) -> list[dict]:
+    """The management companies of the funds stored, for a filter that picks by name: unique_id, name (English,
+    else Thai, else the id) and how many funds, by name."""
+    return store.query(
+        "SELECT f.unique_id, coalesce(any_value(nullif(trim(c.comp_name_en), '')), "
+        "any_value(nullif(trim(json_extract_string(f.record, '$.comp_name_en')), '')), "
+        "any_value(nullif(trim(c.comp_name_th), '')), f.unique_id) AS name, count(*) AS funds "
+        "FROM funds f LEFT JOIN companies c ON c.unique_id = f.unique_id WHERE f.unique_id IS NOT NULL "
+        "GROUP BY f.unique_id ORDER BY name, f.unique_id")
+
+
 def _order(sort: str | None) -> str:
     if not sort:
         return "f.proj_id"

@@ -303,3 +303,16 @@ def test_holders_finds_a_security_by_part_of_its_issuers_name(demo_store, capsys
     assert all(part in r["issuer"].lower() for r in by_name)
     assert cli.main(["market", "holders", "--demo", "no issuer is called this"]) == 0
     assert "no data" in capsys.readouterr().err
+
+
+def test_company_choices_name_every_company_of_the_stored_funds(demo_store):
+    from dashboard.market.queries import company_choices, company_id
+    from dashboard.market.store import MarketStore
+
+    with MarketStore(demo_store, read_only=True) as store:
+        choices = company_choices(store)
+        ids = {r["unique_id"] for r in store.query("SELECT DISTINCT unique_id FROM funds WHERE unique_id IS NOT NULL")}
+        assert {c["unique_id"] for c in choices} == ids
+        mekong = next(c for c in choices if "Mekong" in c["name"])
+        assert company_id(store, mekong["name"]) == mekong["unique_id"]
+        assert sum(c["funds"] for c in choices) == store.query("SELECT count(*) AS n FROM funds WHERE unique_id IS NOT NULL")[0]["n"]

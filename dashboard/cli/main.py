@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dashboard import __version__
+from dashboard.cli.checks import check_csv, size_text
 from dashboard.cli.factsheet import print_factsheet
 from dashboard.cli.market import CSV_HELP, add_market_commands, join_option_values
 from dashboard.cli.output import EXIT_OK, emit, print_readable
@@ -246,37 +247,9 @@ def cmd_licensee_alerts(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    import asyncio
+    from dashboard.cli.checks import doctor
 
-    from dashboard.api.doctor import diagnose, exit_code
-    from dashboard.demo.connect import open_async_client
-
-    report = asyncio.run(diagnose(_settings(args), connect=open_async_client))
-    code = exit_code(report)
-    if args.json:
-        sys.stdout.write(json_text({k: report.get(k) for k in ("base_url", "layout", "fund_key", "licence_key", "latency_ms")})
-                         + "\n")
-    else:
-        latency = f"{report['latency_ms']:.0f} ms" if report.get("latency_ms") is not None else "-"
-        out(f"service      {report['base_url']}")
-        out(f"layout       {report.get('layout_label') or 'could not be reached'}")
-        out(f"fund key     {KEY_STATES.get(report.get('fund_key'), report.get('fund_key') or '-')}")
-        out(f"licence key  {KEY_STATES.get(report.get('licence_key'), report.get('licence_key') or '-')}")
-        out(f"round trip   {latency}")
-    for note in report.get("notes", []):
-        err(f"note: {note}")
-    states = (report.get("fund_key"), report.get("licence_key"))
-    if "missing" in states:
-        err("set SEC_API_KEY (or SEC_FUND_API_KEY / SEC_LICENSE_API_KEY) to a key from the SEC open-data portal")
-    elif "rejected" in states:
-        err("a key is set but the service rejected it: check that it is the key of an active subscription")
-    return code
-
-
-# What `doctor` says of each key, in words.
-KEY_STATES = {"ok": "ok (the service accepted it)", "demo": "not needed: this is the demo, no key is used",
-              "rejected": "rejected by the service (the key set is wrong or expired)", "missing": "not set",
-              "failed": "not checked: the service failed"}
+    return doctor(args, _settings(args))
 
 
 def _cache_unusable(directory: Path, reason: str) -> CacheUnavailableError:
@@ -332,19 +305,9 @@ def cmd_cache(args) -> int:
         titles = {"directory": "Directory", "entries": "Responses kept", "fresh": "Fresh", "stale": "Expired (kept)",
                   "size_bytes": "Size"}
         for key, value in info.items():
-            shown = _size_text(value) if key == "size_bytes" else value
+            shown = size_text(value) if key == "size_bytes" else value
             out(f"{titles.get(key, key):15} {shown}")
     return EXIT_OK
-
-
-def _size_text(size: Any) -> str:
-    """A size in bytes for people: "32 kB", "1.5 MB"."""
-    if not isinstance(size, (int, float)):
-        return str(size)
-    for unit, step in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if size >= step:
-            return f"{size / step:.1f} {unit}".replace(".0 ", " ")
-    return f"{int(size)} bytes"
 
 
 def cmd_demo_server(args) -> int:
@@ -524,7 +487,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.verbose:
         logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
-        _check_csv(args)
+        check_csv(args)
         with run_deadline(_run_deadline(args)):
             return args.func(args)
     except SecApiError as exc:  # BadInputError and CacheUnavailableError exit 2, a rejected key 3, the service 4
@@ -566,22 +529,6 @@ def _run_deadline(args: argparse.Namespace) -> float | None:
     if (args.command, getattr(args, "market_command", None)) in UNBOUNDED:
         return None
     return parse_deadline(os.environ.get("SEC_API_DEADLINE_S", "").strip() or DEFAULT_DEADLINE_S)
-
-
-# Commands whose answer is a table, which --csv writes.
-CSV_COMMANDS = {("fund", "search"), ("fund", "amc"), ("fund", "classes"), ("fund", "holdings"), ("licensee", "search"),
-                ("licensee", "former"), ("licensee", "person-search"), ("licensee", "cases"), ("licensee", "alerts"),
-                ("licensee", "enforcement"), ("licensee", "alert"), ("market", "screen"), ("market", "holders")}
-
-
-def _check_csv(args: argparse.Namespace) -> None:
-    if not args.csv:
-        return
-    if args.json:
-        raise BadInputError("give --csv or --json, not both")
-    action = next((getattr(args, a) for a in ("fund_command", "licensee_command", "market_command") if getattr(args, a, None)), None)
-    if (args.command, action) not in CSV_COMMANDS:
-        raise BadInputError(f"--csv writes tables; `{args.command} {action or ''}`".rstrip() + " prints several parts: use --json")
 
 
 def _fail(exc: BaseException | str, code: int) -> int:

@@ -215,7 +215,7 @@ def holders(store: MarketStore, query: str, period: str | None = None) -> list[d
     the issue code and issuer, so securities found by name stay apart."""
     text = (query or "").strip()
     if not text or text.casefold() in _PLACEHOLDERS:
-        raise BadInputError("give an issue code, an ISIN or part of the issuer's name, such as PTT or TH0646010015")
+        raise BadInputError("give an issue code or ISIN (such as PTT or TH0646010015), or part of the issuer's name")
     quarter = _period(store, period)
     if quarter is None:
         return []

@@ -21,7 +21,7 @@ from dashboard.cli.output import EXIT_OK, emit, print_readable
 from dashboard.cli.terminal import MESSAGE_WIDTH, TerminalFormatter, baht, err, json_text, out, terminal_text
 from dashboard.api.deadline import run_deadline
 from dashboard.config import DEFAULT_DEADLINE_S, ApiSettings, parse_deadline
-from dashboard.errors import AuthenticationError, BadInputError, CacheUnavailableError, SecApiError, quoted
+from dashboard.errors import BadInputError, CacheUnavailableError, SecApiError, quoted
 from dashboard.models.source import run
 
 EXIT_BAD_INPUT = BadInputError.exit_code

@@ -133,10 +133,7 @@ def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str]
     has_record = not (record.company_licences.empty and record.personnel.empty and record.business.empty)
     is_company = not funds.empty or former is not None or has_record
     who = "person" if is_person else "company" if is_company else "identifier"
-    names = {**amc_names(client), **register.company_names()} if (is_company or not duties.empty) else {}
-    for column in ("comp_name_en", "comp_name_th"):
-        if uid not in names and column in funds and not funds.empty and isinstance(funds[column].iloc[0], str):
-            names[uid] = funds[column].iloc[0]
+    names = _company_names(client, uid, register, funds) if (is_company or not duties.empty) else {}
     title = f"Licence check: {names[uid]} ({uid})" if uid in names else f"Licence check: {who} {uid}"
     doc = ReportDocument(client.settings, title=title, kind="licensee", generated_at=generated_at)
     if former:
@@ -162,6 +159,16 @@ def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str]
             _company_record_sections(doc, record)
     _enforcement_section(doc, uid, cases, found, kinds, alerts, errors, record.cases if successor else None)
     return doc
+
+
+def _company_names(client: SecClient, uid: str, register: LicenceCheck, funds) -> dict[str, str]:
+    """Company names by id: the current service's asset management companies, the former-licensee list, and the
+    identifier's own funds (which name their company)."""
+    names = {**amc_names(client), **register.company_names()}
+    for column in ("comp_name_en", "comp_name_th"):
+        if uid not in names and column in funds and not funds.empty and isinstance(funds[column].iloc[0], str):
+            names[uid] = funds[column].iloc[0]
+    return names
 
 
 def _person_sections(doc: ReportDocument, approvals, duties, today, names: dict[str, str] | None = None) -> None:

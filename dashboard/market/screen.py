@@ -31,6 +31,7 @@ T = TypeVar("T")
 RISK_CODES = list(RISK_LEVEL)  # RS1 .. RS8, RS81
 STATUS_CODES = ["", *FUND_STATUS]
 TAX_CHOICES = ["", "SSF", "ThaiESG"]
+COMPANY_FIELDS = ["unique_id", "name", "funds"]
 SORT_FIELDS = ["proj_id", "proj_abbr_name", "company_name_en", "risk_spectrum", "total_fee_actual", "-total_fee_actual",
                "return_1y", "-return_1y"]
 PAGE_SIZES = [10, 20, 50, 100]
@@ -88,7 +89,11 @@ class MarketScreen(param.Parameterized):
     snapshot_dir = param.String(default="", doc="A snapshot directory or store file to read instead of the settings' one.")
 
     # ---- the screener's filters ------------------------------------------------------------------
-    company = param.String(default="", doc="Only the funds of this management company (its unique_id); empty for all.")
+    company = param.String(default="", doc="Only the funds of this management company: its unique_id, or a part of its "
+                                           "name that only one company has (queries.company_id); empty for all.")
+    companies = param.DataFrame(default=None, allow_None=True,
+                                doc="The management companies of the funds in the snapshot, for picking one by name "
+                                    "(queries.company_choices rows: unique_id, name, funds).")
     status = param.Selector(default="", objects=STATUS_CODES,
                             doc="Only funds with this status (RG registered, SE in filing, EX expired, CA cancelled, "
                                 "LI liquidated); empty for all. Also limits the market-wide views.")
@@ -143,7 +148,8 @@ class MarketScreen(param.Parameterized):
 
     def _reset_frames(self) -> None:
         self.param.update(results=empty_results(), holders=holders_frame([]), spectrum=market_frame([], SPECTRUM_FIELDS),
-                          fees=market_frame([], FEE_FIELDS), most_held=market_frame([], MOST_HELD_FIELDS))
+                          fees=market_frame([], FEE_FIELDS), most_held=market_frame([], MOST_HELD_FIELDS),
+                          companies=market_frame([], COMPANY_FIELDS))
 
     # ---- reading the snapshot --------------------------------------------------------------------
 
@@ -206,6 +212,7 @@ class MarketScreen(param.Parameterized):
             if not out["has_store"]:
                 return out
             out["fund_count"] = int(store.count("funds"))
+            out["companies"] = market_frame(queries.company_choices(store), COMPANY_FIELDS)
             out["results"] = screen_frame(queries.screen(store, **filters))
             out.update(self._market(store, fund, status))
             return out

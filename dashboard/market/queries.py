@@ -156,6 +156,9 @@ def company_id(store: MarketStore, text: str) -> str:
     if not typed:
         raise BadInputError("the company filter is empty: give a company's name or id")
     found = store.query(_COMPANY_NAMES_SQL, [typed, typed, typed])
+    exact = {r["unique_id"] for r in found if isinstance(r["name"], str) and r["name"].casefold() == typed.casefold()}
+    if len(exact) == 1:  # a whole name (as a picker gives it) is that company, even when another's name contains it
+        return exact.pop()
     ids = list(dict.fromkeys(r["unique_id"] for r in found))
     if len(ids) == 1:
         return ids[0]

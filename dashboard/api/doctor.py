@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -11,7 +12,15 @@ from dashboard.api.client import LAYOUT_LABELS, AsyncSecClient
 from dashboard.errors import AuthenticationError, RateLimitError, SecApiError, ServiceError
 from dashboard.config import FUND_GROUP, LAYOUT_SUCCESSOR, LICENSE_GROUP, ApiSettings
 
-OK, REJECTED, MISSING, FAILED = "ok", "rejected", "missing", "failed"
+OK, REJECTED, MISSING, FAILED, DEMO = "ok", "rejected", "missing", "failed", "demo"
+GROUP_WORDS = {FUND_GROUP: "fund data", LICENSE_GROUP: "licence register"}
+# "S7 GET /v2/...: ..." -> "GET /v2/...: ...": the endpoint codes are the program's, not the reader's.
+_ENDPOINT_CODE = re.compile(r"(^|(?<=: ))[ES]\d{1,2} (?=(?:GET|POST|PUT|PATCH|DELETE|HEAD) /|[a-z_ ]+:)")
+
+
+def without_endpoint_code(message: str) -> str:
+    """A message for people: the program's own endpoint code (S7, E15) taken off its front."""
+    return _ENDPOINT_CODE.sub("", str(message))
 # A search text no company name holds: the licence check answers "no data" quickly.
 _LICENCE_PROBE_NAME = "zz-sec-dashboard-doctor"
 
@@ -19,18 +28,21 @@ _LICENCE_PROBE_NAME = "zz-sec-dashboard-doctor"
 async def _check(client: AsyncSecClient, group: str, layout: str) -> tuple[str, float | None, str]:
     if client.settings.key_for(group) is None and client.require_keys:
         return MISSING, None, ""
+
     if group == FUND_GROUP:
         key, params = ("S7", {}) if layout == LAYOUT_SUCCESSOR else ("E4", {"proj_id": "M0000_0000"})
     else:
         key, params = "E15", {"name": _LICENCE_PROBE_NAME}
+    state = DEMO if client.settings.demo and client.settings.key_for(group) is None else OK
     started = time.perf_counter()
     try:
         await client.request(key, **params)
-    except AuthenticationError as exc:
-        return REJECTED, None, str(exc)
+    except AuthenticationError:
+        return REJECTED, None, (f"the service rejected the key set for the {GROUP_WORDS[group]}: check it "
+                                "(SEC_API_KEY, or SEC_FUND_API_KEY / SEC_LICENSE_API_KEY for one group)")
     except SecApiError as exc:
-        return FAILED, None, str(exc)
-    return OK, 1000 * (time.perf_counter() - started), ""
+        return FAILED, None, without_endpoint_code(str(exc))
+    return state, 1000 * (time.perf_counter() - started), ""
 
 
 async def diagnose(settings: ApiSettings, *, connect: Callable[..., AsyncSecClient] = AsyncSecClient,
@@ -46,7 +58,7 @@ async def diagnose(settings: ApiSettings, *, connect: Callable[..., AsyncSecClie
         try:
             layout = await client.layout()
         except (ServiceError, RateLimitError) as exc:
-            report["notes"].append(str(exc))
+            report["notes"].append(without_endpoint_code(str(exc)))
             report["reachable"] = False
             return report
         report["reachable"] = True

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dashboard.cli.output import FIELD_WIDTH
 from dashboard.cli.terminal import MONEY_FIELDS, PERCENT_FIELDS, baht, cell, out, percent, plain, table_lines, terminal_text
 from dashboard.present.overview import FundOverview, build_overview
+from dashboard.present.text import asset_name_text, asset_type_text, fee_remark_text, number, quarter_text, risk_text
 
 
 def _section(title: str) -> None:
@@ -48,7 +49,24 @@ def print_overview(overview: FundOverview) -> None:
             if row.group != group:
                 group = row.group
                 out(f"  {group}:")
-            _line(row.label, row.text)
+            text = row.text
+            if row.label == "About the risk" and overview_risk(overview) and text:
+                text = f"{overview_risk(overview)} · {text}"
+            _line(row.label, text)
+
+
+def overview_risk(overview: FundOverview) -> str:
+    """The fund's risk level in English words ("6 of 8, high"), from the code in the risk row."""
+    row = next((r for r in overview.rows() if r.label == "Risk level"), None)
+    code = row.text.rsplit("(", 1)[-1].rstrip(")") if row and row.text and "(" in row.text else None
+    return risk_text(code) if code and code.upper().startswith("RS") else ""
+
+
+def _charged(record: dict) -> str:
+    """The fee charged: a number as a percent; a word the service wrote instead ("ยกเว้น") with its English."""
+    if number(record.get("actual_value_num")) is not None:
+        return cell("actual_value_num", record.get("actual_value_num"))
+    return fee_remark_text(record.get("actual_value"))
 
 
 def print_factsheet(data: dict, unpublished: dict[str, list[str]] | None = None) -> None:
@@ -58,9 +76,10 @@ def print_factsheet(data: dict, unpublished: dict[str, list[str]] | None = None)
     _section("fees by class")
     fees = data.get("fees") or []
     if fees:
-        _table(fees, ["class_abbr_name", "fee_type_desc", "rate_num", "actual_value_num"],
-               ["class", "fee", "rate (%)", "charged (%)"], class_abbr_name=_class_name,
-               fee_type_desc=lambda r: plain(r.get("fee_type_en") or r.get("fee_type_desc") or r.get("fee_type_th")))
+        _table(fees, ["class_abbr_name", "fee_type_desc", "rate_num", "actual_value_num", "fee_other_desc"],
+               ["class", "fee", "rate (%)", "charged (%)", "remark"], class_abbr_name=_class_name,
+               fee_type_desc=lambda r: plain(r.get("fee_type_en") or r.get("fee_type_desc") or r.get("fee_type_th")),
+               actual_value_num=_charged, fee_other_desc=lambda r: fee_remark_text(r.get("fee_other_desc")))
         total = data.get("total_annual_fee")
         out(f"  total annual fee charged: {percent(total)} %" if total is not None else
             "  total annual fee charged: - (no total or management, trustee and registrar line published)")
@@ -70,13 +89,14 @@ def print_factsheet(data: dict, unpublished: dict[str, list[str]] | None = None)
     _section("allocation")
     allocation = data.get("allocation") or []
     if allocation:
-        _table(allocation, ["asset_name", "asset_ratio"], ["asset", "share (%)"])
+        _table(allocation, ["asset_name", "asset_ratio"], ["asset", "share (%)"],
+               asset_name=lambda r: asset_name_text(r.get("asset_name")) or plain(r.get("asset_name")))
     else:
         out("  -")
 
     holdings = data.get("holdings") or {}
     latest = next(iter(holdings), None)
-    _section(f"holdings {latest}, top 10" if latest else "holdings")
+    _section(f"holdings {quarter_text(latest)}, top 10" if latest else "holdings")
     if latest:
         from dashboard.models.holdings import split_nav_total  # pandas only for a factsheet
 
@@ -84,9 +104,11 @@ def print_factsheet(data: dict, unpublished: dict[str, list[str]] | None = None)
         rows.sort(key=lambda r: -(r.get("percent_nav") or 0))
         total = totals[0] if totals else None
         _table(rows[:10], ["issuer", "issue_code", "assetliab_desc", "assetliab_value", "percent_nav"],
-               ["issuer", "issue", "asset type", "value (baht)", "% of NAV"])
+               ["issuer", "issue", "asset type", "value (baht)", "% of NAV"],
+               assetliab_desc=lambda r: asset_type_text(r.get("assetliab_id"), r.get("assetliab_desc")))
         if total:
-            out(f"  net asset value {baht(total.get('assetliab_value'))} baht; quarters with data: {', '.join(holdings)}")
+            out(f"  net asset value {baht(total.get('assetliab_value'))} baht; quarters with data: "
+                f"{', '.join(quarter_text(q) for q in holdings)}")
     else:
         out("  -")
 

@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from dashboard import __version__
+from dashboard.cli.checks import check_csv, size_text
 from dashboard.cli.factsheet import print_factsheet
-from dashboard.cli.market import add_market_commands
+from dashboard.cli.market import CSV_HELP, add_market_commands, join_option_values
 from dashboard.cli.output import EXIT_OK, emit, print_readable
 from dashboard.cli.terminal import MESSAGE_WIDTH, TerminalFormatter, baht, err, json_text, out, terminal_text
 from dashboard.api.deadline import run_deadline
 from dashboard.config import DEFAULT_DEADLINE_S, ApiSettings, parse_deadline
-from dashboard.errors import AuthenticationError, BadInputError, CacheUnavailableError, SecApiError, quoted
+from dashboard.errors import BadInputError, CacheUnavailableError, SecApiError, quoted
 from dashboard.models.source import run
 
 EXIT_BAD_INPUT = BadInputError.exit_code
@@ -132,8 +133,12 @@ def cmd_fund_holdings(args) -> int:
     if args.json:  # every line as sent; the NAV-total line carries "is_nav_total": true
         return emit(args, rows, "holding", empty_note=f"no holdings for {proj_id} in {period}")
     lines, totals = split_nav_total(rows)
+    if args.csv:  # the holdings alone, as the readable table shows them
+        return emit(args, lines, "holding", empty_note=f"no holdings for {proj_id} in {period}")
     if rows:
-        err(f"{proj_id} holdings for {period}")
+        from dashboard.present.text import quarter_text
+
+        err(f"{proj_id} holdings for {quarter_text(period)}")
     emit(args, lines, "holding", empty_note=f"no holdings for {proj_id} in {period}")
     for total in totals:
         out(f"net asset value {baht(total.get('assetliab_value'))} baht (the NAV-total line, asset type 903: "
@@ -152,18 +157,26 @@ def cmd_licensee_former(args) -> int:
 
 
 def cmd_licensee_person(args) -> int:
+    from dashboard.models.licensee import amc_names, duties_past_approval
+
     args.unique_id = _identifier(args.unique_id, "person", PERSON_FINDER)
     check = _licence_check(args)
     run(check.load_person(args.unique_id))
     approvals, duties = check.records["approvals"], check.records["duties"]
+    flagged = duties_past_approval(check.approvals, check.duties, check.api.today)
+    warnings = [str(r) for r in flagged["reason"]]
     data = {"unique_id": args.unique_id, "approvals": approvals, "duties": duties}
     note = check.message
     if args.json:
-        return emit(args, data, empty_note=note)
+        return emit(args, {**data, "warnings": warnings} if warnings else data, empty_note=note)
+    names = {**amc_names(check.api), **check.company_names()} if duties else {}
     out(f"person {args.unique_id}: approvals")
     print_readable(approvals, "approval")
     out("current duties")
-    print_readable(duties, "duty")
+    print_readable(duties, "duty", names=names)
+    for (_, row), reason in zip(flagged.iterrows(), warnings):
+        company = names.get(row["company_unique_id"], row["company_unique_id"])
+        out(f"warning: {reason} (at {company})")
     if note:
         err(f"no data: {note}")
     return EXIT_OK
@@ -206,10 +219,14 @@ def cmd_licensee_company(args) -> int:
         if note:
             err(f"no data: {note}")
         return emit(args, data)
+    from dashboard.models.licensee import amc_names
+
+    name = amc_names(check.api).get(args.unique_id)
+    who = f"{name} ({args.unique_id})" if name else f"company {args.unique_id}"
     for title, rows, kind in (("licences and registrations", data["licences"], "company_licence"),
                               ("personnel on duty", data["personnel"], "duty"),
                               ("business activities", data["business"], "business_activity")):
-        out(f"company {args.unique_id}: {title}")
+        out(f"{who}: {title}")
         print_readable(rows, kind)
     if note:
         err(f"no data: {note}")
@@ -230,28 +247,9 @@ def cmd_licensee_alerts(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    import asyncio
+    from dashboard.cli.checks import doctor
 
-    from dashboard.api.doctor import diagnose, exit_code
-    from dashboard.demo.connect import open_async_client
-
-    report = asyncio.run(diagnose(_settings(args), connect=open_async_client))
-    code = exit_code(report)
-    if args.json:
-        sys.stdout.write(json_text({k: report.get(k) for k in ("base_url", "layout", "fund_key", "licence_key", "latency_ms")})
-                         + "\n")
-    else:
-        latency = f"{report['latency_ms']:.0f} ms" if report.get("latency_ms") is not None else "-"
-        out(f"service      {report['base_url']}")
-        out(f"layout       {report.get('layout_label') or 'could not be reached'}")
-        out(f"fund key     {report.get('fund_key') or '-'}")
-        out(f"licence key  {report.get('licence_key') or '-'}")
-        out(f"round trip   {latency}")
-    for note in report.get("notes", []):
-        err(f"note: {note}")
-    if code == AuthenticationError.exit_code:
-        err("set SEC_API_KEY (or SEC_FUND_API_KEY / SEC_LICENSE_API_KEY) to a key from the SEC open-data portal")
-    return code
+    return doctor(args, _settings(args))
 
 
 def _cache_unusable(directory: Path, reason: str) -> CacheUnavailableError:
@@ -304,8 +302,11 @@ def cmd_cache(args) -> int:
     if args.json:
         sys.stdout.write(json_text(info) + "\n")
     else:
+        titles = {"directory": "Directory", "entries": "Responses kept", "fresh": "Fresh", "stale": "Expired (kept)",
+                  "size_bytes": "Size"}
         for key, value in info.items():
-            out(f"{key:11} {value}")
+            shown = size_text(value) if key == "size_bytes" else value
+            out(f"{titles.get(key, key):15} {shown}")
     return EXIT_OK
 
 
@@ -393,6 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the service's path layout (default: SEC_API_LAYOUT or auto, which asks the service once)")
     as_json = argparse.ArgumentParser(add_help=False)
     as_json.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    as_json.add_argument("--csv", action="store_true", help=CSV_HELP)
 
     parser = TerminalSafeParser(
         prog="sec-dashboard", parents=[common],
@@ -407,23 +409,24 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         return p
 
-    fund = sub.add_parser("fund", help="fund factsheets (E1 to E14)").add_subparsers(dest="fund_command", required=True, metavar="ACTION")
-    add(fund, "search", cmd_fund_search, "funds by part of a name or abbreviation (E1)", as_json).add_argument("name")
-    add(fund, "amc", cmd_fund_amc, "all funds of an asset management company (E2)", as_json).add_argument("unique_id")
-    add(fund, "classes", cmd_fund_classes, "unit classes by part of an abbreviation (E3)", as_json).add_argument("name")
+    fund = sub.add_parser("fund", help="fund factsheets: search, a company's funds, unit classes, a whole factsheet, holdings").add_subparsers(dest="fund_command", required=True, metavar="ACTION")
+    add(fund, "search", cmd_fund_search, "funds by part of a name or abbreviation", as_json).add_argument("name")
+    add(fund, "amc", cmd_fund_amc, "all funds of an asset management company", as_json).add_argument("unique_id")
+    add(fund, "classes", cmd_fund_classes, "unit classes by part of an abbreviation", as_json).add_argument("name")
     add(fund, "show", cmd_fund_show, "one fund's whole factsheet", as_json).add_argument("query", help="proj_id or exact abbreviation")
-    holdings = add(fund, "holdings", cmd_fund_holdings, "portfolio holdings of one quarter (E6)", as_json)
+    holdings = add(fund, "holdings", cmd_fund_holdings, "portfolio holdings of one quarter", as_json)
     holdings.add_argument("query", help="proj_id or exact abbreviation")
     holdings.add_argument("--period", help="quarter YYYYMM (default: the latest published)")
 
-    lic = sub.add_parser("licensee", help="licence register (E15 to E20)").add_subparsers(dest="licensee_command", required=True, metavar="ACTION")
-    add(lic, "search", cmd_licensee_search, "licensed companies by part of a name (E15)", as_json).add_argument("name")
-    add(lic, "former", cmd_licensee_former, "entities that once held a licence (E16)", as_json)
-    add(lic, "person", cmd_licensee_person, "a person's approvals and current duties (E17, E18)", as_json).add_argument("unique_id")
-    enf = add(lic, "enforcement", cmd_licensee_enforcement, "an enforcement action (E19)", as_json)
+    lic = sub.add_parser("licensee", help="licence register: licensed companies, approved persons, enforcement, investor alerts").add_subparsers(dest="licensee_command", required=True, metavar="ACTION")
+    add(lic, "search", cmd_licensee_search, "licensed companies by part of a name", as_json).add_argument("name")
+    add(lic, "former", cmd_licensee_former, "entities that once held a licence", as_json)
+    add(lic, "person", cmd_licensee_person, "a person's approvals and current duties, with a warning for a duty held past its approval", as_json).add_argument("unique_id")
+    enf = add(lic, "enforcement", cmd_licensee_enforcement, "an enforcement action", as_json)
+    enf.add_argument("--wide", action="store_true", help="long texts on one line each (they wrap by default)")
     enf.add_argument("unique_id")
     enf.add_argument("case_id")
-    add(lic, "alert", cmd_licensee_alert, "an investor-alert case (E20)", as_json).add_argument("case_id")
+    add(lic, "alert", cmd_licensee_alert, "an investor-alert case", as_json).add_argument("case_id")
     add(lic, "person-search", cmd_licensee_person_search, "approved persons by part of a name or a registration number "
         "(current service)", as_json).add_argument("name")
     add(lic, "company", cmd_licensee_company, "a company's licences, personnel and business activities (current service)",
@@ -468,7 +471,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(join_option_values(sys.argv[1:] if argv is None else argv))
     args.from_command_line = argv is None  # this process's own command line (not a call from Python)
     for name, default in (("base_url", None), ("demo", False), ("cache_dir", None), ("no_cache", False), ("verbose", False),
                           ("layout", None)):
@@ -476,12 +479,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             setattr(args, name, default)
     if not hasattr(args, "json"):
         args.json = False
+    if not hasattr(args, "csv"):
+        args.csv = False
     handler = _StderrHandler()
     handler.setFormatter(TerminalFormatter("%(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, handlers=[handler])
     if not args.verbose:
         logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
+        check_csv(args)
         with run_deadline(_run_deadline(args)):
             return args.func(args)
     except SecApiError as exc:  # BadInputError and CacheUnavailableError exit 2, a rejected key 3, the service 4
@@ -526,7 +532,9 @@ def _run_deadline(args: argparse.Namespace) -> float | None:
 
 
 def _fail(exc: BaseException | str, code: int) -> int:
-    err(f"sec-dashboard: error: {exc}")
+    from dashboard.api.doctor import without_endpoint_code
+
+    err(f"sec-dashboard: error: {without_endpoint_code(str(exc))}")
     return code
 
 

@@ -14,19 +14,31 @@ import sys
 from collections.abc import Sequence
 from functools import wraps
 
-from dashboard.cli.terminal import err, json_text, out, record_table, terminal_text
+from dashboard.cli.terminal import err, json_text, out, readable_frame, record_table, terminal_text, write_csv
 from dashboard.config import ApiSettings
 from dashboard.errors import BadInputError, SecApiError, quoted
 
 EXIT_OK = 0
+CSV_HELP = "print the table as CSV (UTF-8 with a byte-order mark: Excel opens the Thai intact; labels, not codes)"
 LOG_EVERY_PAGES = 100  # off a terminal, a line per this many pages of one dataset (about two minutes)
 MAX_ROWS = 1_000_000  # --limit: more than the market holds rows of any screen
 
 SCREEN_COLUMNS = ["proj_id", "proj_abbr_name", "proj_name_en", "company_name_en", "fund_status", "risk_spectrum",
                   "total_fee_actual", "return_1y"]
-HOLDER_COLUMNS = ["proj_id", "proj_abbr_name", "period", "percent_nav", "assetliab_value"]
+HOLDER_COLUMNS = ["proj_id", "proj_abbr_name", "issuer", "issue_code", "period", "percent_nav", "assetliab_value"]
 HEADERS = {"total_fee_actual": "fee % (charged)", "return_1y": "1y return %", "percent_nav": "% of NAV",
-           "assetliab_value": "value (baht)", "company_name_en": "company", "proj_abbr_name": "fund"}
+           "assetliab_value": "value (baht)", "company_name_en": "company", "proj_abbr_name": "fund",
+           "risk_spectrum": "risk level (1 to 8+)", "fund_status": "status", "period": "quarter",
+           "issue_code": "issue", "isin_code": "ISIN"}
+
+
+def _readable_formatters() -> dict:
+    """Codes as words in readable rows (JSON keeps the codes): a status, a risk level, a quarter."""
+    from dashboard.present.text import RISK_LEVELS, quarter_text, status_text
+
+    return {"fund_status": lambda r: status_text(r.get("fund_status")),
+            "risk_spectrum": lambda r: RISK_LEVELS.get(str(r.get("risk_spectrum") or "").upper(), r.get("risk_spectrum") or ""),
+            "period": lambda r: quarter_text(r.get("period"))}
 
 
 # ---- what the commands share --------------------------------------------------------------------
@@ -58,13 +70,18 @@ def _readable_store(args: argparse.Namespace):
 
 
 def _emit_rows(args: argparse.Namespace, rows: list[dict], columns: list[str], empty: str) -> int:
+    if getattr(args, "csv", False):
+        if not rows:
+            err(f"no data: {empty}")
+        write_csv(readable_frame(rows, columns, formatters=_readable_formatters(), headers=HEADERS))
+        return EXIT_OK
     if args.json:
         sys.stdout.write(json_text(rows) + "\n")
         return EXIT_OK
     if not rows:
         err(f"no data: {empty}")
         return EXIT_OK
-    for line in record_table(rows, columns, headers=HEADERS):
+    for line in record_table(rows, columns, headers=HEADERS, formatters=_readable_formatters()):
         out(line)
     out(f"({len(rows)} rows)")
     return EXIT_OK
@@ -234,19 +251,27 @@ def cmd_market_overlap(args: argparse.Namespace) -> int:
 
     with _readable_store(args) as store:
         data = overlap(store, args.funds, args.period)
+        marks = ", ".join("?" * len(data["funds"]))
+        abbrs = {r["proj_id"]: r["proj_abbr_name"] for r in store.query(
+            f"SELECT proj_id, proj_abbr_name FROM funds WHERE proj_id IN ({marks})", list(data["funds"]))
+            if r["proj_abbr_name"]}
     if args.json:
         sys.stdout.write(json_text(data) + "\n")
         return EXIT_OK
-    out(f"quarter {data['period'] or '(no holdings stored)'}")
+    from dashboard.present.text import quarter_text
+
+    name = {p: abbrs.get(p, p) for p in data["funds"]}
+    out(f"quarter {quarter_text(data['period']) if data['period'] else '(no holdings stored)'}")
     for proj_id, lacking in data["missing"].items():
-        out(f"note: {proj_id}: {lacking}")
+        out(f"note: {name[proj_id]}: {lacking}")
     for pair, pct in data["overlap_pct"].items():
         a, b = pair.split("|")
-        out(f"{a} and {b}: {pct:.2f}% overlap")
+        out(f"{name[a]} and {name[b]}: {pct:.2f}% overlap")
     rows = [{"issue_code": c["issue_code"], "isin_code": c["isin_code"], "issuer": c["issuer"],
              **{p: c["weights"].get(p) for p in data["funds"]}} for c in data["common"]]
     if rows:
-        for line in record_table(rows, ["issue_code", "isin_code", "issuer", *data["funds"]]):
+        headers = {**HEADERS, **{p: f"{name[p]} % of NAV" for p in data["funds"]}}
+        for line in record_table(rows, ["issue_code", "isin_code", "issuer", *data["funds"]], headers=headers):
             out(line)
     else:
         out("no security held in common")
@@ -267,6 +292,7 @@ def _common_parents() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]
     common.add_argument("--layout", choices=("auto", "legacy", "successor"), default=argparse.SUPPRESS)
     as_json = argparse.ArgumentParser(add_help=False)
     as_json.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    as_json.add_argument("--csv", action="store_true", help=CSV_HELP)
     return common, as_json
 
 
@@ -297,17 +323,20 @@ def add_market_commands(subparsers, *, common: argparse.ArgumentParser | None = 
     export.add_argument("directory", metavar="DIR")
     screen = add("screen", cmd_market_screen, "funds that pass the filters")
     screen.add_argument("--company", metavar="UNIQUE_ID", help="the management company's id, e.g. C0000000021")
-    screen.add_argument("--status", help="RG, SE, EX, CA, LI (or Registered, IPO, ...)")
-    screen.add_argument("--risk", action="append", metavar="RS..", help="risk level RS1..RS8, RS81 (repeatable)")
+    screen.add_argument("--status", help="registered (RG), approved and in filing (SE), expired (EX), cancelled (CA), "
+                        "liquidated (LI); the word or the code")
+    screen.add_argument("--risk", action="append", metavar="RS..", help="risk level 1 to 8, or 8+ for complex or high-risk funds (RS1..RS8, RS81); repeatable")
     screen.add_argument("--policy", metavar="TEXT", help="part of the policy type, in English or Thai: equity, fixed income, mixed, "
                         "alternative, other (or ตราสารทุน, ...)")
     screen.add_argument("--tax", choices=("SSF", "ThaiESG"), type=_tax_name, help="tax-incentive funds only")
-    screen.add_argument("--retail-type", metavar="CODE", help="investor type code (A B F G H N R V X)")
+    screen.add_argument("--retail-type", metavar="CODE", help="who may buy: R general investors, A non-retail, B high-net-worth, H non-retail and high-net-worth, "
+                        "N institutional, X institutional and ultra-high-net-worth, V provident funds, G government policy, "
+                        "F corporate-bond liquidity support")
     screen.add_argument("--max-fee", type=_finite, metavar="X", help="total annual fee as charged, at most X percent")
     screen.add_argument("--min-return-1y", type=_finite, metavar="X", help="1-year return at least X percent")
-    screen.add_argument("--sort", metavar="FIELD", help="sort by a row field; --sort=-FIELD for descending")
+    screen.add_argument("--sort", metavar="FIELD", help="sort by a row field, e.g. return_1y; -FIELD (--sort -return_1y) for descending")
     screen.add_argument("--limit", type=_row_limit, metavar="N", help=f"at most N rows (up to {MAX_ROWS:,})")
-    holders = add("holders", cmd_market_holders, "every fund holding a security (issue code or ISIN)")
+    holders = add("holders", cmd_market_holders, "every fund holding a security (issue code, ISIN or part of the issuer's name)")
     holders.add_argument("query", metavar="QUERY")
     holders.add_argument("--period", metavar="YYYYMM", help="quarter (default: the latest stored)")
     overlap = add("overlap", cmd_market_overlap, "holdings funds share, and each pair's overlap")
@@ -357,6 +386,25 @@ def _tax_name(text: str) -> str:
     return {"ssf": "SSF", "thaiesg": "ThaiESG", "thai-esg": "ThaiESG"}.get(text.strip().casefold(), text)
 
 
+def join_option_values(argv: Sequence[str]) -> list[str]:
+    """`--sort -return_1y` as `--sort=-return_1y`: argparse takes a value beginning with "-" for an option
+    unless it is joined with "=", and the README writes the descending sort as `--sort -FIELD`."""
+    args = list(argv)
+    joined: list[str] = []
+    i = 0
+    while i < len(args):
+        if args[i] == "--sort" and i + 1 < len(args) and args[i + 1].startswith("-") and not args[i + 1].startswith("--"):
+            joined.append(f"--sort={args[i + 1]}")
+            i += 2
+            continue
+        if args[i] == "--":
+            joined.extend(args[i:])
+            break
+        joined.append(args[i])
+        i += 1
+    return joined
+
+
 def build_parser() -> argparse.ArgumentParser:
     """A parser of the market commands alone (`sec-dashboard` stands in front of them)."""
     parser = argparse.ArgumentParser(prog="sec-dashboard")
@@ -366,14 +414,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one market command as the main command line does, with its exit codes."""
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(join_option_values(sys.argv[1:] if argv is None else argv))
     if not hasattr(args, "json"):
         args.json = False
     logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
         return args.func(args)
     except SecApiError as exc:
-        err(f"sec-dashboard: error: {exc}")
+        from dashboard.api.doctor import without_endpoint_code
+
+        err(f"sec-dashboard: error: {without_endpoint_code(str(exc))}")
         return exc.exit_code
     except ValueError as exc:
         err(f"sec-dashboard: error: {exc}")

@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
-from dashboard.present.text import fmt_percent, number
+from dashboard.present.text import column_title, fmt_percent, number
 
 # Longest cell a readable table shows; JSON output keeps the whole text.
 CELL_WIDTH = 60
@@ -165,15 +165,43 @@ def record_table(records: Sequence[dict], columns: Sequence[str], *,
     """Records as a table of `columns`; a column with an English label beside it shows "label (code)"."""
     formatters, headers = formatters or {}, headers or {}
     right = [i for i, c in enumerate(columns) if c in PERCENT_FIELDS or c in MONEY_FIELDS]
+    return table_lines([[shown_cell(r, c, formatters) for c in columns] for r in records],
+                       [headers.get(c) or column_title(c) for c in columns], right=right)
 
-    def show(record: dict, column: str) -> str:
-        if column in formatters:
-            return formatters[column](record)
-        value = record.get(column)
-        label = record.get(f"{column}_label_en")
-        if label and value not in (None, "") and str(label) != str(value):
-            return f"{plain(label)} ({plain(value)})"
-        return cell(column, value)
 
-    return table_lines([[show(r, c) for c in columns] for r in records], [headers.get(c, c) for c in columns],
-                       right=right)
+def shown_cell(record: dict, column: str, formatters: dict[str, Callable[[dict], str]] | None = None) -> str:
+    """One cell as a readable table (and a CSV) shows it: a formatter's text, "label (code)", or the value."""
+    if formatters and column in formatters:
+        return formatters[column](record)
+    value = record.get(column)
+    label = record.get(f"{column}_label_en")
+    if label and value not in (None, "") and str(label) != str(value):
+        return f"{plain(label)} ({plain(value)})"
+    return cell(column, value)
+
+
+def readable_frame(records: Sequence[dict], columns: Sequence[str], *,
+                   formatters: dict[str, Callable[[dict], str]] | None = None,
+                   headers: dict[str, str] | None = None):
+    """The rows of a readable table as a DataFrame with titled columns and whole texts (for a CSV)."""
+    import pandas as pd
+
+    headers, formatters = headers or {}, formatters or {}
+    titles = [headers.get(c) or column_title(c) for c in columns]
+
+    def value(record: dict, column: str) -> object:
+        raw = record.get(column)
+        if column not in formatters and not isinstance(raw, bool) and isinstance(raw, (int, float)) and math.isfinite(raw):
+            return raw  # a number stays a number a spreadsheet can add up (no thousands separators)
+        return shown_cell(record, column, formatters)
+
+    return pd.DataFrame([[value(r, c) for c in columns] for r in records], columns=titles, dtype=object)
+
+
+def write_csv(frame) -> None:
+    """A table as CSV on stdout: UTF-8 with a byte-order mark, as `present.text.csv_bytes` writes every CSV."""
+    from dashboard.present.text import csv_bytes
+
+    sys.stdout.flush()
+    sys.stdout.buffer.write(csv_bytes(frame))
+    sys.stdout.flush()

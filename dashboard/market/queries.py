@@ -13,7 +13,7 @@ import datetime as dt
 import math
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from dashboard.errors import BadInputError, quoted
@@ -93,9 +93,9 @@ def screen(store: MarketStore, *, company: str | None = None, status: str | None
            sort: str | None = None, limit: int | None = None) -> list[dict]:
     """Funds that pass every filter given, one row per fund (SCREEN_FIELDS)."""
     where, params = [], []
-    if company:
+    if company and company.strip():
         where.append("upper(f.unique_id) = upper(?)")
-        params.append(company.strip())
+        params.append(company_id(store, company))
     clause, values = _status_clause(status)
     if clause:
         where.append(clause)
@@ -140,6 +140,55 @@ def screen(store: MarketStore, *, company: str | None = None, status: str | None
     return rows
 
 
+_COMPANY_ID = re.compile(r"^C\d{6,}$", re.I)
+_COMPANY_NAMES_SQL = """
+SELECT DISTINCT f.unique_id,
+       coalesce(nullif(trim(c.comp_name_en), ''), nullif(trim(json_extract_string(f.record, '$.comp_name_en')), ''),
+                nullif(trim(c.comp_name_th), '')) AS name
+FROM funds f LEFT JOIN companies c ON c.unique_id = f.unique_id
+WHERE f.unique_id IS NOT NULL AND (
+      contains(lower(coalesce(c.comp_name_en, '')), lower(?)) OR contains(lower(coalesce(c.comp_name_th, '')), lower(?))
+   OR contains(lower(coalesce(json_extract_string(f.record, '$.comp_name_en'), '')), lower(?)))
+ORDER BY 2, 1
+"""
+
+
+def company_id(store: MarketStore, text: str) -> str:
+    """The management company a filter names: an id as typed (C0000000021), else the one company of the
+    funds stored whose English or Thai name contains the text. Several or none is a BadInputError that
+    lists the candidates or says how to find the id."""
+    typed = " ".join(str(text).split())
+    if _COMPANY_ID.match(typed):
+        return typed.upper()
+    if not typed:
+        raise BadInputError("the company filter is empty: give a company's name or id")
+    found = store.query(_COMPANY_NAMES_SQL, [typed, typed, typed])
+    exact = {r["unique_id"] for r in found if isinstance(r["name"], str) and r["name"].casefold() == typed.casefold()}
+    if len(exact) == 1:  # a whole name (as a picker gives it) is that company, even when another's name contains it
+        return exact.pop()
+    ids = list(dict.fromkeys(r["unique_id"] for r in found))
+    if len(ids) == 1:
+        return ids[0]
+    if not ids:
+        raise BadInputError(f"no management company in the market store has {quoted(typed)} in its name; give part of "
+                            "its English or Thai name, or its id (`sec-dashboard fund search NAME` shows a fund's company)")
+    names = {r["unique_id"]: r["name"] for r in found}
+    listed = "; ".join(f"{names[i] or '(no name)'} ({i})" for i in ids[:8]) + ("; ..." if len(ids) > 8 else "")
+    raise BadInputError(f"{len(ids)} management companies have {quoted(typed)} in their names: {listed}; "
+                        "give more of the name or the id")
+
+
+def company_choices(store: MarketStore) -> list[dict]:
+    """The management companies of the funds stored, for a filter that picks by name: unique_id, name (English,
+    else Thai, else the id) and how many funds, by name."""
+    return store.query(
+        "SELECT f.unique_id, coalesce(any_value(nullif(trim(c.comp_name_en), '')), "
+        "any_value(nullif(trim(json_extract_string(f.record, '$.comp_name_en')), '')), "
+        "any_value(nullif(trim(c.comp_name_th), '')), f.unique_id) AS name, count(*) AS funds "
+        "FROM funds f LEFT JOIN companies c ON c.unique_id = f.unique_id WHERE f.unique_id IS NOT NULL "
+        "GROUP BY f.unique_id ORDER BY name, f.unique_id")
+
+
 def _order(sort: str | None) -> str:
     if not sort:
         return "f.proj_id"
@@ -171,33 +220,32 @@ def _period(store: MarketStore, period: str | None) -> str | None:
 
 
 def holders(store: MarketStore, query: str, period: str | None = None) -> list[dict]:
-    """Every fund holding a security (issue code or ISIN, exact, any case) in one quarter (the latest stored);
-    when no code matches, the holdings of every security whose issuer's name holds the text (any case), one
-    row per fund and security."""
+    """Every fund holding a security in one quarter (the latest stored): the security its issue code or ISIN names
+    (exact, any case), else every security whose issuer's name contains the text ("chanthaburi foods"); rows carry
+    the issue code and issuer, so securities found by name stay apart."""
     text = (query or "").strip()
     if not text or text.casefold() in _PLACEHOLDERS:
-        raise BadInputError("give an issue code or ISIN, or a part of an issuer's name, such as PTT or TH0646010015")
+        raise BadInputError("give an issue code or ISIN (such as PTT or TH0646010015), or part of the issuer's name")
     quarter = _period(store, period)
     if quarter is None:
         return []
-    sql = ("SELECT h.proj_id, f.proj_abbr_name, h.period, sum(h.percent_nav) AS percent_nav, "
-           "sum(h.assetliab_value) AS assetliab_value, any_value(h.issue_code) AS issue_code, "
-           "any_value(h.isin_code) AS isin_code, any_value(h.issuer) AS issuer "
-           "FROM holdings h LEFT JOIN funds f ON f.proj_id = h.proj_id "
-           "WHERE h.period = ? AND NOT coalesce(h.is_nav_total, FALSE) "
-           "AND (upper(trim(h.issue_code)) = upper(?) OR upper(trim(h.isin_code)) = upper(?)) "
-           "GROUP BY h.proj_id, f.proj_abbr_name, h.period ORDER BY percent_nav DESC NULLS LAST, h.proj_id")
-    rows = store.query(sql, [quarter, text, text])
-    if rows or len(text) < 2:
+    by_code = "(upper(trim(h.issue_code)) = upper(?) OR upper(trim(h.isin_code)) = upper(?))"
+    rows = store.query(_HOLDERS_SQL.format(match=by_code, security=""), [quarter, text, text])
+    if rows:
         return rows
-    by_name = ("SELECT h.proj_id, f.proj_abbr_name, h.period, sum(h.percent_nav) AS percent_nav, "
-               "sum(h.assetliab_value) AS assetliab_value, any_value(h.issue_code) AS issue_code, "
-               "any_value(h.isin_code) AS isin_code, any_value(h.issuer) AS issuer "
-               "FROM holdings h LEFT JOIN funds f ON f.proj_id = h.proj_id "
-               "WHERE h.period = ? AND NOT coalesce(h.is_nav_total, FALSE) AND contains(lower(h.issuer), lower(?)) "
-               "GROUP BY h.proj_id, f.proj_abbr_name, h.period, coalesce(h.isin_code, h.issue_code, h.issuer) "
-               "ORDER BY percent_nav DESC NULLS LAST, h.proj_id")
-    return store.query(by_name, [quarter, text])
+    by_name = "contains(lower(coalesce(h.issuer, '')), lower(?))"
+    per_security = ", coalesce(nullif(trim(h.isin_code), ''), upper(trim(h.issue_code)), lower(trim(h.issuer)))"
+    return store.query(_HOLDERS_SQL.format(match=by_name, security=per_security), [quarter, text])
+
+
+_HOLDERS_SQL = (
+    "SELECT h.proj_id, f.proj_abbr_name, h.period, sum(h.percent_nav) AS percent_nav, "
+    "sum(h.assetliab_value) AS assetliab_value, any_value(h.issue_code) AS issue_code, "
+    "any_value(h.isin_code) AS isin_code, any_value(h.issuer) AS issuer "
+    "FROM holdings h LEFT JOIN funds f ON f.proj_id = h.proj_id "
+    "WHERE h.period = ? AND NOT coalesce(h.is_nav_total, FALSE) AND {match} "
+    "GROUP BY h.proj_id, f.proj_abbr_name, h.period{security} "
+    "ORDER BY percent_nav DESC NULLS LAST, h.proj_id")
 
 
 def _security_key(issue_code: Any, isin_code: Any) -> str | None:
@@ -225,21 +273,36 @@ def overlap(store: MarketStore, funds: Sequence[str], period: str | None = None)
     if len(proj_ids) < 2:
         raise BadInputError("overlap needs at least two different funds")
     quarter = _period(store, period)
-    weights: dict[str, dict[str, float]] = {}
-    names: dict[str, dict] = {}
+    rows: list[dict] = []
     if quarter is not None:
         marks = ", ".join("?" * len(proj_ids))
         rows = store.query(
             f"SELECT proj_id, issue_code, isin_code, issuer, percent_nav FROM holdings WHERE period = ? "
             f"AND proj_id IN ({marks}) AND NOT coalesce(is_nav_total, FALSE) ORDER BY proj_id", [quarter, *proj_ids])
-        for row in rows:
-            key = _security_key(row["issue_code"], row["isin_code"])
-            if key is None or row["percent_nav"] is None:
-                continue
-            per_fund = weights.setdefault(key, {})
-            per_fund[row["proj_id"]] = per_fund.get(row["proj_id"], 0.0) + float(row["percent_nav"])
-            names.setdefault(key, {"issue_code": _clean(row["issue_code"]), "isin_code": _clean(row["isin_code"]),
-                                   "issuer": _clean(row["issuer"])})
+    return {"funds": proj_ids, "period": quarter, **overlap_of(proj_ids, rows), "missing": missing}
+
+
+def overlap_of(proj_ids: Sequence[str], rows: Iterable[Mapping]) -> dict:
+    """Securities held in common by these funds and each pair's overlap, from holding lines (proj_id, issue_code,
+    isin_code, issuer, percent_nav; NAV totals left out by the caller): `{"common": [...], "overlap_pct": {...}}`.
+    The same rule for the market store and a report's holdings: a security is its ISIN, else its issue code."""
+    weights: dict[str, dict[str, float]] = {}
+    names: dict[str, dict] = {}
+    for row in rows:
+        key = _security_key(row.get("issue_code"), row.get("isin_code"))
+        weight = row.get("percent_nav")
+        if key is None or weight is None or row.get("proj_id") not in proj_ids:
+            continue
+        try:
+            weight = float(weight)
+        except (TypeError, ValueError):
+            continue
+        if not math.isfinite(weight):
+            continue
+        per_fund = weights.setdefault(key, {})
+        per_fund[row["proj_id"]] = per_fund.get(row["proj_id"], 0.0) + weight
+        names.setdefault(key, {"issue_code": _clean(row.get("issue_code")), "isin_code": _clean(row.get("isin_code")),
+                               "issuer": _clean(row.get("issuer"))})
     common = []
     for key, per_fund in weights.items():
         if len(per_fund) >= 2:
@@ -251,7 +314,7 @@ def overlap(store: MarketStore, funds: Sequence[str], period: str | None = None)
         for b in proj_ids[i + 1:]:
             total = sum(min(w[a], w[b]) for w in weights.values() if a in w and b in w)
             pairs[f"{a}|{b}"] = round(total, 6)
-    return {"funds": proj_ids, "period": quarter, "common": common, "overlap_pct": pairs, "missing": missing}
+    return {"common": common, "overlap_pct": pairs}
 
 
 NO_PROFILE = ("the store holds its holdings but no profile row (no name, company or status): the overlap is from its "

@@ -88,7 +88,8 @@ class MarketScreen(param.Parameterized):
     snapshot_dir = param.String(default="", doc="A snapshot directory or store file to read instead of the settings' one.")
 
     # ---- the screener's filters ------------------------------------------------------------------
-    company = param.String(default="", doc="Only the funds of this management company (its unique_id); empty for all.")
+    company = param.String(default="", doc="Only the funds of this management company: its unique_id, or a part of its "
+                                           "name that only one company has (queries.company_id); empty for all.")
     status = param.Selector(default="", objects=STATUS_CODES,
                             doc="Only funds with this status (RG registered, SE in filing, EX expired, CA cancelled, "
                                 "LI liquidated); empty for all. Also limits the market-wide views.")
@@ -146,7 +147,8 @@ class MarketScreen(param.Parameterized):
 
     def _reset_frames(self) -> None:
         self.param.update(results=empty_results(), holders=holders_frame([]), spectrum=market_frame([], SPECTRUM_FIELDS),
-                          fees=market_frame([], FEE_FIELDS), most_held=market_frame([], MOST_HELD_FIELDS))
+                          fees=market_frame([], FEE_FIELDS), most_held=market_frame([], MOST_HELD_FIELDS),
+                          companies={})
 
     # ---- reading the snapshot --------------------------------------------------------------------
 

@@ -68,6 +68,85 @@ def case_kind(cases: pd.DataFrame | None, case_id: str) -> str | None:
     return kinds.pop() if len(kinds) == 1 else None
 
 
+def _day(value) -> pd.Timestamp | None:
+    found = pd.to_datetime(value, errors="coerce")
+    return None if pd.isna(found) else pd.Timestamp(found).normalize()
+
+
+def _text_key(value) -> str | None:
+    return " ".join(value.split()).casefold() if isinstance(value, str) and value.strip() else None
+
+
+def _same_role(approval: pd.Series, duty: pd.Series) -> bool:
+    """An approval covers a duty of the same code (E17 lic_code = E18 lic_action_code), or of the same English name."""
+    code_a, code_d = _text_key(approval.get("lic_code")), _text_key(duty.get("lic_action_code"))
+    if code_a and code_a == code_d:
+        return True
+    name_a, name_d = _text_key(approval.get("lic_name_en")), _text_key(duty.get("lic_action_name_en"))
+    return bool(name_a and name_a == name_d)
+
+
+DUTY_FLAG_COLUMNS = ("company_unique_id", "lic_action_code", "action_start_date", "approval_code", "approval_expired", "reason")
+
+
+def duties_past_approval(approvals: pd.DataFrame | None, duties: pd.DataFrame | None, today) -> pd.DataFrame:
+    """The duties a person still holds after every approval for that role expired (a compliance warning).
+
+    A duty is matched to the approvals of the same role (the approval's `lic_code` is the duty's
+    `lic_action_code`, or their English names agree); it is flagged when it is current on `today` (no end
+    date, or one not yet passed), at least one approval matches, and every matching approval has a readable
+    expiry date before `today` (an approval without an expiry date lasts while the person serves). A duty
+    no approval matches (a director, say) is not flagged: the register does not say it needs one.
+    Returns the flagged duties' rows with `approval_code`, `approval_expired` (the latest expiry) and a
+    `reason` in words; an empty frame with those columns when nothing is flagged."""
+    day = _day(today)
+    if day is None:
+        raise ValueError(f"today must be a date, not {today!r}")
+    empty = pd.DataFrame(columns=list(DUTY_FLAG_COLUMNS))
+    if approvals is None or duties is None or approvals.empty or duties.empty:
+        return empty
+    rows = []
+    for _, duty in duties.iterrows():
+        end = _day(duty.get("action_end_date"))
+        if end is not None and end < day:
+            continue
+        matching = [a for _, a in approvals.iterrows() if _same_role(a, duty)]
+        if not matching:
+            continue
+        expiries = [_day(a.get("expire_date")) for a in matching]
+        if any(e is None or e >= day for e in expiries):
+            continue
+        latest = max(expiries)
+        approval = matching[expiries.index(latest)]
+        role = duty.get("lic_action_name_en") if _text_key(duty.get("lic_action_name_en")) else duty.get("lic_action_code")
+        start = _day(duty.get("action_start_date"))
+        since = f" since {start:%Y-%m-%d}" if start is not None else ""
+        reason = f"still on duty as {role}{since}, but the approval for it expired on {latest:%Y-%m-%d}"
+        rows.append({**duty.to_dict(), "approval_code": approval.get("lic_code"),
+                     "approval_expired": latest.strftime("%Y-%m-%d"), "reason": reason})
+    return pd.DataFrame(rows) if rows else empty
+
+
+def amc_names(client) -> dict[str, str]:
+    """English (else Thai) names of the asset management companies the current service lists (S7), by id;
+    empty on the legacy layout or when the list cannot be read (names then fall back to the ids)."""
+    try:
+        if client.layout() != LAYOUT_SUCCESSOR:
+            return {}
+        rows = client.fetch("S7") or []
+    except SecApiError as exc:
+        log.info("the list of asset management companies could not be read (%s); companies are shown by id", exc)
+        return {}
+    names = {}
+    for row in rows:
+        uid = row.get("unique_id") if isinstance(row, dict) else None
+        name = next((row.get(k).strip() for k in ("comp_name_en", "comp_name_th")
+                     if isinstance(row.get(k), str) and row.get(k).strip()), None)
+        if isinstance(uid, str) and name:
+            names[uid] = name
+    return names
+
+
 class LicenceCheck(ServiceModel):
     """The licence register (E15 to E20) for a compliance check of a company or a person."""
 

@@ -131,6 +131,9 @@ def _registration(proj_id: str, fund: dict, ptype: dict, term: str, company: Cal
           if ptype else []),
         *([_row("Policy", policy_type_text(policy))] if not is_missing(policy) else []),
         *([_row("Management style", _labelled(fund, "management_style"))] if not is_missing(fund.get("management_style")) else []),
+        *([_row("Investment policy", fund.get("investment_policy"), THAI)] if not is_missing(fund.get("investment_policy")) else []),
+        *([_row("Currency hedging", fund.get("exchange_rate_protection_policy"), THAI)]
+          if not is_missing(fund.get("exchange_rate_protection_policy")) else []),
         *([_row("Tax incentive", ", ".join(TAX_INCENTIVE.get(t, ("", t))[1] for t in taxes))] if taxes else []),
         *([_row("Feeder fund of", master, THAI, note=fund.get("feederfund_country"))] if not is_missing(master) else []),
         _row("Foreign investment", _labelled(fund, "invest_country_flage")),

@@ -335,3 +335,94 @@ def status_text(code: object) -> str:
     key = normalise_fund_status(code)
     known = FUND_STATUS.get(key) if key else None
     return f"{known[1]} ({key})" if known else str(code)
+
+
+# Readable titles for the service's field names, where a table or a CSV would otherwise show the field name.
+COLUMN_TITLES: dict[str, str] = {
+    "proj_id": "Fund id", "proj_abbr_name": "Fund", "proj_name_en": "Fund name", "proj_name_th": "Fund name (Thai)",
+    "unique_id": "Id", "comp_name_en": "Company", "comp_name_th": "Company (Thai)", "company": "Company",
+    "company_unique_id": "Company id", "person_unique_id": "Person id", "name_en": "Name", "name_th": "Name (Thai)",
+    "regis_sale_no": "Registration no.", "lic_code": "Licence type", "lic_no": "Licence no.",
+    "lic_name_en": "Licence", "lic_name_th": "Licence (Thai)", "lic_action_code": "Duty",
+    "lic_action_name_en": "Duty", "lic_action_name_th": "Duty (Thai)", "apply_type": "Licensed or registered",
+    "acc_type": "Act", "effective_date": "From", "expire_date": "Expires", "privilege_type": "Privilege",
+    "approval_state": "Approval", "action_start_date": "Since", "action_end_date": "Until",
+    "action_status": "Status", "action_remark": "Remark", "enforcement_type": "Kind of action", "case_id": "Case",
+    "enforcement_relevant_section_law": "Law broken", "enforcement_summarized_facts": "Facts",
+    "enforcement_date": "Date", "enforcement_details": "Sanction", "enforcement_remark": "Remark",
+    "fund_status": "Status", "risk_spectrum": "Risk level", "policy_desc": "Policy type", "period": "Quarter",
+    "last_upd_date": "Updated", "size_bytes": "Size", "regis_date": "Registered", "cancel_date": "Cancelled", "reason": "Warning", "disclosure_date": "Disclosed",
+}
+
+
+def column_title(name: str) -> str:
+    """A column's readable title: the table's, else the field name with its underscores as spaces, capitalised."""
+    if name in COLUMN_TITLES:
+        return COLUMN_TITLES[name]
+    words = str(name).replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
+
+
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    """The one CSV writer for downloads and `--csv`: UTF-8 with a byte-order mark (so Excel opens Thai
+    intact), readable column titles instead of field names, dates as YYYY-MM-DD, missing cells empty.
+    Values are written as given: map codes to their labels before calling."""
+    out = display_frame(frame)
+    out.columns = [column_title(c) for c in out.columns]
+    return out.to_csv(index=False, lineterminator="\r\n").encode("utf-8-sig")
+
+
+def quarter_text(period: Any) -> str:
+    """A quarter YYYYMM (text or number) as "Q2 2026"; anything else as sent, missing as the mark."""
+    if is_missing(period):
+        return DASH
+    raw = str(period).strip()
+    if raw.endswith(".0"):
+        raw = raw[:-2]
+    if len(raw) == 6 and raw.isdigit() and 1 <= int(raw[4:]) <= 12:
+        return f"Q{(int(raw[4:]) - 1) // 3 + 1} {raw[:4]}"
+    return raw
+
+
+# What each level of the SEC's risk spectrum means, in the words its factsheets use (ต่ำ, ปานกลางค่อนข้างต่ำ, ...).
+RISK_WORDS: dict[str, str] = {"RS1": "low", "RS2": "moderately low", "RS3": "moderately low", "RS4": "moderately high",
+                              "RS5": "moderately high", "RS6": "high", "RS7": "high", "RS8": "very high",
+                              "RS81": "very high (complex or high-risk)"}
+RISK_LEVELS = {**{f"RS{n}": str(n) for n in range(1, 9)}, "RS81": "8+"}
+
+
+def risk_text(code: Any) -> str:
+    """A risk code for people: "6 of 8, high" for RS6, "8+ of 8, very high (complex or high-risk)" for RS81;
+    an unknown code as sent, missing as empty."""
+    if is_missing(code):
+        return ""
+    key = str(code).strip().upper()
+    if key not in RISK_LEVELS:
+        return str(code)
+    return f"{RISK_LEVELS[key]} of 8, {RISK_WORDS[key]}"
+
+
+# Fee remarks the service writes in Thai, in English (the Thai is kept beside it).
+FEE_REMARKS: dict[str, str] = {"ปัจจุบันยกเว้นการเรียกเก็บ": "currently waived", "ยกเว้น": "waived",
+                               "ไม่เรียกเก็บ": "not charged"}
+
+
+def fee_remark_text(remark: Any) -> str:
+    """A fee's remark as "currently waived · ปัจจุบันยกเว้นการเรียกเก็บ"; other text as sent; missing as empty."""
+    if is_missing(remark):
+        return ""
+    thai = " ".join(str(remark).split())
+    english = FEE_REMARKS.get(thai)
+    return f"{english} · {thai}" if english else thai
+
+
+# A company licence's apply_type, which the service writes in Thai only, with English beside it.
+APPLY_TYPES = {"ใบอนุญาต": "licensed (ใบอนุญาต)", "จดทะเบียน": "registered (จดทะเบียน)"}
+
+
+def apply_type_text(value: Any) -> str:
+    """"licensed (ใบอนุญาต)" / "registered (จดทะเบียน)"; other text as sent; missing as empty."""
+    if is_missing(value):
+        return ""
+    thai = " ".join(str(value).split())
+    return APPLY_TYPES.get(thai, thai)

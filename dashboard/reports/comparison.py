@@ -102,6 +102,42 @@ def _performance(doc: ReportDocument, basket: FundBasket) -> None:
     sec.add(Note("Past performance does not guarantee future results."))
 
 
+def _holdings_overlap(doc: ReportDocument, client: SecClient, basket: FundBasket, proj_ids: list[str]) -> None:
+    """The securities the funds hold in common in the latest published quarter, and each pair's overlap (the sum
+    over common holdings of the smaller weight): the market store's rule (`market.queries.overlap_of`)."""
+    from dashboard.api.periods import latest_period
+    from dashboard.market.queries import overlap_of
+    from dashboard.models.holdings import split_nav_total
+    from dashboard.models.source import outcome
+    from dashboard.present.text import fmt_percent, quarter_text
+
+    sec = doc.section("overlap", "Holdings overlap")
+    period = latest_period(client.today, client.layout())
+    results = client.fetch_many([("E6", {"proj_id": p, "period": period}) for p in proj_ids])
+    rows, without = [], []
+    for proj_id, result in zip(proj_ids, results):
+        value, error, _ = outcome(result)
+        lines, _totals = split_nav_total(value or [])
+        if error or not lines:
+            without.append(basket.label(proj_id))
+        rows.extend({**line, "proj_id": proj_id} for line in lines)
+    found = overlap_of(proj_ids, rows)
+    sec.add(Note(f"Holdings of {quarter_text(period)}, the latest quarter the service publishes. Overlap of two funds: "
+                 "the sum, over the securities both hold, of the smaller of their two weights (% of NAV)."))
+    if without:
+        sec.add(Note("No holdings published for " + ", ".join(without) + " in that quarter."))
+    pairs = [{"a": basket.label(a), "b": basket.label(b), "pct": pct}
+             for pair, pct in found["overlap_pct"].items() for a, b in [pair.split("|")]]
+    sec.add(table(pairs, [Column("Fund", "a"), Column("and fund", "b"), pct_col("Overlap (% of NAV)", "pct")],
+                  caption="Overlap of each pair of funds", css_id="overlap-pairs-table"))
+    common = [{"security": c["issuer"] or c["issue_code"] or c["isin_code"], "code": c["issue_code"] or c["isin_code"],
+               **{p: c["weights"].get(p) for p in proj_ids}} for c in found["common"][:25]]
+    sec.add(table(common, [Column("Security", "security"), Column("Code", "code")]
+                  + [Column(basket.label(p), lambda r, p=p: fmt_percent(r.get(p), 2, up_to=4, missing="")) for p in proj_ids],
+                  caption="Securities held in common (largest first, up to 25), % of NAV", css_id="overlap-table",
+                  empty="The funds hold no security in common in that quarter."))
+
+
 def comparison_document(client: SecClient, proj_ids: list[str], *, funds: dict[str, dict] | None = None,
                         generated_at: datetime | None = None) -> ReportDocument:
     basket = FundBasket(client=client)
@@ -119,7 +155,7 @@ def comparison_document(client: SecClient, proj_ids: list[str], *, funds: dict[s
     labels = [basket.label(p) for p in proj_ids]
     doc = ReportDocument(client.settings, title=f"Fund comparison: {', '.join(labels)}", kind="comparison",
                          generated_at=generated_at)
-    doc.subtitle = f"{len(proj_ids)} funds side by side: fees, risk, asset allocation and performance"
+    doc.subtitle = f"{len(proj_ids)} funds side by side: fees, risk, asset allocation, holdings overlap and performance"
     for proj_id in proj_ids:
         fund = records.get(proj_id) or {}
         names = " / ".join(str(fund[k]) for k in ("proj_name_en", "proj_name_th") if not is_missing(fund.get(k)))
@@ -141,6 +177,7 @@ def comparison_document(client: SecClient, proj_ids: list[str], *, funds: dict[s
     _fees(doc, basket)
     _risk(doc, basket)
     _allocation(doc, basket)
+    _holdings_overlap(doc, client, basket, proj_ids)
     _performance(doc, basket)
     return doc
 

@@ -11,7 +11,9 @@ from typing import Any
 from dashboard.api.sync import SecClient
 from dashboard.api.endpoints import validate_path_param
 from dashboard.errors import SecApiError
-from dashboard.models.licensee import LicenceCheck, enforcement_meanings, fine_unpaid, kind_label
+from dashboard.config import LAYOUT_SUCCESSOR
+from dashboard.models.licensee import (LicenceCheck, amc_names, duties_past_approval, enforcement_meanings, fine_unpaid,
+                                       kind_label)
 from dashboard.models.search import FundSearch
 from dashboard.models.source import run
 from dashboard.present import charts
@@ -25,7 +27,7 @@ from dashboard.records.labels import label
 from dashboard.reports.blocks import Card, Caution, Column, Heading, Note, Table, date_col, key_values, table
 from dashboard.reports.document import ReportDocument
 from dashboard.reports.embed import safe_chart
-from dashboard.present.text import fmt_date, fmt_datetime, is_missing, latest_update, text
+from dashboard.present.text import apply_type_text, fmt_date, fmt_datetime, is_missing, latest_update, text
 
 def name_with_code(record, code_key: str, name_key: str) -> str | None:
     """An approval or duty by name with its code beside it ("Investment planner (IP)"); the code alone when no
@@ -103,10 +105,15 @@ def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str]
     uid = validate_path_param("unique_id", unique_id)
     cases = list(dict.fromkeys(validate_path_param("case_id", c) for c in case_ids))
     person, register, company = LicenceCheck(client=client), LicenceCheck(client=client), FundSearch(client=client)
+    record = LicenceCheck(client=client)  # the company's licences, personnel, activities and case list (current service)
     case_checks = {c: LicenceCheck(client=client) for c in cases}
     errors: dict[str, str] = {}
+    successor = client.layout() == LAYOUT_SUCCESSOR
     loads = {"approvals and duties": person.load_person(uid), "former": register.load_former(),
              "funds": company.company_funds(uid), **{f"case {c}": m.load_enforcement(uid, c) for c, m in case_checks.items()}}
+    if successor:
+        loads.update({"licences, personnel and business activities": record.load_company(uid),
+                      "enforcement cases": record.load_cases(uid)})
     results = _load_all(loads, errors)
     if len(errors) == len(loads):
         raise next(r for r in results.values() if isinstance(r, SecApiError))
@@ -120,12 +127,15 @@ def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str]
     if alert_checks:
         _load_all({f"alert {c}": m.load_alert(c) for c, m in alert_checks.items()}, errors)
     alerts = {c: m.alert for c, m in alert_checks.items() if m.alert}
-    stale = any(m.stale for m in (person, register, company, *case_checks.values(), *alert_checks.values()))
+    stale = any(m.stale for m in (person, register, company, record, *case_checks.values(), *alert_checks.values()))
 
     is_person = not approvals.empty or not duties.empty
-    is_company = not funds.empty or former is not None
+    has_record = not (record.company_licences.empty and record.personnel.empty and record.business.empty)
+    is_company = not funds.empty or former is not None or has_record
     who = "person" if is_person else "company" if is_company else "identifier"
-    doc = ReportDocument(client.settings, title=f"Licence check: {who} {uid}", kind="licensee", generated_at=generated_at)
+    names = _company_names(client, uid, register, funds) if (is_company or not duties.empty) else {}
+    title = f"Licence check: {names[uid]} ({uid})" if uid in names else f"Licence check: {who} {uid}"
+    doc = ReportDocument(client.settings, title=title, kind="licensee", generated_at=generated_at)
     if former:
         doc.names = [(lang, former.get(key)) for lang, key in (("th", "name_th"), ("en", "name_en")) if former.get(key)]
     doc.subtitle = {
@@ -142,15 +152,38 @@ def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str]
         doc.header_notes.append(Caution("Parts that could not be loaded: " + "; ".join(f"{k}: {v}" for k, v in errors.items())))
 
     if is_person or not is_company:
-        _person_sections(doc, approvals, duties, client.today if is_person else None)
+        _person_sections(doc, approvals, duties, client.today if is_person else None, names)
     if is_company:
         _company_section(doc, former, funds)
-    _enforcement_section(doc, uid, cases, found, kinds, alerts, errors)
+        if has_record:
+            _company_record_sections(doc, record)
+    _enforcement_section(doc, uid, cases, found, kinds, alerts, errors, record.cases if successor else None)
     return doc
 
 
-def _person_sections(doc: ReportDocument, approvals, duties, today) -> None:
-    """Approvals (with their timeline when `today` is given: the identifier is a person's) and current duties."""
+def _company_names(client: SecClient, uid: str, register: LicenceCheck, funds) -> dict[str, str]:
+    """Company names by id: the current service's asset management companies, the former-licensee list, and the
+    identifier's own funds (which name their company)."""
+    names = {**amc_names(client), **register.company_names()}
+    for column in ("comp_name_en", "comp_name_th"):
+        if uid not in names and column in funds and not funds.empty and isinstance(funds[column].iloc[0], str):
+            names[uid] = funds[column].iloc[0]
+    return names
+
+
+def _person_sections(doc: ReportDocument, approvals, duties, today, names: dict[str, str] | None = None) -> None:
+    """Approvals (with their timeline when `today` is given: the identifier is a person's), the compliance
+    warning of a duty held past its approval, and current duties."""
+    names = names or {}
+    if today is not None:
+        flagged = duties_past_approval(approvals, duties, today)
+        if not flagged.empty:
+            sec = doc.section("compliance", "Compliance warning")
+            for _, row in flagged.iterrows():
+                uid = row["company_unique_id"]
+                at = f"{names[uid]} ({uid})" if uid in names else uid
+                reason = str(row["reason"])
+                sec.add(Caution(f"{reason[:1].upper()}{reason[1:]} (at {at})."))
     sec = doc.section("approvals", "Approvals")
     if today is not None:
         doc.chart(sec, safe_chart(charts.licence_timeline, approvals, duties, today), "Approvals and duties timeline")
@@ -170,7 +203,8 @@ def _person_sections(doc: ReportDocument, approvals, duties, today) -> None:
                      "(directors and executives, for example)."))
     sec = doc.section("duties", "Current duties")
     sec.add(table(duties.sort_values("action_start_date", ascending=False), [
-        Column("Company id", "company_unique_id"), Column("Duty", lambda r: name_with_code(r, "lic_action_code", "lic_action_name")),
+        Column("Company", lambda r: f"{names[r.get('company_unique_id')]} ({r.get('company_unique_id')})"
+               if r.get("company_unique_id") in names else r.get("company_unique_id")), Column("Duty", lambda r: name_with_code(r, "lic_action_code", "lic_action_name")),
         date_col("Started", "action_start_date"),
         Column("Ended", lambda r: "still serving" if is_missing(r.get("action_end_date")) else fmt_date(r.get("action_end_date"))),
         Column("Last updated", "last_upd_date", fmt_datetime),
@@ -196,12 +230,47 @@ def _company_section(doc: ReportDocument, former: dict | None, funds) -> None:
 
 
 
+def _company_record_sections(doc: ReportDocument, record: LicenceCheck) -> None:
+    """The company's licences and registrations, the people on duty there and its business activities."""
+    sec = doc.section("licences", "Licences and registrations")
+    sec.add(table(record.company_licences, [
+        Column("Licence", lambda r: name_with_code(r, "lic_code", "lic_name")), Column("Licence no.", "lic_no"),
+        Column("Licensed or registered", lambda r: apply_type_text(r.get("apply_type"))),
+        Column("Act", "acc_type"), date_col("Effective", "effective_date"),
+        Column("Expires", lambda r: "no expiry" if r.get("approval_state") == APPROVAL_NO_EXPIRY else fmt_date(r.get("expire_date"))),
+    ], css_id="company-licences-table", empty="No licences or registrations are recorded."))
+    sec = doc.section("personnel", "People on duty")
+    sec.add(table(record.personnel, [
+        Column("Person id", "person_unique_id"), Column("Duty", lambda r: name_with_code(r, "lic_action_code", "lic_action_name")),
+        date_col("Started", "action_start_date"),
+    ], css_id="personnel-table", empty="No people on duty are recorded."))
+    sec = doc.section("business", "Business activities")
+    sec.add(table(record.business, [
+        Column("Licence", lambda r: name_with_code(r, "lic_code", "lic_name")),
+        Column("Activity", lambda r: name_with_code(r, "lic_action_code", "lic_action_name")),
+        date_col("Since", "action_start_date"),
+        Column("Status", lambda r: r.get("action_status_label_en") or r.get("action_status")),
+        Column("Remark", "action_remark"),
+    ], css_id="business-table", empty="No business activities are recorded."))
+
+
+
 def _enforcement_section(doc: ReportDocument, uid: str, cases: list[str], found: dict, kinds: dict, alerts: dict,
-                         errors: dict[str, str]) -> None:
-    """Each case asked for: an enforcement record, an investor alert, a failure or nothing recorded."""
+                         errors: dict[str, str], case_list=None) -> None:
+    """The case list (current service), then each case asked for: an enforcement record, an investor alert, a
+    failure or nothing recorded."""
     sec = doc.section("enforcement", "Enforcement and investor alerts")
-    if not cases:
-        sec.add(Note("No case was asked for. Enforcement actions are looked up by case reference: add --case CASE_ID."))
+    if case_list is not None and "enforcement cases" not in errors:
+        sec.add(table(case_list, [
+            Column("Case", "case_id"),
+            Column("Kind of action", lambda r: r.get("enforcement_type_label_en") and
+                   f"{r.get('enforcement_type_label_en')} ({r.get('enforcement_type')})" or r.get("enforcement_type")),
+            Column("Last updated", "last_upd_date", fmt_datetime),
+        ], caption="Enforcement cases recorded", css_id="cases-table",
+            empty="No enforcement cases are recorded under this identifier."))
+    elif not cases:
+        sec.add(Note("This service publishes no list of a person's or company's cases; enforcement actions are "
+                     "found by their case reference."))
     for case_id in cases:
         if case_id in found:
             sec.add(_case_card(case_id, found[case_id], kinds[case_id]))

@@ -416,3 +416,152 @@ def test_a_port_out_of_range_is_refused_before_anything_starts(command, port, ca
     assert done.value.code == 2
     error = capsys.readouterr().err.strip().splitlines()[-1]
     assert "is not a port: use a whole number from 1 to 65535" in error and len(error) < 200
+
+
+def test_doctor_in_demo_mode_says_no_key_is_needed(tmp_path):
+    result = run("--demo", "doctor", env={"SEC_DASHBOARD_CACHE_DIR": str(tmp_path)})
+    assert result.returncode == 0, result.stderr
+    assert "fund key     not needed: this is the demo" in result.stdout
+    assert "key     ok" not in result.stdout
+    as_json = json.loads(run("--demo", "doctor", "--json", env={"SEC_DASHBOARD_CACHE_DIR": str(tmp_path)}).stdout)
+    assert as_json["fund_key"] == as_json["licence_key"] == "demo"
+
+
+def test_doctor_says_a_set_key_was_rejected_without_internal_codes(simulator, tmp_path):
+    simulator.app.layout = "successor"
+    env = {"SEC_API_BASE_URL": simulator.base_url, "SEC_DASHBOARD_CACHE_DIR": str(tmp_path), "SEC_API_KEY": "0" * 32}
+    result = run("doctor", env=env)
+    assert result.returncode == 3
+    assert "rejected" in result.stderr and "set SEC_API_KEY" not in result.stderr
+    import re as _re
+    assert not _re.search(r"\b[ES]\d{1,2}\b", result.stdout + result.stderr), result.stderr
+
+
+def test_error_messages_leave_out_the_endpoint_codes():
+    from dashboard.api.doctor import without_endpoint_code
+
+    assert without_endpoint_code("S7 GET /v2/fund/general-info/amcs: the service failed") == \
+        "GET /v2/fund/general-info/amcs: the service failed"
+    assert without_endpoint_code("note: E15 POST /v1/x: no") == "note: POST /v1/x: no"
+    assert without_endpoint_code("E15 to E20 here") == "E15 to E20 here"  # only a code in front of a request
+    assert without_endpoint_code("E4 fund policy: malformed") == "fund policy: malformed"
+
+
+def _flagged_person(dataset):
+    """A demo person the compliance rule flags on the pinned day (a duty held after its approval expired)."""
+    from dashboard.models.licensee import duties_past_approval
+    from dashboard.records import records_frame
+    from tests.conftest import TODAY
+
+    for pid, approvals in sorted(dataset.approvals.items()):
+        flagged = duties_past_approval(records_frame("approval", approvals),
+                                       records_frame("duty", dataset.duties.get(pid) or []), TODAY)
+        if not flagged.empty:
+            return pid, flagged.iloc[0]
+    raise AssertionError("the demo data set has no such person")
+
+
+def test_licensee_person_flags_a_duty_past_its_approval(cli, dataset):
+    pid, row = _flagged_person(dataset)
+    code, stdout, _ = cli("licensee", "person", pid)
+    assert code == 0
+    assert f"but the approval for it expired on {row['approval_expired']}" in stdout and "warning:" in stdout
+    code, stdout, _ = cli("licensee", "person", pid, "--json")
+    assert any(row["approval_expired"] in w for w in json.loads(stdout)["warnings"])
+
+
+def test_readable_tables_show_names_and_titles_not_field_names(simulator, dataset, tmp_path, monkeypatch, capsys):
+    cli = in_process_cli(simulator, "successor", tmp_path / "cache", monkeypatch, capsys)
+    code, stdout, _ = cli("fund", "search", "Mekong")
+    assert code == 0
+    header = stdout.splitlines()[0]
+    assert "proj_abbr_name" not in header and "unique_id" not in header and "Company" in header
+    assert "Demo Mekong Asset Management Co., Ltd." in stdout
+    # a person's duty at an asset management company names the company (the current service lists them)
+    pid = next(p for p, duties in sorted(dataset.duties.items())
+               if any(d["company_unique_id"] in {a["unique_id"] for a in dataset.amcs} for d in duties))
+    code, stdout, _ = cli("licensee", "person", pid)
+    assert "lic_code" not in stdout and "company_unique_id" not in stdout
+    assert "Asset Management Co., Ltd. (C0" in stdout
+
+
+def test_readable_enforcement_wraps_long_texts_whole_or_keeps_them_on_one_line_with_wide(cli, dataset, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "70")
+    (uid, case_id), record = next(iter(dataset.enforcement.items()))
+    code, stdout, _ = cli("licensee", "enforcement", uid, case_id)
+    assert code == 0 and "…" not in stdout
+    assert "enforcement_relevant_section_law" not in stdout and "Law broken" in stdout
+    facts = " ".join(record["enforcement_summarized_facts"].split())
+    # the wrapped lines, joined again, give the whole text: no word is cut
+    assert facts in " ".join(" ".join(stdout.split()).split())
+    assert max(len(line) for line in stdout.splitlines()) <= 70 + 10  # Thai marks take no column; a long word may pass
+    code, wide, _ = cli("licensee", "enforcement", uid, case_id, "--wide")
+    assert any(facts in " ".join(line.split()) for line in wide.splitlines())
+
+
+def test_readable_fund_show_has_the_investment_policy(simulator, dataset, tmp_path, monkeypatch, capsys):
+    cli = in_process_cli(simulator, "successor", tmp_path / "cache", monkeypatch, capsys)  # the legacy layout has none
+    fund = next(f for f in dataset.funds if f.get("proj_abbr_name") == "DMK-EQ")
+    code, stdout, _ = cli("fund", "show", fund["proj_id"])
+    assert code == 0
+    assert "Investment policy" in stdout and "Management style" in stdout and "Policy" in stdout
+
+
+def test_fund_show_gives_english_beside_thai_and_keeps_the_waived_fee_remark(cli, dataset):
+    proj_id = next(p for p, rows in sorted(dataset.fees.items())
+                   if any(r.get("fee_other_desc") == "ปัจจุบันยกเว้นการเรียกเก็บ" for r in rows) and dataset.allocation.get(p))
+    code, stdout, _ = cli("fund", "show", proj_id)
+    assert code == 0
+    assert "currently waived · ปัจจุบันยกเว้นการเรียกเก็บ" in stdout
+    allocation = stdout.split("\nALLOCATION\n", 1)[1].split("\n\n", 1)[0]
+    import re as _re
+    assert all(_re.search(r"[a-z]{3}", line) for line in allocation.splitlines()[1:]), allocation  # English beside the Thai
+    risk = next(line for line in stdout.splitlines() if line.strip().startswith("About the risk"))
+    assert " of 8, " in risk
+    assert "HOLDINGS 20" not in stdout  # a quarter reads as "Q3 2026", not 202609
+
+
+def test_help_and_cache_info_speak_words_not_codes(tmp_path):
+    import re as _re
+
+    for args in (["--help"], ["fund", "--help"], ["licensee", "--help"], ["market", "screen", "--help"]):
+        result = run(*args)
+        assert result.returncode == 0
+        assert not _re.search(r"\(E\d+", result.stdout), result.stdout
+    screen = run("market", "screen", "--help").stdout
+    assert "general investors" in screen and "8+" in screen
+    info = run("--demo", "cache", "info", env={"SEC_DASHBOARD_CACHE_DIR": str(tmp_path)})
+    assert info.returncode == 0 and "size_bytes" not in info.stdout and "Size" in info.stdout
+
+
+def test_csv_bytes_of_a_fund_search_and_a_screen(simulator, tmp_path):
+    import csv
+    import io
+
+    env = {"SEC_DASHBOARD_CACHE_DIR": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-m", "dashboard", "--demo", "licensee", "search", "Mekong", "--csv"],
+                            capture_output=True, env={**{k: v for k, v in os.environ.items() if not k.startswith("SEC_")},
+                                                      **env, "PYTHONPATH": str(ROOT)}, cwd=ROOT, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(b"\xef\xbb\xbf")
+    rows = list(csv.reader(io.StringIO(result.stdout.decode("utf-8-sig"))))
+    assert rows[0] == ["Id", "Name", "Name (Thai)"]
+    assert any("แม่โขง" in cell for cell in rows[1])
+    fund = run("--demo", "fund", "search", "Mekong", "--csv", env=env)
+    header, first = list(csv.reader(io.StringIO(fund.stdout.lstrip("\ufeff"))))[:2]
+    assert "proj_abbr_name" not in header and "Company" in header
+    assert first[header.index("Status")].endswith(")") and "(" in first[header.index("Status")]  # "registered (RG)"
+    both = run("--demo", "fund", "search", "Mekong", "--csv", "--json", env=env)
+    assert both.returncode == 2 and "not both" in both.stderr
+    several = run("--demo", "licensee", "person", "P0000010016", "--csv", env=env)
+    assert several.returncode == 2 and "use --json" in several.stderr
+
+
+def test_licensee_company_is_titled_by_name_and_says_licensed_in_english(simulator, dataset, tmp_path, monkeypatch, capsys):
+    cli = in_process_cli(simulator, "successor", tmp_path / "cache", monkeypatch, capsys)
+    amc = dataset.amcs[0]
+    code, stdout, _ = cli("licensee", "company", amc["unique_id"])
+    assert code == 0
+    assert f"{amc['name_en']} ({amc['unique_id']}): licences and registrations" in stdout
+    assert "licensed (ใบอนุญาต)" in stdout or "registered (จดทะเบียน)" in stdout
+    assert "apply_type" not in stdout and "lic_code" not in stdout

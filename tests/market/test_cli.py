@@ -215,3 +215,104 @@ def _demo_today():
 
     with open_client(ApiSettings.from_env(demo=True, environ={})) as client:
         return client.today
+
+
+def test_sort_takes_a_descending_field_as_the_next_word_or_after_equals(demo_store, capsys):
+    """`--sort -total_fee_actual` (the README's `[--sort [-]FIELD]`) and `--sort=-total_fee_actual` alike."""
+    from dashboard.cli.main import main as full_main
+
+    capsys.readouterr()
+    answers = []
+    for form in (["--sort", "-total_fee_actual"], ["--sort=-total_fee_actual"]):
+        assert cli.main(["market", "screen", "--demo", *form, "--limit", "5", "--json"]) == 0
+        answers.append(read_json(capsys))
+    assert answers[0] == answers[1]
+    fees = [r["total_fee_actual"] for r in answers[0]]
+    assert None not in fees and fees == sorted(fees, reverse=True)
+    assert full_main(["--demo", "market", "screen", "--sort", "-total_fee_actual", "--limit", "5", "--json"]) == 0
+    assert read_json(capsys) == answers[0]
+
+
+def test_company_filter_takes_a_name(demo_store, capsys):
+    capsys.readouterr()
+    assert cli.main(["market", "screen", "--demo", "--company", "mekong", "--json"]) == 0
+    by_name = read_json(capsys)
+    assert by_name and {r["company_name_en"] for r in by_name} == {"Demo Mekong Asset Management Co., Ltd."}
+    assert cli.main(["market", "screen", "--demo", "--company", by_name[0]["unique_id"], "--json"]) == 0
+    assert read_json(capsys) == by_name
+    # several companies match: exit 2 listing them; none: exit 2 with a hint; nothing is printed on stdout
+    assert cli.main(["market", "screen", "--demo", "--company", "Asset Management"]) == 2
+    captured = capsys.readouterr()
+    assert not captured.out and "Demo Mekong Asset Management Co., Ltd." in captured.err and "management companies" in captured.err
+    assert cli.main(["market", "screen", "--demo", "--company", "No Such Company"]) == 2
+    assert "no management company" in capsys.readouterr().err
+
+
+def test_readable_market_output_gives_words_not_codes(demo_store, capsys):
+    from dashboard.market.store import MarketStore
+
+    capsys.readouterr()
+    assert cli.main(["market", "screen", "--demo", "--risk", "RS81", "--json"]) == 0
+    complex_funds = read_json(capsys)
+    assert complex_funds
+    assert cli.main(["market", "screen", "--demo", "--risk", "RS81"]) == 0
+    text = capsys.readouterr().out
+    assert "RS81" not in text and "8+" in text and "registered (RG)" in text and "proj_abbr_name" not in text
+    with MarketStore(demo_store, read_only=True) as store:
+        latest = store.query("SELECT max(period) AS p FROM holdings")[0]["p"]
+        two = store.query("SELECT proj_id, proj_abbr_name FROM funds WHERE proj_id IN (SELECT DISTINCT proj_id FROM "
+                          "holdings WHERE period = ?) AND proj_abbr_name IS NOT NULL ORDER BY proj_id LIMIT 2", [latest])
+    assert cli.main(["market", "overlap", "--demo", two[0]["proj_id"], two[1]["proj_id"]]) == 0
+    text = capsys.readouterr().out
+    assert f"{two[0]['proj_abbr_name']} and {two[1]['proj_abbr_name']}" in text
+    assert two[0]["proj_id"] not in text and f"quarter Q{(int(latest[4:]) - 1) // 3 + 1} {latest[:4]}" in text
+    assert cli.main(["market", "overlap", "--demo", two[0]["proj_id"], two[1]["proj_id"], "--json"]) == 0
+    assert read_json(capsys)["period"] == latest  # JSON keeps YYYYMM
+
+
+def test_screen_as_csv_has_a_byte_order_mark_titles_and_numbers(demo_store, capsys, monkeypatch):
+    import csv
+
+    buffer = io.BytesIO()
+    monkeypatch.setattr("sys.stdout", io.TextIOWrapper(buffer, encoding="utf-8"))
+    assert cli.main(["market", "screen", "--demo", "--risk", "RS81", "--csv"]) == 0
+    import sys
+    sys.stdout.flush()
+    data = buffer.getvalue()
+    assert data.startswith(b"\xef\xbb\xbf")
+    rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
+    assert "Risk level (1 to 8+)" in rows[0] and "proj_id" not in rows[0]
+    risk = rows[0].index("Risk level (1 to 8+)")
+    assert {r[risk] for r in rows[1:]} == {"8+"}
+
+
+def test_holders_finds_a_security_by_part_of_its_issuers_name(demo_store, capsys):
+    from dashboard.market.store import MarketStore
+
+    capsys.readouterr()
+    with MarketStore(demo_store, read_only=True) as store:
+        latest = store.query("SELECT max(period) AS p FROM holdings")[0]["p"]
+        row = store.query("SELECT issue_code, issuer FROM holdings WHERE period = ? AND NOT is_nav_total AND issuer IS NOT NULL "
+                          "AND issue_code IS NOT NULL ORDER BY issue_code LIMIT 1", [latest])[0]
+    assert cli.main(["market", "holders", "--demo", row["issue_code"], "--json"]) == 0
+    by_code = read_json(capsys)
+    part = row["issuer"].split()[1].lower() + " " + row["issuer"].split()[2].lower()  # "Demo Chanthaburi Foods" -> "chanthaburi foods"
+    assert cli.main(["market", "holders", "--demo", part, "--json"]) == 0
+    by_name = read_json(capsys)
+    assert {r["proj_id"] for r in by_code} <= {r["proj_id"] for r in by_name}
+    assert all(part in r["issuer"].lower() for r in by_name)
+    assert cli.main(["market", "holders", "--demo", "no issuer is called this"]) == 0
+    assert "no data" in capsys.readouterr().err
+
+
+def test_company_choices_name_every_company_of_the_stored_funds(demo_store):
+    from dashboard.market.queries import company_choices, company_id
+    from dashboard.market.store import MarketStore
+
+    with MarketStore(demo_store, read_only=True) as store:
+        choices = company_choices(store)
+        ids = {r["unique_id"] for r in store.query("SELECT DISTINCT unique_id FROM funds WHERE unique_id IS NOT NULL")}
+        assert {c["unique_id"] for c in choices} == ids
+        mekong = next(c for c in choices if "Mekong" in c["name"])
+        assert company_id(store, mekong["name"]) == mekong["unique_id"]
+        assert sum(c["funds"] for c in choices) == store.query("SELECT count(*) AS n FROM funds WHERE unique_id IS NOT NULL")[0]["n"]

@@ -146,3 +146,16 @@ def test_sync_words_count_only_what_is_stored():
 
     assert _sync_words("dealing", 212, 61) == "Dealing periods: fetching, 61 calls"  # no count of rows received
     assert "85 stored" in _sync_words("dealing", 85, 61, done=True)
+
+
+def test_the_company_filter_picks_by_name(screen, reader):
+    run(screen.refresh())
+    from dashboard.market.queries import company_choices
+
+    assert len(screen.companies) > 1  # name by unique_id, for the Market tab's picker
+    first = company_choices(reader)[0]
+    screen.company = str(first["name"])  # a whole name, as a picker gives it
+    run(screen.screen())
+    assert not screen.error and len(screen.results) == int(first["funds"])
+    assert set(screen.results["unique_id"]) == {first["unique_id"]}
+    screen.company = ""

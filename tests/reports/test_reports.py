@@ -179,6 +179,28 @@ def test_comparison_report_puts_the_funds_side_by_side(module_client, dataset_mo
     assert 'id="allocation-table"' in page and 'id="performance-table"' in page and 'id="fees-table"' in page
 
 
+def test_comparison_report_has_a_holdings_overlap_section(module_client, dataset_module):
+    from dashboard.api.periods import latest_period
+
+    period = latest_period(TODAY, module_client.layout())
+
+    def held(proj_id):
+        rows = (dataset_module.holdings.get(proj_id) or {}).get(period) or []
+        return {r["issue_code"]: float(r["percent_nav"]) for r in rows
+                if r.get("issue_code") and str(r.get("assetliab_id")) != "903" and r.get("percent_nav") is not None}
+
+    with_holdings = [f for f in dataset_module.funds if held(f["proj_id"])]
+    a, b = next((x, y) for i, x in enumerate(with_holdings) for y in with_holdings[i + 1:]
+                if set(held(x["proj_id"])) & set(held(y["proj_id"])))
+    shared = sorted(set(held(a["proj_id"])) & set(held(b["proj_id"])))
+    page = html.unescape(fund_report_html(module_client, [a["proj_id"], b["proj_id"]], generated_at=GENERATED))
+    overlap = section(page, "overlap")
+    assert 'id="overlap-pairs-table"' in overlap and 'id="overlap-table"' in overlap
+    assert any(code in overlap for code in shared)
+    expected = sum(min(held(a["proj_id"])[c], held(b["proj_id"])[c]) for c in shared)
+    assert f"{expected:.2f} %" in overlap
+
+
 def test_licensee_report_shows_approvals_duties_and_cases(module_client, dataset_module):
     person, case_id = next((uid, case) for (uid, case) in dataset_module.enforcement if uid.startswith("P"))
     alert_id = next(iter(dataset_module.alerts))
@@ -200,8 +222,39 @@ def test_licensee_report_shows_approvals_duties_and_cases(module_client, dataset
 def test_licensee_report_of_a_company(module_client, dataset_module):
     amc = dataset_module.amcs[0]["unique_id"]
     page = licensee_report_html(module_client, amc)
-    assert "Licence check: company" in page and 'id="company-funds-table"' in page
-    assert "No case was asked for" in page
+    assert 'id="company-funds-table"' in page
+    assert "--case" not in page  # a command-line flag has no place in an HTML page
+
+
+def test_licence_report_of_a_company_holds_its_record_and_cases_under_its_name(dataset_module):
+    """The title names the company; the current service's licences, personnel, business activities and the case
+    list are in the report."""
+    (uid, case_id) = next(k for k in dataset_module.enforcement if k[0].startswith("C"))
+    client = client_for(dataset_module, TODAY, layout="successor")
+    try:
+        page = html.unescape(licensee_report_html(client, uid, generated_at=GENERATED))
+        amc = dataset_module.amcs[0]
+        amc_page = html.unescape(licensee_report_html(client, amc["unique_id"], generated_at=GENERATED))
+    finally:
+        client.close()
+    assert f"Licence check: {amc['name_en']} ({amc['unique_id']})" in amc_page
+    assert f"Licence check: company {amc['unique_id']}" not in amc_page
+    for ident in ("company-licences-table", "business-table"):
+        assert f'id="{ident}"' in amc_page
+    assert "People on duty" in amc_page
+    assert 'id="cases-table"' in page and case_id in section(page, "enforcement") and "--case" not in page
+
+
+def test_licence_report_warns_of_a_duty_past_its_approval(module_client, dataset_module):
+    from dashboard.models.licensee import duties_past_approval
+    from dashboard.records import records_frame
+
+    pid, flagged = next((p, f) for p, a in sorted(dataset_module.approvals.items())
+                        if not (f := duties_past_approval(records_frame("approval", a),
+                                                          records_frame("duty", dataset_module.duties.get(p) or []), TODAY)).empty)
+    page = html.unescape(licensee_report_html(module_client, pid, generated_at=GENERATED))
+    warning = section(page, "compliance")
+    assert f"the approval for it expired on {flagged.iloc[0]['approval_expired']}" in warning
 
 
 @pytest.mark.parametrize("layout", ["legacy", "successor"])

@@ -10,7 +10,7 @@ import param
 from markupsafe import Markup
 
 from dashboard.errors import SecApiError
-from dashboard.models.licensee import LicenceCheck, enforcement_meanings, kind_label
+from dashboard.models.licensee import LicenceCheck, duties_past_approval, enforcement_meanings, kind_label
 from dashboard.records.labels import (
     ENFORCEMENT_DATE_MEANING,
     ENFORCEMENT_DETAILS_MEANING,
@@ -239,11 +239,24 @@ class LicenseeView(pn.viewable.Viewer):
             _line(text_box(self.param.person_id, self.load_person, label="Person identifier", width=320),
                    _button("Look up person", "person_search", self.load_person)),
             notes["person"],
+            html_pane(pn.bind(self._duty_warning_html, lic.param.approvals, lic.param.duties), name="duty-warning"),
             pn.pane.Markdown("**Approvals** (active, expired or no expiry)", margin=(0, 10)),
             tables["approvals"],
             pn.pane.Markdown("**Current duties**", margin=(0, 10)),
             tables["duties"],
         ]
+
+    def _duty_warning_html(self, approvals, duties) -> Markup | str:
+        """A compliance warning for each duty held after every approval for its role expired."""
+        flagged = duties_past_approval(approvals, duties, self.licence.api.today)
+        if flagged.empty:
+            return ""
+        names = self.licence.company_names()
+        items = Markup("").join(
+            Markup("<li>{} (at {})</li>").format(row["reason"], names.get(row["company_unique_id"], row["company_unique_id"]))
+            for _, row in flagged.iterrows())
+        return Markup('<div class="sd-empty sd-error" role="alert"><b>Compliance warning</b>: a duty held past its '
+                      "approval<ul>{}</ul></div>").format(items)
 
     def _case_parts(self) -> list:
         lic, tables, notes = self.licence, self.tables, self.notes

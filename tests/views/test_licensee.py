@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import panel as pn
 import panel_material_ui as pmui
 
 from dashboard.models.licensee import LicenceCheck
@@ -42,3 +43,31 @@ def test_enforcement_html_reads_each_field_by_the_kind():
     assert "meaning by action type" in unknown and "No case list names" in unknown
     chosen = enforcement_html(record, action_type=3)  # no list: the reader's choice, each field by its own list
     assert "administrative action (the date on the penalty letter)" in chosen and "administrative fine in the form" in chosen
+
+
+def test_a_duty_held_past_its_approval_is_flagged_on_screen(demo_client, dataset):
+    from tests.cli.test_cli import _flagged_person
+
+    pid, flagged = _flagged_person(dataset)
+    view = LicenseeView(licence=LicenceCheck(client=demo_client))
+    warning = next(p for p in view.__panel__().select(pn.pane.HTML) if p.name == "duty-warning")
+    assert warning.object == ""  # nobody looked up yet
+    view.person_id = pid
+    run(view.load_person())
+    shown = warning.object
+    assert type(shown) is str and shown.startswith('<div class="sd-empty sd-error" role="alert">')
+    assert "Compliance warning" in shown and f"the approval for it expired on {flagged['approval_expired']}" in shown
+    # someone with approvals and duties that the rule does not flag gets no warning
+    clean = next(p for p in sorted(dataset.duties) if p != pid and dataset.approvals.get(p) and not _is_flagged(dataset, p))
+    view.person_id = clean
+    run(view.load_person())
+    assert warning.object == ""
+
+
+def _is_flagged(dataset, pid) -> bool:
+    from dashboard.models.licensee import duties_past_approval
+    from dashboard.records import records_frame
+    from tests.conftest import TODAY
+
+    return not duties_past_approval(records_frame("approval", dataset.approvals.get(pid) or []),
+                                    records_frame("duty", dataset.duties.get(pid) or []), TODAY).empty

@@ -18,7 +18,7 @@ import param
 from dashboard.errors import SecApiError
 from dashboard.market.screen import MarketScreen
 from dashboard.present import charts
-from dashboard.present.text import (display_frame, empty_html, esc, fmt_datetime, fmt_percent, policy_type_text, status_text,
+from dashboard.present.text import (csv_bytes, risk_text, display_frame, empty_html, esc, fmt_datetime, fmt_percent, policy_type_text, status_text,
                                     typed_number)
 from dashboard.records.labels import FUND_STATUS, RISK_LEVEL
 from dashboard.views.common import (TabView, chart_pane, data_table, html_pane, notify_error, notify_warning,
@@ -409,9 +409,14 @@ class MarketView(TabView):
         if not added and pn.state.notifications is not None:
             pn.state.notifications.info("Those funds are in the basket already.", duration=4000)
 
-    def results_csv(self) -> io.StringIO:
-        """The screener's results as CSV (every matching fund, the service's field names as headers)."""
-        return io.StringIO(self.market.results.to_csv(index=False))
+    def results_csv(self) -> io.BytesIO:
+        """The screener's results as CSV for Excel (every matching fund): UTF-8 with a byte-order mark, readable
+        titles, and status and risk level in words beside their codes, through the one CSV writer."""
+        frame = self.market.results.copy()
+        for column, words in (("fund_status", status_text), ("risk_spectrum", risk_text)):
+            if column in frame.columns:
+                frame[column] = frame[column].map(words)
+        return io.BytesIO(csv_bytes(frame))
 
     # ---- rendering ------------------------------------------------------------------------------
 

@@ -163,8 +163,16 @@ def test_ticked_funds_go_to_the_basket_and_the_csv_holds_every_result(demo_app, 
     run(market_view.add_chosen_to_basket())
     assert state.basket.proj_ids == chosen and market_view.results.selection == []
     assert all(state.basket.funds.get(p) for p in chosen)  # named from the snapshot, no search needed
-    csv = market_view.results_csv().getvalue()
-    assert csv.splitlines()[0].startswith("proj_id,") and len(csv.splitlines()) == len(market_view.market.results) + 1
+    raw = market_view.results_csv().getvalue()
+    assert raw.startswith(b"\xef\xbb\xbf")  # UTF-8 with a byte-order mark: Excel opens the Thai names intact
+    csv = raw.decode("utf-8-sig")
+    header = csv.splitlines()[0]
+    assert "proj_id" not in header and "risk_spectrum" not in header  # titles, not field names
+    assert len(csv.splitlines()) == len(market_view.market.results) + 1
+    results = market_view.market.results
+    thai = next(n for n in results["proj_name_th"] if isinstance(n, str) and n.strip())
+    assert thai in csv  # Thai text survives the round trip
+    assert "registered (RG)" in csv  # the status in words beside its code
 
 
 def test_who_holds_the_most_held_security(market_view):

@@ -7,12 +7,11 @@ port (the command a user runs), waits until it answers, and stops it by its own 
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
+
+from tests.helpers import free_port, wait_until_live
 
 ROOT = Path(__file__).resolve().parents[2]
 TABS = ("Fund explorer", "Allocation", "Holdings", "Fees", "Risk", "Performance", "Licensee")
@@ -31,30 +30,6 @@ COUNT_JS = """(selector) => { let n = 0;
   const walk = root => { n += root.querySelectorAll(selector).length;
     for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot); };
   walk(document); return n; }"""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_until_live(url: str, timeout: float, process: subprocess.Popen | None = None, what: str = "the server") -> None:
-    """Wait until the Panel server at `url` answers its health check (/liveness), or fail with
-    RuntimeError: when `process` (the server's) ends, or after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        if process is not None and process.poll() is not None:
-            raise RuntimeError(f"{what} exited with code {process.returncode}")
-        try:
-            with urllib.request.urlopen(url + "liveness", timeout=2) as answer:
-                if answer.status == 200:
-                    return
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{what} did not answer on {url} within {timeout:g} s")
-        time.sleep(0.1)
 
 
 class DashboardProcess:

@@ -36,8 +36,9 @@ class DashboardProcess:
     """`python -m dashboard ... serve` in a child process; `with DashboardProcess(demo=True) as server:`."""
 
     def __init__(self, *, demo: bool = True, env: dict[str, str] | None = None, log_path: Path | None = None,
-                 startup_timeout: float = 90.0, serve_args: tuple[str, ...] = ()):
+                 startup_timeout: float = 90.0, serve_args: tuple[str, ...] = (), root: Path = ROOT):
         self.demo = demo
+        self.root = Path(root)  # the checkout to run (the benchmarks also run an earlier one beside it)
         self.serve_args = tuple(serve_args)
         self.port = free_port()
         self.extra_env = dict(env or {})
@@ -64,10 +65,10 @@ class DashboardProcess:
     def start(self) -> "DashboardProcess":
         env = {k: v for k, v in os.environ.items()
                if not k.startswith("SEC_") or k == "SEC_DASHBOARD_CACHE_DIR"}
-        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        env["PYTHONPATH"] = os.pathsep.join([str(self.root), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         env.update(self.extra_env)
         self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
-        self.process = subprocess.Popen(self.command(), cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(self.command(), cwd=self.root, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         try:
             wait_until_live(self.url, self.startup_timeout, process=self.process,
                             what=f"{self.what} (its log: {self.log_path})")

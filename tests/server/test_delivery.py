@@ -23,6 +23,8 @@ import pytest
 from dashboard.server import delivery
 from tests.helpers import free_port, wait_until_live
 
+pytestmark = pytest.mark.slow  # serves the dashboard (or a page) in this process
+
 
 async def _changes_seen_after_pull(port: int, pulled: threading.Event, seconds: float) -> list[tuple]:
     """Open the page's session, pull its document, never report it drawn; the changes sent after."""

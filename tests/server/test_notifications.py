@@ -11,6 +11,8 @@ import pytest
 from tests.helpers import served_dashboard, wait_until
 from tests.views.test_sessions import ServedSession
 
+pytestmark = pytest.mark.slow  # serves the dashboard (or a page) in this process
+
 SESSIONS = 3
 
 

@@ -19,6 +19,8 @@ from dashboard.server.serve import _DASHBOARDS, spare_usable
 from tests.helpers import served_dashboard, visit, wait_until
 from tests.views.test_sessions import ServedSession
 
+pytestmark = pytest.mark.slow  # serves the dashboard (or a page) in this process
+
 
 @pytest.fixture
 def served():

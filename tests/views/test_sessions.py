@@ -25,6 +25,8 @@ from tornado.websocket import websocket_connect
 
 from tests.helpers import served_dashboard
 
+pytestmark = pytest.mark.slow  # serves the dashboard (or a page) in this process
+
 RESULTS_CLASS = "sd-results"  # the Fund explorer's results table
 OVERVIEW_CLASS = "sd-overview"  # the selected fund's overview
 TABS_NAME = "main-tabs"  # the page's tabs

@@ -224,3 +224,29 @@ def test_the_patched_methods_are_where_the_patch_expects_them():
                           (session, ("_id", "_token")), (application, ("_id",))):
         source = inspect.getsource(module)
         assert all(f"self.{name} = " in source for name in names), module.__name__
+
+
+def test_a_spares_components_link_this_servers_stylesheets(served):
+    """Panel points a component's stylesheets at its public CDN until the page's HTML is made; a
+    spare's components are made before that. Every one must link this server's copy once handed over
+    and drawn (with no internet the browser could not fetch the CDN's)."""
+    from bokeh.models import ImportedStyleSheet
+    from panel.io.resources import CDN_DIST
+
+    port, pool = served
+    spare = ready_spare(pool)
+    document = spare.session.document
+    token = visit(port)
+
+    async def open_it():
+        opened = await ServedSession.open(port, token=token)
+        try:
+            await opened.first_load()
+        finally:
+            await opened.close()
+
+    asyncio.run(open_it())
+    urls = {str(sheet.url) for sheet in document.select({"type": ImportedStyleSheet})}
+    assert any("static/extensions/panel/" in url for url in urls), urls  # Panel's, from this server
+    assert [url for url in urls if url.startswith(CDN_DIST)] == []
+    assert [url for url in urls if re.match(r"(?i)[a-z][a-z0-9+.-]*:|//", url)] == []  # none from elsewhere

@@ -24,7 +24,7 @@ from dashboard.models.source import default_client
 from dashboard.server import delivery, session_tokens, spares
 from dashboard.server.heap import settle_heap, trim_heap_soon
 from dashboard.server.notifications import release_notification_area
-from dashboard.server.resources import routes
+from dashboard.server.resources import cache_component_resources, routes
 
 #: Each served document's dashboard, both weakly (the dashboard holds its document).
 _DASHBOARDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -98,6 +98,7 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, sett
     kwargs["extra_patterns"] = routes() + list(kwargs.get("extra_patterns", []))
     session_tokens.install()
     delivery.install()
+    cache_component_resources()
     if spare:
         spares.enable("http", f"{address}:{port}", "/", usable=spare_usable)
     else:

@@ -68,3 +68,54 @@ def test_the_handler_the_route_subclasses_resolves_through_parse_url_path():
 ])
 def test_static_cache_lifetimes(path, query, age):
     assert static_max_age(path, query) == age
+
+
+def test_component_resources_are_worked_out_once_and_stay_what_panel_lists():
+    """`cache_component_resources` (installed by `serve()`): the page's style sheets are the ones
+    Panel lists, in its order; a component class defined later is listed too. Run in a child
+    process: the cache and the class it defines would otherwise stay in this one."""
+    import subprocess
+    import textwrap
+
+    script = textwrap.dedent("""
+        from panel.custom import JSComponent
+        from panel.io.resources import Resources
+        import panel_material_ui  # noqa: F401 - its components are most of what Panel walks
+        from dashboard.server import resources
+
+        def sheets():
+            return Resources(mode="server").css_files
+
+        panels_own = sheets()
+        resources.cache_component_resources()
+        resources.cache_component_resources()  # installing twice wraps once
+        assert getattr(Resources.extra_resources, "cached_by_dashboard", False)
+        first, again = sheets(), sheets()
+        assert first == panels_own and again == panels_own, (first, panels_own)
+        assert any("panel-material-ui.bundle.css" in s for s in panels_own), panels_own
+
+        class Later(JSComponent):
+            __css__ = ["https://example.invalid/later.css"]
+            _esm = "export function render() {}"
+
+        listed = sheets()
+        assert "https://example.invalid/later.css" in listed, listed
+        assert [s for s in listed if "later.css" not in s] == panels_own
+        resources.uncache_component_resources()
+        assert not getattr(Resources.extra_resources, "cached_by_dashboard", False)
+        print("ok")
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
+
+
+def test_the_walk_the_cache_keys_on_is_where_it_expects_it():
+    """Fails when Panel changes what the cache's key is made of (the patch is then to be checked)."""
+    from panel.io.resources import Resources
+    from panel.io.state import state
+    from panel.reactive import ReactiveCustomBase, ReactiveMetaBase
+    from panel.util import _descendents
+
+    assert callable(Resources.extra_resources) and callable(_descendents)
+    assert isinstance(ReactiveMetaBase._loaded_extensions, set) and hasattr(state, "_extensions")
+    assert list(_descendents(ReactiveCustomBase, concrete=True))

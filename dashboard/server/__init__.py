@@ -9,7 +9,8 @@ docs/upstream.md and a test that fails without it (tests/server/):
 - `notifications`: an ended session's notification area is let go (Panel);
 - `spares`: the next plain visit's session is built before it comes (Bokeh's ApplicationContext);
 - `resources`: /components only serves modules already loaded, static files get a cache lifetime
-  (handler subclasses, no patch).
+  (handler subclasses, no patch), and Panel's walk of its component resources is done once per
+  process, not on every page (a patch: `cache_component_resources`).
 
 `heap` freezes the libraries out of the collector's reach and trims after sessions end.
 """

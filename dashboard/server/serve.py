@@ -30,8 +30,25 @@ from dashboard.server.resources import cache_component_resources, routes
 _DASHBOARDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def pin_local_stylesheets(document) -> None:
+    """Have every component made in this served document link Panel's stylesheets from this server
+    from its first moment: Panel notes the server's address on the document only when the page's
+    HTML is made, and a spare's components are made before that (with the resource walk cached,
+    they kept Panel's CDN address, which a browser without internet cannot fetch)."""
+    from bokeh.settings import settings as bokeh_settings
+    from panel.io.resources import LOCAL_DIST
+    from panel.io.state import set_curdoc
+
+    if bokeh_settings.resources(default="server") != "server":
+        return  # the page itself links the CDN: Panel keeps those addresses
+    with set_curdoc(document):
+        rel_path = pn.state.rel_path
+    document._template_variables.setdefault("dist_url", f"{rel_path}/{LOCAL_DIST}" if rel_path else LOCAL_DIST)
+
+
 def session_page(settings: ApiSettings, client) -> pn.viewable.Viewable:
     """One served session's page, with the session's hooks (notification area and heap)."""
+    pin_local_stylesheets(pn.state.curdoc)
     app = create_dashboard(settings, client)
     _DASHBOARDS[pn.state.curdoc] = weakref.ref(app)
     pn.state.on_session_destroyed(release_notification_area)

@@ -9,10 +9,12 @@ in its own process on a free loopback port. Chromium loads them alternately:
   warm  a second load in the same context (the browser's cache holds what the first load left).
 
 The dashboard is loaded at its plain address (`/`, which gets the process's spare session, built
-before the visit) and as a shared link (`/?q=Demo`, the same page, which gets the process's link
-spare, the link applied when the visit comes): the ratio printed against the target is the plain
-address's; the link's is printed beside it. How long the page's HTML took to answer (request to
-first byte) tells a page handed a spare (about 15 ms) from one built for the visit (over 100 ms).
+before the visit) and as a shared link (`/?q=Demo`, a session built for the visit): the ratio
+printed against the target is the plain address's; the link's is printed beside it. Beside them,
+in the same run: the dashboard without its spare on Panel's own `pn.config.reuse_sessions = "warm"`
+("reuse"), without either ("plain"), and, with `--baseline DIR`, another checkout of the project
+("before", as `sec-dashboard --demo serve` runs there). How long the page's HTML took to answer
+(request to first byte) tells a page handed a spare from one built for the visit.
 
 First paint is the time from navigation start (performance.timeOrigin) to the first Tabulator row
 drawn (for the dashboard: the Fund explorer's search results), polled every animation frame
@@ -20,12 +22,13 @@ through the shadow roots Panel renders into. Prints median and p90 of each, the 
 dashboard/minimal (target: within 1.15, cold and warm), and for each page the bytes and requests
 transferred and the Bokeh models of the first document (`Bokeh.documents[0].all_models`).
 
-    python benchmarks/bench_first_paint.py [--runs 7]
+    python benchmarks/bench_first_paint.py [--runs 7] [--baseline DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
@@ -38,7 +41,27 @@ sys.path.insert(0, str(ROOT))
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from tests.browser.dashboard_server import DashboardProcess  # noqa: E402
 
+from deployment import deployment_environment  # noqa: E402  (this folder)
 from minimal_page import MinimalProcess  # noqa: E402  (this folder)
+
+
+class ServedVariant(DashboardProcess):
+    """The dashboard served by `dashboard.server.serve.serve` with or without its spare, optionally
+    on Panel's `reuse_sessions="warm"`."""
+
+    def __init__(self, spare: bool, reuse: bool, env: dict[str, str]):
+        super().__init__(demo=True, env=env)
+        self.spare, self.reuse = spare, reuse
+
+    def command(self) -> list[str]:
+        reuse = '"warm"' if self.reuse else "False"
+        code = ("import panel as pn\n"
+                f"pn.config.reuse_sessions = {reuse}\n"
+                "from dashboard.config import ApiSettings\n"
+                "from dashboard.server.serve import serve\n"
+                f"serve(port={self.port}, settings=ApiSettings.from_env(demo=True), spare={self.spare})\n")
+        return [sys.executable, "-c", code]
+
 
 # performance.now() once a Tabulator row is in the page (shadow roots included), else null.
 FIRST_ROW_JS = """() => {
@@ -104,15 +127,25 @@ def p90(values: list[float]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--baseline", help="another checkout of the project to load beside this one")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
     results: dict[tuple[str, str], list[dict]] = {}
-    with DashboardProcess(demo=True, env={"SEC_DASHBOARD_CACHE_DIR": os.environ.get("SEC_DASHBOARD_CACHE_DIR", "")}
-                          if os.environ.get("SEC_DASHBOARD_CACHE_DIR") else None) as dashboard, \
-            MinimalProcess() as minimal, sync_playwright() as pw:
+    parser_env = {"SEC_DASHBOARD_CACHE_DIR": os.environ["SEC_DASHBOARD_CACHE_DIR"]} if os.environ.get("SEC_DASHBOARD_CACHE_DIR") else {}
+    env = {**parser_env, **deployment_environment()}
+    with contextlib.ExitStack() as stack:
+        spare = stack.enter_context(DashboardProcess(demo=True, env=env))
+        reuse = stack.enter_context(ServedVariant(spare=False, reuse=True, env=env))
+        plain = stack.enter_context(ServedVariant(spare=False, reuse=False, env=env))
+        minimal = stack.enter_context(MinimalProcess(env=env))
+        pages = {"dashboard": spare.url, "dashboard link": spare.url + "?q=Demo", "reuse": reuse.url,
+                 "plain": plain.url, "minimal": minimal.url}
+        if args.baseline:  # as that checkout runs itself (its own allocator choice included)
+            before = stack.enter_context(DashboardProcess(demo=True, env=parser_env, root=Path(args.baseline)))
+            pages.update({"before": before.url, "before link": before.url + "?q=Demo"})
+        pw = stack.enter_context(sync_playwright())
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        pages = {"dashboard": dashboard.url, "dashboard link": dashboard.url + "?q=Demo", "minimal": minimal.url}
         for name, url in pages.items():  # one untimed load each: server-side imports and caches
             measure(browser, url)
         for run in range(args.runs):
@@ -139,6 +172,9 @@ def main() -> None:
         ratio = medians[("dashboard", cache)] / medians[("minimal", cache)]
         link = medians[("dashboard link", cache)] / medians[("minimal", cache)]
         print(f"  ratio dashboard/minimal, {cache}: {ratio:.2f}  (target <= 1.15; a shared link: {link:.2f})")
+        for name in ("reuse", "plain", "before", "before link"):
+            if (name, cache) in medians:
+                print(f"  ratio {name}/minimal, {cache}: {medians[(name, cache)] / medians[('minimal', cache)]:.2f}")
     for name in ("dashboard", "minimal"):
         rows = results[(name, "cold")]
         print(f"  Bokeh models, {name}: at first paint {statistics.median(r.get('models', 0) for r in rows):.0f} "

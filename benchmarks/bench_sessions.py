@@ -11,10 +11,10 @@ Memory is the resident set (RSS) of the server process(es): idle (after a warm-u
 ended), warm idle (after five sessions have opened every fund once and ended, so the bounded
 caches hold what later sessions ask for), with 50 sessions open (delta / 50 = per session), after
 200 sessions opened and closed and ended by the server, and after 200 more (Bokeh ends a session
-15 s after its last connection, checking every 17 s, so the run waits 40 s for that). Then nobody
-comes for two minutes: the quiet a process needs before it starts afresh (`dashboard.renewal`,
-on its defaults), which it does when its allocator holds more than 16 MB more unused memory than
-when it started; the last row is its memory once renewed (or after three minutes if it was not).
+15 s after its last connection, checking every 17 s, so the run waits 40 s for that). Nothing
+renews the process: a memory limit is the supervisor's (docs/deploy.md). With `--baseline DIR`
+the same memory sequence runs, in the same run, on another checkout of the project ("before", as
+its `sec-dashboard --demo serve` runs itself); `--memory-only` skips the fund-switch timings.
 
 Beside it, the same memory sequence on the stack's floor: the minimal panel-material-ui page with a
 Tabulator (`minimal_page.py`, the page first paint is measured against) on the same allocator, with
@@ -23,13 +23,13 @@ dashboard fixes it (`--reference-as-shipped` also runs it without those). Its se
 opened, drawn and closed: it has nothing to switch.
 
     python benchmarks/bench_sessions.py [--switches 5] [--no-reference] [--reference-as-shipped]
+                                        [--memory-only] [--baseline DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
 import statistics
 import sys
@@ -44,8 +44,7 @@ sys.path.insert(0, str(ROOT))
 from tests.browser.dashboard_server import DashboardProcess  # noqa: E402
 from tests.views.test_sessions import ServedSession  # noqa: E402
 
-from dashboard.cli.serving import serving_environment  # noqa: E402
-from dashboard.renewal import DEFAULT_QUIET_S, RENEWALS_ENV  # noqa: E402
+from deployment import deployment_environment  # noqa: E402  (this folder)
 from minimal_page import MinimalProcess  # noqa: E402  (this folder)
 
 COUNTS = (10, 25, 50)
@@ -56,9 +55,10 @@ SESSION_END_WAIT_S = 40  # Bokeh's defaults: unused session lifetime 15 s, check
 class ServerProcesses(DashboardProcess):
     """The dashboard CLI with `--num-procs N`."""
 
-    def __init__(self, num_procs: int, allocator: str = ""):
-        super().__init__(demo=True, env={"SEC_DASHBOARD_ALLOCATOR": allocator} if allocator else None,
-                         serve_args=("--num-procs", str(num_procs)))
+    def __init__(self, num_procs: int, allocator: str = "jemalloc", root: Path = ROOT):
+        # this checkout runs on the allocator the deployment sets; another one (--baseline) as it runs itself
+        env = deployment_environment(allocator) if root == ROOT else None
+        super().__init__(demo=True, env=env, serve_args=("--num-procs", str(num_procs)), root=root)
         self.num_procs = num_procs
 
     def rss_mb(self) -> float:
@@ -132,38 +132,18 @@ async def switching(server: ServerProcesses, switches: int, memory: dict | None)
         memory["warm idle"] = server.rss_mb()
     out: dict[int, list[float]] = {}
     sessions: list[ServedSession] = []
-    for count in COUNTS:
+    for count in COUNTS if switches else (max(COUNTS),):
         sessions += await open_sessions(port, count - len(sessions))
-        out[count] = await switch_all(sessions, switches)
-        print(f"  {server.num_procs} proc, {count} sessions: p50 {statistics.median(out[count]) * 1000:.0f} ms",
-              flush=True)
+        if switches:
+            out[count] = await switch_all(sessions, switches)
+            print(f"  {server.num_procs} proc, {count} sessions: p50 {statistics.median(out[count]) * 1000:.0f} ms",
+                  flush=True)
     if memory is not None:
         memory["50 open"] = server.rss_mb()
     await close_all(sessions)
     if memory is not None:
         await churn(port, len(sessions), memory, server.rss_mb)
-        memory["renewals"] = await quiet(server)
-        memory["after quiet"] = server.rss_mb()
     return out
-
-
-async def quiet(server: ServerProcesses) -> int:
-    """Nobody comes until the process has started afresh (or for the quiet period and a minute
-    more); how many times it was renewed (its program's environment says)."""
-    path = Path(f"/proc/{server.pid}/environ")
-
-    def renewals() -> int:
-        for item in path.read_bytes().split(b"\0"):
-            if item.startswith(RENEWALS_ENV.encode() + b"="):
-                return int(item.split(b"=", 1)[1] or 0)
-        return 0
-
-    deadline = time.monotonic() + DEFAULT_QUIET_S + 60
-    while not renewals() and time.monotonic() < deadline:
-        await asyncio.sleep(2)
-    if renewals():
-        await asyncio.sleep(15)  # its spares built and their garbage purged
-    return renewals()
 
 
 async def churn(port: int, opened: int, memory: dict, rss_mb, dashboard: bool = True) -> None:
@@ -212,43 +192,47 @@ def print_memory(memory: dict[str, float], references: dict[str, dict[str, float
     row("  per session (KB)", lambda m: f"{(m['50 open'] - m['warm idle']) / 50 * 1024:.0f}")
     row(f"after {CHURN} opened, closed and ended", against_warm(f"after {CHURN}"))
     row(f"after {CHURN} more", against_warm(f"after {2 * CHURN}"))
-    row(f"then nobody for {DEFAULT_QUIET_S / 60:g} min (renewed)",
-        lambda m: against_warm("after quiet")(m) + f" x{m['renewals']}" if "after quiet" in m else "-")
-    print(f"  (after {CHURN} more against after {CHURN}: whether what stays is bounded or grows per session;"
-          " xN: times the process started afresh)")
+    print(f"  (after {CHURN} more against after {CHURN}: whether what stays is bounded or grows per session)")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--switches", type=int, default=5, help="fund switches per session at each count")
-    parser.add_argument("--allocator", choices=("jemalloc", "malloc", "python"), default="",
-                        help="the served processes' allocator (default: what `serve` picks)")
+    parser.add_argument("--allocator", choices=("jemalloc", "malloc", "python"), default="jemalloc",
+                        help="the served processes' allocator (default: jemalloc, as docs/deploy.md sets it)")
     parser.add_argument("--no-reference", action="store_true", help="skip the minimal page's memory sequence")
     parser.add_argument("--reference-as-shipped", action="store_true",
                         help="also run the minimal page without its leak fixed and without the purge")
+    parser.add_argument("--memory-only", action="store_true", help="only the memory sequence (no fund-switch timings)")
+    parser.add_argument("--baseline", help="another checkout of the project: its memory sequence beside this one's")
     args = parser.parse_args()
     started = time.monotonic()
     timings: dict[int, dict[int, list[float]]] = {}
     memory: dict[str, float] = {}
-    for procs in (1, 2):
+    switches = 0 if args.memory_only else args.switches
+    for procs in (1,) if args.memory_only else (1, 2):
         with ServerProcesses(procs, args.allocator) as server:
-            timings[procs] = asyncio.run(switching(server, args.switches, memory if procs == 1 else None))
+            timings[procs] = asyncio.run(switching(server, switches, memory if procs == 1 else None))
     references: dict[str, dict[str, float]] = {}
-    environ = {**os.environ, "SEC_DASHBOARD_ALLOCATOR": args.allocator} if args.allocator else dict(os.environ)
-    environ = serving_environment(environ) or environ
+    if args.baseline:
+        references["before"] = {}
+        with ServerProcesses(1, root=Path(args.baseline)) as server:
+            asyncio.run(switching(server, 0, references["before"]))
+    environ = deployment_environment(args.allocator)
     variants = [] if args.no_reference else [("minimal page", True)]
     variants += [("minimal, as shipped", False)] if args.reference_as_shipped else []
     for name, release in variants:
         with MinimalProcess(release_sessions=release, env=environ) as page:
             references[name] = asyncio.run(reference_memory(page))
-    print("\nFund switch (server-side sessions over the websocket, no browser: row selection sent -> new overview "
-          f"received; {args.switches} switches per session, random 0-0.5 s pause, all sessions at once)")
-    print(f"{'sessions':>9} | {'1 proc p50':>10} {'p95':>7} | {'2 procs p50':>11} {'p95':>7}   (ms)")
-    for count in COUNTS:
-        one, two = timings[1][count], timings[2][count]
-        print(f"{count:>9} | {statistics.median(one) * 1000:>10.0f} {pct(one, .95) * 1000:>7.0f} | "
-              f"{statistics.median(two) * 1000:>11.0f} {pct(two, .95) * 1000:>7.0f}")
-    print(f"\nServer memory (RSS, 1 process, allocator: {args.allocator or 'what serve picks'}; MB, and against warm idle)")
+    if not args.memory_only:
+        print("\nFund switch (server-side sessions over the websocket, no browser: row selection sent -> new overview "
+              f"received; {args.switches} switches per session, random 0-0.5 s pause, all sessions at once)")
+        print(f"{'sessions':>9} | {'1 proc p50':>10} {'p95':>7} | {'2 procs p50':>11} {'p95':>7}   (ms)")
+        for count in COUNTS:
+            one, two = timings[1][count], timings[2][count]
+            print(f"{count:>9} | {statistics.median(one) * 1000:>10.0f} {pct(one, .95) * 1000:>7.0f} | "
+                  f"{statistics.median(two) * 1000:>11.0f} {pct(two, .95) * 1000:>7.0f}")
+    print(f"\nServer memory (RSS, 1 process, allocator: {args.allocator}; MB, and against warm idle)")
     print_memory(memory, references)
     print(f"\n(run took {time.monotonic() - started:.0f} s)")
     return 0

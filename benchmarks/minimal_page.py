@@ -12,9 +12,9 @@ it gets what the dashboard's served process gets:
   session's whole document, stays alive for as long as the process (`dashboard.views.shell`
   rebinds it the same way).
 - A few seconds after sessions end it gives memory back with the dashboard's own
-  `dashboard.heap.trim_heap_soon` (collect garbage, drop pandas' dead references, purge the heap).
+  `dashboard.server.heap.trim_heap_soon` (collect garbage, trim the heap).
 
-Run it in `dashboard.cli.serving.serving_environment` for the allocator `serve` picks.
+Run it in `deployment.deployment_environment()` for the allocator docs/deploy.md sets.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def page(release_sessions: bool):
 
 class MinimalProcess(DashboardProcess):
     """The minimal page in a child process on a free loopback port: `with MinimalProcess() as minimal:`.
-    `env`: set in the child's environment (`serving_environment`'s, for the allocator `serve` picks)."""
+    `env`: set in the child's environment (`deployment_environment()`, the allocator docs/deploy.md sets)."""
 
     what = "the minimal page"
 
@@ -66,7 +66,7 @@ class MinimalProcess(DashboardProcess):
 def main() -> None:
     import panel as pn
 
-    from dashboard.heap import trim_heap_soon
+    from dashboard.server.heap import trim_heap_soon
 
     port, release = int(sys.argv[1]), "--release-sessions" in sys.argv[2:]
     pn.extension("tabulator")

@@ -33,7 +33,7 @@ if [ "$want_test" = 1 ]; then
   [ -x /usr/bin/chromium ] || need+=(chromium)
   dpkg -s fonts-thai-tlwg >/dev/null 2>&1 || need+=(fonts-thai-tlwg)
   [ -x /usr/bin/redis-server ] || need+=(redis-server)  # the scale-out tests start their own on loopback
-  # the allocator a served process runs on where installed (tests check it is used)
+  # the allocator the benchmarks run the server on, as docs/deploy.md deploys it
   ls /usr/lib/*-linux-gnu/libjemalloc.so.2 >/dev/null 2>&1 || need+=(libjemalloc2)
   if [ ${#need[@]} -gt 0 ]; then
     sudo=""

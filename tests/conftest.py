@@ -105,7 +105,16 @@ def demo_client(request):
     client.close()
 
 
+#: Folders whose every test serves the dashboard, starts processes or runs a notebook: marked
+#: `slow`, so `-m "not slow"` runs the rest in a few minutes (the modules elsewhere that serve say so
+#: themselves with `pytestmark = pytest.mark.slow`).
+SLOW_FOLDERS = ("tests/browser/", "tests/notebooks/", "tests/scaleout/")
+
+
 def pytest_collection_modifyitems(config, items):
     """Browser tests run last: Playwright's sync API leaves its event loop set on the main
     thread for the rest of the session, and tests that call asyncio.run must come first."""
+    for item in items:
+        if item.nodeid.replace("\\", "/").startswith(SLOW_FOLDERS):
+            item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: "tests/browser/" in item.nodeid.replace("\\", "/"))

@@ -1,6 +1,6 @@
 """The benchmarks still start: each one's imports (the dashboard's, the tests' helpers, the minimal
 reference page beside them) resolve and its options parse. They are not run here: they print figures
-and take minutes (see README, Benchmarks)."""
+and take minutes (see docs/performance.md)."""
 
 from __future__ import annotations
 

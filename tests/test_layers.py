@@ -36,10 +36,8 @@ def test_an_upward_import_breaks_the_contract(tmp_path):
     assert result.returncode != 0 and "dashboard.api.upward" in result.stdout
 
 
-# The serving layer: the only modules that may import Bokeh's server or Tornado. (dashboard.server is
-# the package they move into; app.py still starts the server itself.)
-SERVING = ("dashboard.server", "dashboard.renewal", "dashboard.spare_sessions", "dashboard.session_tokens",
-           "dashboard.heap", "dashboard.views.delivery", "dashboard.app")
+# The serving layer: the only package that may import Bokeh's server or Tornado.
+SERVING = ("dashboard.server",)
 SERVER_LIBRARIES = ("bokeh.server", "tornado")
 
 

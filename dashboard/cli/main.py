@@ -319,26 +319,12 @@ def cmd_demo_server(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    from dashboard.cli.serving import serving_environment
-    from dashboard.renewal import RenewalPolicy, renewals
-
-    try:
-        renew = RenewalPolicy.from_env()
-    except ValueError as exc:
-        return _fail(exc, EXIT_BAD_INPUT)
-    environment = serving_environment(dict(os.environ))
-    if environment is not None and args.from_command_line:
-        # run again, on the allocator that gives ended sessions' memory back (see dashboard.cli.serving)
-        os.execve(sys.executable, [sys.executable, "-m", "dashboard", *sys.argv[1:]], environment)
-    from dashboard.app import serve
+    from dashboard.server.serve import serve
 
     # Every process learns how many share this host, so that a limiter that cannot be shared (no
     # disk cache, Redis away) keeps this process to its share of the rate limit.
     os.environ["SEC_DASHBOARD_NUM_PROCS"] = str(args.num_procs)
-    # Renewal starts this program again: only a process started by its own command line is renewed.
-    # A renewed program (same command line) does not open another browser tab for `--show`.
-    serve(port=args.port, address=args.address, show=args.show and not renewals(), settings=_settings(args),
-          num_procs=args.num_procs, renew=renew if args.from_command_line else None)
+    serve(port=args.port, address=args.address, show=args.show, settings=_settings(args), num_procs=args.num_procs)
     return EXIT_OK
 
 
@@ -472,7 +458,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(join_option_values(sys.argv[1:] if argv is None else argv))
-    args.from_command_line = argv is None  # this process's own command line (not a call from Python)
     for name, default in (("base_url", None), ("demo", False), ("cache_dir", None), ("no_cache", False), ("verbose", False),
                           ("layout", None)):
         if not hasattr(args, name):

@@ -58,8 +58,14 @@ def normalise(result: Answer) -> Any:
 
 
 def result_frame(result: Answer) -> "pd.DataFrame":
-    """The answer as a typed DataFrame (a copy: callers may change it freely)."""
-    return _memoised("frame", result, lambda: records_frame(result.endpoint.record_kind, normalise(result) or [])).copy()
+    """The answer as a typed DataFrame, built for the caller from the memoised records (callers may
+    change it freely).
+
+    Not a copy of a memoised frame: under copy-on-write `DataFrame.copy()` hands out views of the
+    kept frame's index and columns, and every view leaves a weak reference on the frame the process
+    keeps (pandas prunes them only when their number doubles past 500): hundreds per kept frame,
+    scattered through the heap, after a crowd of sessions."""
+    return records_frame(result.endpoint.record_kind, normalise(result) or [])
 
 
 def remember_records(result: Answer, records: Any) -> Any:

@@ -8,7 +8,6 @@ instead of loose strings, and carries a few derived fields (labels, ranks, flags
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -546,8 +545,8 @@ def records_frame(kind: str, records: list[dict] | dict | None) -> pd.DataFrame:
     elif isinstance(records, Mapping):
         records = [records]
     if not records:
-        # Every session starts with an empty frame of each part: built once, copied after.
-        return _empty_frame(kind).copy()
+        # Every session starts with an empty frame of each part, its own (nothing shared with other sessions).
+        return _empty_frame(kind)
     for index, record in enumerate(records):
         if not isinstance(record, Mapping):
             raise TypeError(f"record {index} is a {type(record).__name__}, not a dict")
@@ -562,7 +561,6 @@ def records_frame(kind: str, records: list[dict] | dict | None) -> pd.DataFrame:
     return pd.DataFrame(data, columns=list(columns), index=pd.RangeIndex(len(records)))
 
 
-@functools.lru_cache(maxsize=None)
 def _empty_frame(kind: str) -> pd.DataFrame:
     columns = frame_columns(kind)
     data = {column: _column(field_type(kind, column), []) for column in columns}

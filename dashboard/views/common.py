@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import logging
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -29,25 +30,7 @@ NOTIFY_MS = 8000
 
 # ---- HTML fragments (every value escaped here) -------------------------------------------------------
 
-CSS = """
-.sd-card {border: 1px solid rgba(128,128,128,.28); border-radius: 8px; padding: 10px 14px; margin: 0; line-height: 1.45;}
-.sd-card h3 {margin: 0 0 6px 0; font-size: 1.02em;}
-.sd-kv {border-collapse: collapse; width: 100%;}
-.sd-kv th {text-align: left; font-weight: 600; padding: 3px 10px 3px 0; vertical-align: top; white-space: nowrap; width: 1%;}
-.sd-kv td {padding: 3px 0; vertical-align: top; overflow-wrap: anywhere;}
-.sd-muted {opacity: .65;}
-.sd-pill {display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: .85em; font-weight: 600;
-          background: rgba(59,110,165,.15); border: 1px solid rgba(59,110,165,.4); margin-right: 4px;}
-.sd-pill.sd-bad {background: rgba(215,48,39,.12); border-color: rgba(215,48,39,.45);}
-.sd-pill.sd-good {background: rgba(26,152,80,.12); border-color: rgba(26,152,80,.45);}
-.sd-pill.sd-warn {background: rgba(253,174,97,.25); border-color: rgba(230,120,20,.6);}
-.sd-empty {border: 1px dashed rgba(128,128,128,.55); border-radius: 8px; padding: 14px 16px; opacity: .9;}
-.sd-empty.sd-error {border-color: rgba(215,48,39,.7); background: rgba(215,48,39,.06);}
-.sd-text {white-space: pre-wrap; overflow-wrap: anywhere;}
-.sd-title {font-size: 1.25em; font-weight: 700; margin: 0;}
-.sd-sub {margin: 2px 0 0 0;}
-.sd-stat {font-size: 1.05em;}
-"""
+CSS = (Path(__file__).parent / "common.css").read_text(encoding="utf-8")
 
 STYLESHEETS = [CSS]
 

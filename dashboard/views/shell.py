@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import time
+from pathlib import Path
 
 import panel as pn
 import panel_material_ui as pmui
@@ -26,121 +27,20 @@ from dashboard.views.performance import PerformanceView
 from dashboard.views.risk import RiskView
 
 APP_TITLE = "SEC Thailand funds and licences"
+_HERE = Path(__file__).parent
 # The tab bar and the tab's content take the height of what they hold: Panel's default (the height
 # of the scrolling area) put the footer in the middle of a long tab, and its minimum width (590 px)
 # made a phone's page scroll sideways. The bar's place is kept at its height (MUI's 48 px) from the
 # first frame: React draws it after the tab's content below it, which it then pushed down.
-TABS_CSS = ":host { height: auto !important; min-height: 48px; min-width: 0 !important; }"
-CONTENT_CSS = ":host { height: auto !important; min-height: fit-content; }"
-# MUI's "sm" breakpoint: below it the Page's sidebar is a drawer drawn over the content.
+TABS_CSS = (_HERE / "tab_bar.css").read_text(encoding="utf-8")
+CONTENT_CSS = (_HERE / "tab_content.css").read_text(encoding="utf-8")
+
+
+# The served page: panel-material-ui's page template with two scripts (what they do and why is at
+# the top of the file).
+PAGE_TEMPLATE = (_HERE / "page.html").read_text(encoding="utf-8")
+# MUI's "sm" breakpoint: below it the Page's sidebar is a drawer drawn over the content (page.html's 600).
 NARROW_SCREEN_PX = 600
-
-
-# The served page: panel-material-ui's page template, with a script that shuts the sidebar's drawer
-# on a phone-width screen before the page is first drawn. Below the "sm" breakpoint the sidebar is
-# a temporary drawer over the content and the title: open at load, it hid the page. Only the
-# browser knows its width. BokehJS pushes each document it makes onto `Bokeh.documents` from the
-# document's constructor; the first push wraps the documents' `add_root`, so the page's root (whose
-# data has `sidebar_open` and `sidebar_variant`) is shut as it is added, before anything is drawn.
-# (A component in the page doing this cost every page an ES module to compile before its first paint.)
-#
-# A second script mends Panel's Tabulator (1.9): before its first resize, a table waits for each of
-# its stylesheet links' `load` event. A table drawn before it is in the page (the fund results, on a
-# cold browser cache) has links that load only once it is added, and Chromium fires no `load` for
-# them then: the table polled for ever (a browser core at 95 % while the page sat idle) and never
-# marked the selected fund's row. The table now also counts a link whose stylesheet is there, and
-# one that failed to load (Panel listens for `load` only: the table waited for ever on it too).
-# Counting those links as loaded made each later `load` redraw the whole table (Panel redraws from
-# every `load` that finds them all there): on a warm browser cache the fund results, built with
-# their styles in place, were redrawn six times before the first row was shown. A table built or
-# redrawn with every stylesheet of its current watch in place now skips the redraws that follow;
-# its first resize still redraws it (warm first paint 1.14x the minimal page's before, 1.04x after).
-PAGE_TEMPLATE = """{%% extends "base.html" %%}
-{%% block postamble %%}{{ super() }}
-<script>
-(function () {
-  var documents = window.Bokeh && window.Bokeh.documents;
-  if (!documents || typeof documents.push !== "function") { return; }
-  var push = documents.push;
-  documents.push = function (doc) {
-    documents.push = push;
-    var proto = doc && Object.getPrototypeOf(doc);
-    if (proto && typeof proto.add_root === "function") {
-      var addRoot = proto.add_root;
-      proto.add_root = function (model) {
-        var page = model && model.data;
-        if (window.innerWidth < %(narrow)d && page && "sidebar_open" in page && "sidebar_variant" in page
-            && page.sidebar_open === true) {
-          page.sidebar_open = false;
-        }
-        if (page && "sidebar_open" in page && "sidebar_variant" in page) {  // narrowed later: shut it then too
-          var wide = window.innerWidth >= %(narrow)d;
-          window.addEventListener("resize", function () {
-            if (wide && window.innerWidth < %(narrow)d && page.sidebar_open) { page.sidebar_open = false; }
-            wide = window.innerWidth >= %(narrow)d;
-          });
-        }
-        return addRoot.apply(this, arguments);
-      };
-    }
-    return push.apply(this, arguments);
-  };
-})();
-(function () {
-  var models = window.Bokeh && window.Bokeh.Models, table = null;
-  try { table = models && models.get("panel.models.tabulator.DataTabulator"); } catch (e) { return; }
-  var View = table && table.prototype.default_view;
-  var watch = View && View.prototype.watch_stylesheets;
-  if (typeof watch !== "function") { return; }
-  var linksOf = function (view) {  // the view's stylesheet link elements
-    return (view._applied_stylesheets || []).map(function (sheet) { return sheet && sheet.el; })
-      .filter(function (el) { return el instanceof HTMLLinkElement; });
-  };
-  View.prototype.watch_stylesheets = function () {
-    var result = watch.apply(this, arguments), view = this, loaded = this._initialized_stylesheets;
-    if (!(loaded instanceof Map)) { return result; }
-    var links = function () {
-      return linksOf(view).filter(function (el) { return loaded.get(el.href) === false; });
-    };
-    // a link that fails to load has no stylesheet ever: the table must not wait for it either
-    links().forEach(function (el) {
-      el.addEventListener("error", function () { loaded.set(el.href, true); }, {once: true});
-    });
-    var values = loaded.values;
-    loaded.values = function () {
-      links().forEach(function (el) { if (el.sheet != null) { loaded.set(el.href, true); } });
-      return values.apply(loaded, arguments);
-    };
-    return result;
-  };
-  // Panel redraws the whole table from every stylesheet link's `load` that finds them all there:
-  // one link after another, a table built with its styles in place was redrawn once per link.
-  // A table built, or redrawn, with every stylesheet of this watch in place skips the rest.
-  var sheetsIn = function (view) {
-    return linksOf(view).every(function (el) { return el.sheet != null; });
-  };
-  var settle = function (view) {
-    if (!view._initializing && !view._building && sheetsIn(view)) { view._sdStyled = view._initialized_stylesheets; }
-  };
-  var built = View.prototype.tableBuilt, redraw = View.prototype.style_redraw;
-  if (typeof built !== "function" || typeof redraw !== "function") { return; }
-  View.prototype.tableBuilt = function () {
-    var result = built.apply(this, arguments);
-    settle(this);
-    return result;
-  };
-  View.prototype.style_redraw = function () {
-    if (this._sdStyled != null && this._sdStyled === this._initialized_stylesheets && this.tabulator) {
-      if (this.model.visible) { this.tabulator.element.style.visibility = "visible"; }
-      return;
-    }
-    var result = redraw.apply(this, arguments);
-    settle(this);
-    return result;
-  };
-})();
-</script>
-{%% endblock %%}""" % {"narrow": NARROW_SCREEN_PX}
 
 
 class TabBar(pmui.Tabs):

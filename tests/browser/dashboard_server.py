@@ -7,12 +7,11 @@ port (the command a user runs), waits until it answers, and stops it by its own 
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
+
+from tests.helpers import free_port, wait_until_live
 
 ROOT = Path(__file__).resolve().parents[2]
 TABS = ("Fund explorer", "Allocation", "Holdings", "Fees", "Risk", "Performance", "Licensee")
@@ -33,36 +32,13 @@ COUNT_JS = """(selector) => { let n = 0;
   walk(document); return n; }"""
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_until_live(url: str, timeout: float, process: subprocess.Popen | None = None, what: str = "the server") -> None:
-    """Wait until the Panel server at `url` answers its health check (/liveness), or fail with
-    RuntimeError: when `process` (the server's) ends, or after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        if process is not None and process.poll() is not None:
-            raise RuntimeError(f"{what} exited with code {process.returncode}")
-        try:
-            with urllib.request.urlopen(url + "liveness", timeout=2) as answer:
-                if answer.status == 200:
-                    return
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{what} did not answer on {url} within {timeout:g} s")
-        time.sleep(0.1)
-
-
 class DashboardProcess:
     """`python -m dashboard ... serve` in a child process; `with DashboardProcess(demo=True) as server:`."""
 
     def __init__(self, *, demo: bool = True, env: dict[str, str] | None = None, log_path: Path | None = None,
-                 startup_timeout: float = 90.0, serve_args: tuple[str, ...] = ()):
+                 startup_timeout: float = 90.0, serve_args: tuple[str, ...] = (), root: Path = ROOT):
         self.demo = demo
+        self.root = Path(root)  # the checkout to run (the benchmarks also run an earlier one beside it)
         self.serve_args = tuple(serve_args)
         self.port = free_port()
         self.extra_env = dict(env or {})
@@ -89,10 +65,10 @@ class DashboardProcess:
     def start(self) -> "DashboardProcess":
         env = {k: v for k, v in os.environ.items()
                if not k.startswith("SEC_") or k == "SEC_DASHBOARD_CACHE_DIR"}
-        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        env["PYTHONPATH"] = os.pathsep.join([str(self.root), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         env.update(self.extra_env)
         self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
-        self.process = subprocess.Popen(self.command(), cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(self.command(), cwd=self.root, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         try:
             wait_until_live(self.url, self.startup_timeout, process=self.process,
                             what=f"{self.what} (its log: {self.log_path})")

@@ -21,16 +21,11 @@ import pytest
 
 from dashboard.demo.simulator import SimulatorServer, create_app
 from tests.conftest import KEY
+from tests.helpers import free_port
 
 REDIS_SERVER = "/usr/bin/redis-server"
 WORKER = Path(__file__).with_name("worker.py")
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class RedisServer:

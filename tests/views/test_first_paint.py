@@ -19,7 +19,7 @@ from bokeh.document import Document
 from bokeh.models import Plot
 from panel.models.tabulator import DataTabulator
 
-from dashboard.app import create_dashboard, static_max_age, UNVERSIONED_MAX_AGE, VERSIONED_MAX_AGE
+from dashboard.app import create_dashboard
 from dashboard.config import ApiSettings
 from dashboard.demo.connect import open_client
 from dashboard.models.dashboard_state import DEMO_DEFAULT_QUERY, TAB_TITLES, TABS, DashboardState
@@ -189,67 +189,3 @@ def test_basket_rows_made_while_the_browser_builds_the_page_are_not_reused(first
     kept = {id(r) for r in panel.fund_list.objects}
     app.state.basket_revision += 1
     assert {id(r) for r in panel.fund_list.objects} == kept
-
-
-@pytest.mark.parametrize(("path", "query", "age"), [
-    ("js/bokeh.min.js", "v=6acf7fa1", VERSIONED_MAX_AGE),
-    ("panel-material-ui/panel-material-ui.bundle.js", "a9a9cc4f19fadba2c108149eeaf498f3", VERSIONED_MAX_AGE),
-    ("panel-material-ui/roboto-latin-400-normal-LOX3CHMS.woff2", "", VERSIONED_MAX_AGE),
-    ("panel/bundled/datatabulator/luxon/build/global/luxon.min.js", "", UNVERSIONED_MAX_AGE),
-    ("panel/images/favicon.ico", "", UNVERSIONED_MAX_AGE),
-])
-def test_static_cache_lifetimes(path, query, age):
-    assert static_max_age(path, query) == age
-
-
-def test_settling_the_heap_puts_the_libraries_beyond_the_collector():
-    """`serve()` freezes what is alive after the imports: a full collection then walks only what
-    sessions made (it walked the libraries too, 0.2-0.4 s inside a session's first build)."""
-    import gc
-
-    from dashboard.heap import settle_heap
-
-    try:
-        frozen = settle_heap()
-        # a frozen object that dies leaves the count (another test's server thread may free some)
-        assert frozen >= gc.get_freeze_count() > 50_000
-        assert len(gc.get_objects()) < frozen  # what the collector still walks
-    finally:
-        gc.unfreeze()
-
-
-def test_component_resources_are_worked_out_once_and_stay_what_panel_lists(tmp_path):
-    """`cache_component_resources` (installed by `serve()`): the page's style sheets are the ones
-    Panel lists, in its order; a component class defined later is listed too. Run in a child
-    process: the cache and the class it defines would otherwise stay in this one."""
-    import subprocess
-    import sys
-    import textwrap
-
-    script = textwrap.dedent("""
-        from panel.custom import JSComponent
-        from panel.io.resources import Resources
-        import dashboard.app as app
-
-        def sheets():
-            return Resources(mode="server").css_files
-
-        panels_own = sheets()
-        app.cache_component_resources()
-        app.cache_component_resources()  # installing twice wraps once
-        assert getattr(Resources.extra_resources, "cached_by_dashboard", False)
-        first, again = sheets(), sheets()
-        assert first == panels_own and again == panels_own, (first, panels_own)
-        assert any("panel-material-ui.bundle.css" in s for s in panels_own), panels_own
-
-        class Later(JSComponent):
-            __css__ = ["https://example.invalid/later.css"]
-            _esm = "export function render() {}"
-
-        listed = sheets()
-        assert "https://example.invalid/later.css" in listed, listed
-        assert [s for s in listed if "later.css" not in s] == panels_own
-        print("ok")
-    """)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]

@@ -23,7 +23,9 @@ from bokeh.protocol.receiver import Receiver
 from bokeh.util.token import generate_jwt_token, generate_session_id
 from tornado.websocket import websocket_connect
 
-from tests.browser.dashboard_server import wait_until_live
+from tests.helpers import served_dashboard
+
+pytestmark = pytest.mark.slow  # serves the dashboard (or a page) in this process
 
 RESULTS_CLASS = "sd-results"  # the Fund explorer's results table
 OVERVIEW_CLASS = "sd-overview"  # the selected fund's overview
@@ -215,14 +217,6 @@ class ServedSession:
 SESSIONS = 20
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _live(kind: type) -> int:
     gc.collect()
     return sum(isinstance(o, kind) for o in gc.get_objects())
@@ -234,29 +228,22 @@ def served(monkeypatch):
     their last connection closes; yields (port, weak references to each session's page and document)."""
     import panel as pn
 
-    import dashboard.app as app_module
-    from dashboard.config import ApiSettings
+    import dashboard.server.serve as serve_module
 
     made: list[tuple[weakref.ref, weakref.ref]] = []
-    create_app = app_module.create_app
+    session_page = serve_module.session_page
 
-    def recording_create_app(*args, **kwargs):
-        page = create_app(*args, **kwargs)
+    def recording_session_page(*args, **kwargs):
+        page = session_page(*args, **kwargs)
         made.append((weakref.ref(page), weakref.ref(pn.state.curdoc)))
         return page
 
-    monkeypatch.setattr(app_module, "create_app", recording_create_app)
-    port = _free_port()
+    monkeypatch.setattr(serve_module, "session_page", recording_session_page)
     frozen = gc.get_freeze_count()
-    app_module.serve(port=port, settings=ApiSettings.from_env(demo=True), threaded=True, settle=False, spares=False,
-                     check_unused_sessions_milliseconds=100, unused_session_lifetime_milliseconds=100)
-    try:  # the server's thread keeps the test process alive until it is stopped, whatever fails
+    with served_dashboard(spare=False, check_unused_sessions_milliseconds=100,
+                          unused_session_lifetime_milliseconds=100) as port:
         assert gc.get_freeze_count() <= frozen  # settle=False: the test process's heap is not frozen
-        # threaded: the server's thread starts listening a little after serve() returns
-        wait_until_live(f"http://127.0.0.1:{port}/", 60)
         yield port, made
-    finally:
-        pn.state.kill_all_servers()
 
 
 def test_closed_sessions_release_their_dashboard_and_document(served):

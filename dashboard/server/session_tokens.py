@@ -1,4 +1,5 @@
-"""A session token that is not one the server could have made is refused in one line, not a traceback.
+"""Patch: a session token that is not one the server could have made is refused in one line, not a
+traceback (upstream report: docs/upstream.md, "Bokeh inflates session tokens without a size limit").
 
 A served page and its websocket carry a session token (the page's `?bokeh-token=` argument, the
 websocket's `Sec-WebSocket-Protocol: bokeh, <token>` header). Bokeh decodes it before checking it:
@@ -12,7 +13,7 @@ be read, names no session, or whose compressed part would inflate past MAX_PAYLO
 inflates it whole: zlib packs about 1,000 to 1, so a 60 KB header could ask for 60 MB) is answered 400; an expired
 token or a bad signature 403 (Bokeh's own answer to a token it could read and refused).
 Well-formed tokens go on to Bokeh unchanged.
-Process-wide, idempotent.
+Process-wide, idempotent; `uninstall()` puts Bokeh's methods back (tests).
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ MAX_PAYLOAD_BYTES = 1 << 20
 ZLIB_KEY = "__bk__zlib_"
 #: Errors reading a token raises (bad base64, bad UTF-8, bad JSON, bad zlib, too deep).
 _UNREADABLE = (ValueError, TypeError, RecursionError, zlib.error)
-_installed = False
+#: What is replaced, by (owner, attribute name): the originals, while installed.
+_originals: dict[tuple[type, str], object] = {}
 
 
 class _TooLarge(Exception):
@@ -116,10 +118,8 @@ def _refuse(handler, problem: tuple[int, str]) -> None:
 
 def install() -> None:
     """Check every page's and websocket's session token before Bokeh reads it."""
-    global _installed
-    if _installed:
+    if _originals:
         return
-    _installed = True
     get_session = SessionHandler.get_session
 
     @functools.wraps(get_session)
@@ -143,5 +143,14 @@ def install() -> None:
             _refuse(self, problem)
         return await prepare(self)
 
+    _originals[(SessionHandler, "get_session")] = get_session
+    _originals[(WSHandler, "prepare")] = prepare
     SessionHandler.get_session = checked_get_session
     WSHandler.prepare = checked_prepare
+
+
+def uninstall() -> None:
+    """Bokeh's own methods again."""
+    for (owner, name), original in _originals.items():
+        setattr(owner, name, original)
+    _originals.clear()

@@ -1,0 +1,54 @@
+"""A served process's heap: frozen once the libraries are imported, trimmed after sessions end.
+
+The allocator is the deployment's choice (docs/deploy.md: jemalloc through LD_PRELOAD, or glibc's
+malloc with MALLOC_ARENA_MAX), not this module's. Stdlib only, so a process that is not the
+dashboard can use it too (`benchmarks/minimal_page.py`, the reference).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+
+from dashboard.config import on_glibc
+
+#: After a session ends, how long to wait (for others to end too) before giving memory back.
+TRIM_DELAY_S = 5.0
+_trim_pending = False
+
+
+def trim_heap() -> bool:
+    """Collect garbage and give the C heap's free pages back to the system: glibc's `malloc_trim`
+    (jemalloc, when preloaded, purges by itself: `dirty_decay_ms` in MALLOC_CONF); whether it did."""
+    gc.collect()
+    return on_glibc() and bool(ctypes.CDLL(None).malloc_trim(0))
+
+
+def trim_heap_soon(session_context) -> None:
+    """After a session ends: trim the heap once, a few seconds later (one trim for a crowd leaving)."""
+    global _trim_pending
+    if _trim_pending:
+        return
+    from tornado.ioloop import IOLoop
+
+    def trim():
+        global _trim_pending
+        _trim_pending = False
+        trim_heap()
+
+    _trim_pending = True
+    IOLoop.current().call_later(TRIM_DELAY_S, trim)
+
+
+def settle_heap() -> int:
+    """Move every object alive now (the imported libraries: hundreds of thousands) out of the garbage
+    collector's reach (`gc.freeze`), and return how many.
+
+    A full collection walks every tracked object; with the libraries in the heap one takes a few
+    tenths of a second, and one falling inside a session's first build delays its first paint by
+    that much. Frozen, they are never walked again. Done before `--num-procs` forks, it also keeps
+    the processes' shared pages shared.
+    """
+    gc.collect()
+    gc.freeze()
+    return gc.get_freeze_count()

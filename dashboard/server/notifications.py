@@ -1,0 +1,20 @@
+"""Patch: an ended session's notification area is dropped from Panel's registry of views (upstream
+report: docs/upstream.md, "The notification area leaks per session").
+
+Panel (1.9) registers each session's notification area as a root view when it serves the page but
+never removes it when the session ends (its destroy hook only knows documents it was served into),
+so every session left its area, its Bokeh model and its whole document behind.
+"""
+
+from __future__ import annotations
+
+import panel as pn
+from panel.io.notifications import NotificationAreaBase
+
+
+def release_notification_area(session_context) -> None:
+    """`pn.state.on_session_destroyed` hook: forget the ended session's notification area."""
+    doc = session_context._document
+    for ref, (viewable, _model, view_doc, _comm) in list(pn.state._views.items()):
+        if view_doc is doc and isinstance(viewable, NotificationAreaBase):
+            del pn.state._views[ref]

@@ -9,7 +9,7 @@ import urllib.request
 
 import pytest
 
-import dashboard.app
+import dashboard.server.serve
 from dashboard.cli.main import build_parser, main
 from dashboard.config import ApiSettings
 
@@ -20,7 +20,7 @@ def test_num_procs_reaches_the_server_and_the_environment(monkeypatch):
     def record(**kwargs):  # stands in for the web server only; the command's own work runs for real
         seen.update(kwargs, env=os.environ.get("SEC_DASHBOARD_NUM_PROCS"))
 
-    monkeypatch.setattr(dashboard.app, "serve", record)
+    monkeypatch.setattr(dashboard.server.serve, "serve", record)
     monkeypatch.delenv("SEC_DASHBOARD_NUM_PROCS", raising=False)
     assert main(["serve", "--demo", "--num-procs", "3", "--port", "5999"]) == 0
     assert seen["num_procs"] == 3 and seen["env"] == "3" and seen["port"] == 5999

@@ -41,13 +41,13 @@ def test_settling_the_heap_puts_the_libraries_beyond_the_collector():
         gc.unfreeze()
 
 
-def dead_references() -> int:
-    """The most dead weak references pandas keeps on any one frame, series or index alive now (each
-    view made of a pandas object under copy-on-write leaves one on it until pruned)."""
+def dead_references_by_object() -> dict[int, int]:
+    """The dead weak references pandas keeps on each frame, series or index alive now, by id (each view
+    made of a pandas object under copy-on-write leaves one on it until pruned)."""
     import pandas as pd
 
     gc.collect()
-    most = 0
+    counts: dict[int, int] = {}
     for obj in gc.get_objects():
         refs = []
         if isinstance(obj, (pd.DataFrame, pd.Series)):
@@ -55,8 +55,15 @@ def dead_references() -> int:
         elif isinstance(obj, pd.Index) and obj._references is not None:
             refs = [obj._references]
         for ref in refs:
-            most = max(most, sum(r() is None for r in ref.referenced_blocks))
-    return most
+            counts[id(obj)] = max(counts.get(id(obj), 0), sum(r() is None for r in ref.referenced_blocks))
+    return counts
+
+
+def dead_references(before: dict[int, int] | None = None) -> int:
+    """The most dead references any one pandas object gained since `before` (all of them without it):
+    what other tests left in this process is not the served sessions' doing."""
+    before = before or {}
+    return max((n - before.get(key, 0) for key, n in dead_references_by_object().items()), default=0)
 
 
 SESSIONS = 8
@@ -74,8 +81,9 @@ def test_sessions_leave_nothing_on_the_frames_the_process_keeps():
             await session.switch(1 + number % 5)
             await session.close()
 
+    before = dead_references_by_object()  # this test process may have run other tests first
     with served_dashboard(spare=False, check_unused_sessions_milliseconds=100,
                           unused_session_lifetime_milliseconds=100) as port:
         asyncio.run(use_sessions(port))
         # once the server has ended the sessions, what they made is gone; what stays is the process's
-        wait_until(lambda: dead_references() < SESSIONS, 60, "the sessions' references gone", interval=1.0)
+        wait_until(lambda: dead_references(before) < SESSIONS, 60, "the sessions' references gone", interval=1.0)

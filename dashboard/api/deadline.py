@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dashboard.config import DEFAULT_DEADLINE_S, parse_deadline
 
@@ -33,6 +33,9 @@ class Run:
 
     end: float | None
     health: "ServiceHealth"
+    # Set when the run's own block has ended. A task it started, or a context copied from it (a served
+    # page's later callbacks), may outlive it; what runs there later is a run of its own.
+    over: threading.Event = field(default_factory=threading.Event, compare=False)
 
 
 # The run this code belongs to. A context variable, so it follows the run into the tasks it starts and
@@ -49,6 +52,7 @@ def run_deadline(seconds: float | None) -> Iterator[Run]:
     try:
         yield run
     finally:
+        run.over.set()
         _RUN.reset(token)
 
 
@@ -56,7 +60,7 @@ def run_deadline(seconds: float | None) -> Iterator[Run]:
 def within_run(seconds: float | None) -> Iterator[Run]:
     """The current run, or (outside one) a new run of `seconds` for what is done inside."""
     run = _RUN.get()
-    if run is not None:
+    if run is not None and not run.over.is_set():
         yield run
         return
     with run_deadline(seconds) as started:
@@ -64,13 +68,14 @@ def within_run(seconds: float | None) -> Iterator[Run]:
 
 
 def current_run() -> Run | None:
-    """The run the current code belongs to, or None (a call on its own)."""
-    return _RUN.get()
+    """The run the current code belongs to, or None (a call on its own, or in a context a finished run left)."""
+    run = _RUN.get()
+    return run if run is not None and not run.over.is_set() else None
 
 
 def run_end() -> float | None:
     """The monotonic time the current run must end by, or None."""
-    run = _RUN.get()
+    run = current_run()
     return run.end if run is not None else None
 
 

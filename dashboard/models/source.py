@@ -12,7 +12,7 @@ from typing import Any, NamedTuple, TypeVar
 import param
 
 from dashboard.api.client import ApiResult
-from dashboard.api.deadline import within_run
+from dashboard.api.deadline import run_deadline
 from dashboard.api.sync import SecClient
 from dashboard.records.answers import normalise
 from dashboard.errors import SecApiError
@@ -180,7 +180,9 @@ class ServiceModel(param.Parameterized):
 
     async def _fetched(self, coro: Awaitable[T]) -> T:
         """Run `coro` on the client's loop with `loading` set meanwhile; its result, parameters untouched."""
-        with self._loading(), within_run(self.api.settings.deadline_s):  # one operation, one run (SEC_API_DEADLINE_S)
+        # One operation, one run (SEC_API_DEADLINE_S), always a run of its own: a served page's callback can
+        # carry the context of an earlier operation, whose verdict on the service must not outlive it.
+        with self._loading(), run_deadline(self.api.settings.deadline_s):
             return await self.api.arun(coro)
 
     async def _apply(self, coro: Awaitable[dict]) -> dict:

@@ -165,3 +165,27 @@ def test_a_deadline_that_is_not_a_number_of_seconds_is_refused(monkeypatch, tmp_
     code = main(["--demo", "--cache-dir", str(tmp_path / "cache"), "fund", "show", "M0001_2560"])
     assert code == 2
     assert "SEC_API_DEADLINE_S" in capsys.readouterr().err
+
+
+def test_a_context_a_finished_run_left_behind_starts_a_run_of_its_own():
+    """A served page's later callbacks can run in a context copied while its first load's run was on (a
+    task that load started). After the service came back, a search there still found the old run's
+    "down" verdict and was not sent; a run is over when its own block ends."""
+    import contextvars
+
+    from dashboard.api.deadline import current_run, within_run
+
+    with run_deadline(60.0) as first:
+        first.health.failed("the service keeps failing (503)")
+        first.health.failed("the service keeps failing (503)")
+        assert first.health.down() and current_run() is first
+        left_behind = contextvars.copy_context()  # what a task started inside the run carries
+    assert current_run() is None
+
+    def later():
+        assert current_run() is None  # the run is over, even here
+        with within_run(60.0) as run:
+            return run
+
+    run = left_behind.run(later)
+    assert run is not first and run.health.down() is None  # asked afresh: the service may be back

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set everything up and run the whole test suite (unit, simulator, browser, notebook tests).
-# With no arguments: everything but the browser tests on two workers, then the browser tests in one
+# With no arguments: everything but the browser tests on two workers, the serving layer's tests in a
+# process of their own, then the browser tests in one
 # process (they start servers and a browser each; two at once on two cores only slows them down).
 # With arguments: pytest with exactly those arguments.
 set -uo pipefail
@@ -22,8 +23,12 @@ if [ "$#" -gt 0 ]; then
   run "$@"
   exit $?
 fi
-run -n 2 --dist loadfile -m "not browser"
+run -n 2 --dist loadfile -m "not browser" --ignore=tests/server
 first=$?
-run -m browser
+# The serving layer's own tests in a process of their own: they patch Bokeh's server and keep
+# process-wide spare pools, which another file's in-process server in the same worker could share.
+run -m "not browser" tests/server
 second=$?
-[ "$first" -eq 0 ] && [ "$second" -eq 0 ]
+run -m browser
+third=$?
+[ "$first" -eq 0 ] && [ "$second" -eq 0 ] && [ "$third" -eq 0 ]

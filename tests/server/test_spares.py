@@ -26,9 +26,15 @@ pytestmark = pytest.mark.slow  # serves the dashboard (or a page) in this proces
 def served():
     """The dashboard served in this process with its spare on; yields (port, its spare pool)."""
     before = set(map(id, spares.pools()))
+
+    def ours(port: int) -> list[spares.SparePool]:
+        # A pool made since, for this server's address: an earlier test's server in this worker may
+        # still have pools alive.
+        return [p for p in spares.pools() if id(p) not in before and p.request.host.endswith(f":{port}")]
+
     with served_dashboard() as port:
-        wait_until(lambda: any(id(p) not in before for p in spares.pools()), what="the server's spare pool")
-        yield port, next(p for p in spares.pools() if id(p) not in before)
+        wait_until(lambda: len(ours(port)) == 1, what="the server's spare pool")
+        yield port, ours(port)[0]
 
 
 def ready_spare(pool: spares.SparePool):

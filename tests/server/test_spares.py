@@ -22,9 +22,30 @@ from tests.views.test_sessions import ServedSession
 pytestmark = pytest.mark.slow  # serves the dashboard (or a page) in this process
 
 
+def global_reuse_sessions():
+    """Panel's process-wide `reuse_sessions` (not a served document's own value)."""
+    import panel as pn
+
+    return object.__getattribute__(pn.config, "reuse_sessions")
+
+
+def set_global_reuse_sessions(value) -> None:
+    """Set Panel's process-wide `reuse_sessions`. `pn.config.reuse_sessions = v` sets the current
+    document's own value when one is current, and Bokeh's current document is process-wide while a
+    server thread runs a document's callback: set from the test's thread at such a moment, 'warm'
+    stayed on for the tests that followed (their visits were answered with a kept session of an
+    earlier server, whose id this server never had)."""
+    import panel as pn
+    import param
+
+    param.Parameterized.__setattr__(pn.config, "reuse_sessions", value)
+    assert global_reuse_sessions() == value
+
+
 @pytest.fixture
 def served():
     """The dashboard served in this process with its spare on; yields (port, its spare pool)."""
+    assert global_reuse_sessions() is False, "an earlier test left Panel's reuse_sessions on"
     before = set(map(id, spares.pools()))
 
     def ours(port: int) -> list[spares.SparePool]:
@@ -138,8 +159,8 @@ def test_a_plain_visits_page_was_built_before_the_visit(served):
 def test_with_panels_reuse_sessions_a_plain_visits_page_was_built_before_the_visit():
     import panel as pn
 
-    previous = pn.config.reuse_sessions
-    pn.config.reuse_sessions = "warm"
+    previous = global_reuse_sessions()
+    set_global_reuse_sessions("warm")
     try:
         with served_dashboard(spare=False) as port:
             visit(port)  # the session Panel keeps to answer the HTML with
@@ -152,7 +173,7 @@ def test_with_panels_reuse_sessions_a_plain_visits_page_was_built_before_the_vis
     finally:
         pn.state._sessions.clear()
         pn.state._session_key_funcs.clear()
-        pn.config.reuse_sessions = previous
+        set_global_reuse_sessions(previous)
 
 
 def test_a_client_opening_the_websocket_directly_gets_a_session_built_for_it(served):

@@ -431,3 +431,36 @@ def test_a_distribution_never_lowers_the_total_return_below_the_price_return(fac
     for key in FIGURE_KEYS:
         if key.startswith("return_") and figures[key].value is not None:
             assert figures["total_" + key].value >= figures[key].value - 1e-9
+
+
+# ---- the real captures ---------------------------------------------------------------------------------
+
+def test_distributions_as_the_service_sends_them():
+    # Book-close dates with seven-digit fractions and a space separator, per unit, one class only.
+    from tests.shared_files import CAPTURES, require
+
+    items = json.loads(require(CAPTURES / "dividend-history.json").read_text(encoding="utf-8"))["items"]
+    rows = [i for i in items if i["class_abbr_name"] == "1AMSET50-ID"]
+    assert [r["book_close_date"] for r in rows] == ["2024-01-25 00:00:00.0000000", "2024-04-30 00:00:00.0000000"]
+    paid = pd.DataFrame({"ex_date": [r["book_close_date"] for r in rows],
+                         "pay_date": [r["dividend_date"] for r in rows],
+                         "per_unit": [r["dividend_value"] for r in rows]})
+    navs = business_days(date(2024, 1, 2), date(2024, 6, 28), value=lambda i: 10.0 + 0.01 * i)
+    figures = class_figures(frame(navs), paid, frequency="daily")
+    units = (1 + 0.15 / navs[date(2024, 1, 25)]) * (1 + 0.52 / navs[date(2024, 4, 30)])
+    expected = units * navs[date(2024, 6, 28)] / navs[date(2024, 1, 2)] - 1
+    assert figures["total_return_since_start"].value == pytest.approx(100 * expected)
+
+
+def test_one_class_with_one_nav_from_the_service_is_an_explicit_empty_state():
+    from tests.shared_files import CAPTURES, require
+
+    items = json.loads(require(CAPTURES / "daily-nav-range.json").read_text(encoding="utf-8"))["items"]
+    row = next(i for i in items if i["fund_class_name"] == "KT-ASEAN-SSF")
+    nav = pd.DataFrame({"nav_date": pd.to_datetime([row["nav_date"]]), "nav": [row["last_val"]],
+                        "offer": [row["sell_price"]], "bid": [row["buy_price"]], "net_asset": [row["net_asset"]]})
+    figures = class_figures(nav)
+    assert figures.last_nav_date == date.fromisoformat(row["nav_date"]) and figures.gaps == ()
+    assert all(f.value is None and "Only one NAV" in f.reason for f in figures.figures
+               if f.window == "since_start")
+    assert calendar_year_returns(nav)[0].price_return is None

@@ -169,15 +169,15 @@ def _volatility(tri: pd.Series, frequency: str) -> tuple[float | None, str | Non
 
 def _drawdown(tri: pd.Series) -> tuple[float, date | None, date | None, date | None]:
     """The deepest fall (a fraction, <= 0) from a running peak, with its peak, trough and recovery dates."""
-    drawdown = tri / tri.cummax() - 1.0
-    if drawdown.min() >= 0:
+    values, days = tri.to_numpy(), tri.index
+    drawdown = values / np.maximum.accumulate(values) - 1.0
+    trough = int(np.argmin(drawdown))
+    if drawdown[trough] >= 0:
         return 0.0, None, None, None
-    trough = drawdown.idxmin()
-    peak = tri.loc[:trough].idxmax()
-    after = tri.loc[trough:]
-    recovered = after[after >= tri.loc[peak]]
-    recovery = recovered.index[0].date() if len(recovered) else None
-    return float(drawdown.min()), peak.date(), trough.date(), recovery
+    peak = int(np.argmax(values[: trough + 1]))
+    recovered = np.flatnonzero(values[trough:] >= values[peak])
+    recovery = days[trough + recovered[0]].date() if len(recovered) else None
+    return float(drawdown[trough]), days[peak].date(), days[trough].date(), recovery
 
 
 def _window_figures(series: pd.Series, tri: pd.Series, win: Window, frequency: str, risk_free_pct: float,

@@ -21,6 +21,7 @@ ex_date, pay_date, per_unit). The conventions (windows, gaps, reinvestment, bad 
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -239,7 +240,7 @@ def _risk_figures(tri: pd.Series, win: Window, frequency: str, risk_free_pct: fl
 
 
 def _inputs(nav, dividends, frequency, as_of, risk_free_pct=0.0):
-    if not isinstance(risk_free_pct, (int, float)) or not math.isfinite(risk_free_pct):
+    if not isinstance(risk_free_pct, numbers.Real) or not math.isfinite(risk_free_pct):
         raise BadInputError(f"The risk-free rate must be a number (percent a year), not {risk_free_pct!r}.")
     series = nav_series(nav, as_of)
     frequency = check_frequency(frequency) if frequency is not None else infer_frequency(series.index)

@@ -255,6 +255,7 @@ def test_sharpe_is_annualised_return_less_risk_free_over_volatility():
     volatility = statistics.stdev(returns_of(navs, 7)) * math.sqrt(252)
     assert figures["sharpe_since_start"].value == pytest.approx((yearly - 0.025) / volatility)
     assert figures["sharpe_since_start"].unit == "" and figures.risk_free_pct == 2.5
+    assert class_figures(frame(navs), risk_free_pct=np.float64(2.5)).values() == figures.values()
     flat = class_figures(frame({date(2024, 1, 1) + timedelta(days=i): 10.0 for i in range(30)}), frequency="daily")
     assert flat["volatility_since_start"].value == 0 and flat["sharpe_since_start"].value is None
     assert "did not move" in flat["sharpe_since_start"].reason

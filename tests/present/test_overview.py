@@ -56,6 +56,9 @@ def client(request, data):
 def test_the_three_renderings_carry_the_same_labels_and_values(data, client):
     funds = _funds(data)
     assert len(funds) >= 3
+    # A whole report (charts and all) takes seconds: the first fund's and the one with an "other"
+    # redemption period are rendered as reports; every fund in the explorer and the CLI.
+    reported = {funds[0], funds[-1]}
     for proj_id in funds:
         sheet = FundFactsheet(client=client)
         run(sheet.load(proj_id))
@@ -64,14 +67,16 @@ def test_the_three_renderings_carry_the_same_labels_and_values(data, client):
         assert len(rows) > 15
 
         explorer = _html_values(str(fund_overview_html(overview)))
-        page = fund_report_html(client, [proj_id])
-        report = _html_values(re.search(r'<section id="overview">(.*?)</section>', page, re.S).group(1))
+        renderings = [("explorer", explorer)]
+        if proj_id in reported:
+            page = fund_report_html(client, [proj_id])
+            renderings.append(("report", _html_values(re.search(r'<section id="overview">(.*?)</section>', page, re.S).group(1))))
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             print_factsheet(sheet.as_dict(), sheet.unpublished)
         cli = " ".join(out.getvalue().split())
 
-        for name, shown in (("explorer", explorer), ("report", report), ("cli", cli)):
+        for name, shown in (*renderings, ("cli", cli)):
             for section in overview.sections:
                 assert section.title in shown or section.title.upper() in shown, (name, proj_id, section.title)
             for row in rows:

@@ -222,6 +222,14 @@ class RateLimiter(LimiterBase):
             bisect.insort(self._starts, now + offset)
             self._forget_old(now)
 
+    def assume_used(self) -> None:
+        """Count the whole limit as used now (a shared store went away: what the other processes used in
+        the current window is unknown); the next start is a window from now."""
+        with self._lock:
+            now = self._clock()
+            self._starts = sorted(self._starts + [now] * self.calls)
+            self._forget_old(now)
+
     def in_window(self) -> int:
         with self._lock:
             now = self._clock()
@@ -341,6 +349,30 @@ class FileRateLimiter(LimiterBase):
                     (self.ident, self.window, self._clock() + offset)))
             except _UseMemory as failed:
                 self._switch_to_memory(failed.cause).note(offset)
+
+    def assume_used(self) -> None:
+        """Count the whole limit as used now, in the host's file (see `RateLimiter.assume_used`)."""
+        with self._lock:
+            if self.fallback is not None:
+                self.fallback.assume_used()
+                return
+
+            def fill() -> None:
+                con = self._connection()
+                con.execute("BEGIN IMMEDIATE")
+                try:
+                    con.executemany("INSERT INTO starts (ident, win, start) VALUES (?, ?, ?)",
+                                    [(self.ident, self.window, self._clock())] * self.calls)
+                    con.execute("COMMIT")
+                except BaseException:
+                    if con.in_transaction:
+                        con.execute("ROLLBACK")
+                    raise
+
+            try:
+                self._in_file(fill)
+            except _UseMemory as failed:
+                self._switch_to_memory(failed.cause).assume_used()
 
     def _finish(self, slot: Any) -> None:
         if not isinstance(slot, tuple):  # reserved in memory, after the file failed

@@ -250,6 +250,7 @@ class RedisRateLimiter(LimiterBase):
             share_calls, share_period = local_share(self.calls, self.period, num_procs)
             self.fallback = RateLimiter(share_calls, share_period, min_interval=self.min_interval, margin=self.margin)
         self._unsent: list[float] = []  # starts reserved locally while Redis was away (monotonic clock)
+        self._shared = False  # whether the last reservation went through Redis
         self._lock = threading.Lock()
         self._scripts: dict[str, Any] = {}
         self.waited_s = 0.0
@@ -267,6 +268,11 @@ class RedisRateLimiter(LimiterBase):
                     keys=[self.key], args=[self.calls, self.window, self.min_interval, member, int(ahead), *seeds]),
                     ahead=ahead, longest=self.window + self.min_interval))
             except RedisUnavailable:
+                if self._shared:
+                    # Redis just went away: the other processes' starts in the current window are unknown,
+                    # so the window counts as used up and the fallback's first window starts now.
+                    self._shared = False
+                    self.fallback.assume_used()
                 wait, slot = self.fallback._reserve_slot(ahead)
                 if slot is None:
                     return wait, None
@@ -274,6 +280,7 @@ class RedisRateLimiter(LimiterBase):
                 del self._unsent[:-self.calls]  # at most `calls` of them can still matter
                 return wait, slot
             self._unsent.clear()  # counted in Redis now
+            self._shared = True
             if wait < 0:  # not free now (and not reserved ahead): ask again after -wait seconds
                 return -wait, None
             self.fallback.note(wait)

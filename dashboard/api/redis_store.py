@@ -27,8 +27,7 @@ from dashboard.api.ratelimit import (
     DEFAULT_PERIOD_S,
     FileRateLimiter,
     LimiterBase,
-    RateLimiter,
-    local_share,
+    share_limiter,
 )
 from dashboard.config import redis_label
 
@@ -247,8 +246,8 @@ class RedisRateLimiter(LimiterBase):
             self.fallback = FileRateLimiter(directory, ident, self.calls, self.period, min_interval=self.min_interval,
                                             margin=self.margin, num_procs=num_procs)
         else:
-            share_calls, share_period = local_share(self.calls, self.period, num_procs)
-            self.fallback = RateLimiter(share_calls, share_period, min_interval=self.min_interval, margin=self.margin)
+            self.fallback = share_limiter(self.calls, self.period, num_procs, min_interval=self.min_interval,
+                                          margin=self.margin)
         self._unsent: list[float] = []  # starts reserved locally while Redis was away (monotonic clock)
         self._shared = False  # whether the last reservation went through Redis
         self._lock = threading.Lock()

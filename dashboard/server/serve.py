@@ -18,6 +18,7 @@ import weakref
 
 import panel as pn
 
+from dashboard.api.ratelimit import PROC_INDEX_ENV
 from dashboard.app import APP_TITLE, create_dashboard
 from dashboard.config import ApiSettings
 from dashboard.models.source import default_client
@@ -91,6 +92,17 @@ def _on_forked_server(parent: int) -> None:
             os._exit(0)
 
 
+def note_process_index() -> None:
+    """In a process `num_procs` forked, its place among them (Tornado's task id) in SEC_DASHBOARD_PROC_INDEX:
+    with nothing shared (no cache directory, Redis away) and fewer calls than processes, the rate limit's
+    turns need it (`dashboard.api.ratelimit.TurnLimiter`). Before the process's first client is made."""
+    from tornado.process import task_id
+
+    index = task_id()
+    if index is not None:
+        os.environ[PROC_INDEX_ENV] = str(index)
+
+
 def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, settings: ApiSettings | None = None,
           num_procs: int = 1, settle: bool = True, spare: bool = True, **kwargs) -> None:
     """Serve the dashboard until interrupted.
@@ -108,6 +120,7 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, sett
     def factory():
         # One client (pool, cache, rate limit) for every session of a process, made by its first
         # session: a client's event-loop thread would not survive the fork of `num_procs` > 1.
+        note_process_index()
         return session_page(settings, default_client(settings))
 
     print(f"SEC dashboard on http://{address}:{port}/ ({settings.source_label}; Ctrl+C stops)", flush=True)

@@ -22,7 +22,7 @@ from dashboard.api.ratelimit import PROC_INDEX_ENV
 from dashboard.app import APP_TITLE, create_dashboard
 from dashboard.config import ApiSettings
 from dashboard.models.source import default_client
-from dashboard.server import delivery, session_tokens, spares
+from dashboard.server import closed_clients, delivery, session_tokens, spares
 from dashboard.server.heap import settle_heap, trim_heap_soon
 from dashboard.server.notifications import release_notification_area
 from dashboard.server.resources import cache_component_resources, routes
@@ -50,6 +50,7 @@ def pin_local_stylesheets(document) -> None:
 def session_page(settings: ApiSettings, client) -> pn.viewable.Viewable:
     """One served session's page, with the session's hooks (notification area and heap)."""
     pin_local_stylesheets(pn.state.curdoc)
+    closed_clients.install()  # on the process's server loop (each forked process has its own)
     app = create_dashboard(settings, client)
     _DASHBOARDS[pn.state.curdoc] = weakref.ref(app)
     pn.state.on_session_destroyed(release_notification_area)

@@ -4,7 +4,6 @@ the fallback never lets a host pass the limit, and the shared limits file is rep
 from __future__ import annotations
 
 import logging
-import socket
 import sqlite3
 
 import pytest
@@ -20,6 +19,7 @@ from dashboard.api.ratelimit import (
     share_limiter,
 )
 from dashboard.api.redis_store import RedisLink, RedisRateLimiter, RedisResponseCache
+from tests.helpers import free_port
 from tests.scaleout.conftest import max_in_window
 from tests.scaleout.fake_redis import FakeRedis
 
@@ -62,9 +62,7 @@ def test_a_cache_in_a_redis_that_answers_wrongly_goes_on_on_the_disk(reply, tmp_
 
 
 def _refusing_redis() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return f"redis://127.0.0.1:{sock.getsockname()[1]}/0"
+    return f"redis://127.0.0.1:{free_port()}/0"
 
 
 def test_with_redis_down_twelve_processes_never_pass_ten_calls_between_them(tmp_path, caplog):

@@ -12,7 +12,8 @@ Which limiter a client gets (`limiter_for`): the Redis one when a Redis URL is c
 the file-backed one in the cache directory (shared by every process using that directory: the
 dashboard's processes, command-line runs, notebooks, a market sync), else the in-process one.
 A shared limiter that fails falls back, with one warning, to an in-process limiter holding this
-process's share of the limit (`calls / num_procs`): never an unbounded rate.
+process's share of the limit (`share_limiter`: `calls // num_procs`; with fewer calls than processes,
+turns on the wall clock, `TurnLimiter`): never an unbounded rate, never more than the limit together.
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """The rate limit and the response cache in Redis, shared by every process on every host (SEC_DASHBOARD_REDIS_URL).
 
 Redis going away (at start or mid-run) costs one warning: the limiter goes on in this process
-with its share of the limit (`calls / num_procs`), the cache on the disk cache; Redis is tried
+with its share of the limit (`share_limiter`: `calls // num_procs`, or turns with fewer calls than
+processes), after counting the window it shared as used up when Redis went mid-run (the others'
+starts in it are unknown); the cache goes on on the disk cache; Redis is tried
 again every `RETRY_AFTER_S` seconds, and calls made meanwhile are counted in Redis once it is
 back. Redis keys hold a hash of the subscription key (the limiter) or of the request (the
 cache), never the key; cached values are the same answers the disk cache keeps, with the key

@@ -12,8 +12,8 @@ Which limiter a client gets (`limiter_for`): the Redis one when a Redis URL is c
 the file-backed one in the cache directory (shared by every process using that directory: the
 dashboard's processes, command-line runs, notebooks, a market sync), else the in-process one.
 A shared limiter that fails falls back, with one warning, to an in-process limiter holding this
-process's share of the limit (`share_limiter`: `calls // num_procs`; with fewer calls than processes,
-turns on the wall clock, `TurnLimiter`): never an unbounded rate, never more than the limit together.
+process's share of the limit (`dashboard.api.limit_shares`: `calls // num_procs`; with fewer calls
+than processes, turns on the wall clock): never an unbounded rate, never more than the limit together.
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ MARGIN_SHARE = 0.05
 MIN_MARGIN_S = 0.25
 MAX_MARGIN_S = 1.0
 LIMITS_FILE = "ratelimit.sqlite3"
-PROC_INDEX_ENV = "SEC_DASHBOARD_PROC_INDEX"
 # Marks the limits file as this program's (SQLite's application id, "SECD"): a file without it that
 # holds anything but this program's table is someone else's, and is never written.
 APPLICATION_ID = 0x53454344
@@ -81,38 +80,9 @@ def local_share(calls: int, period: float, num_procs: int) -> tuple[int, float]:
     if calls >= num_procs:
         return calls // num_procs, period
     log.warning("a limit of %d calls per %g s cannot be split over %d processes without a shared store or each "
-                "process's place (%s): give them a cache directory or SEC_DASHBOARD_REDIS_URL", calls, period,
-                num_procs, PROC_INDEX_ENV)
+                "process's place (SEC_DASHBOARD_PROC_INDEX): give them a cache directory or SEC_DASHBOARD_REDIS_URL",
+                calls, period, num_procs)
     return 1, period * math.ceil(num_procs / calls)
-
-
-def process_index(num_procs: int) -> int | None:
-    """This process's place among the `num_procs` that keep one limit with nothing shared (0-based, from
-    SEC_DASHBOARD_PROC_INDEX, which `serve` sets in each process it forks); None when not known."""
-    text = os.environ.get(PROC_INDEX_ENV, "").strip()
-    if not text:
-        return None
-    index = int(text) if text.isdigit() else -1
-    if not 0 <= index < num_procs:
-        log.warning("%s=%r is not a whole number from 0 to %d; ignored", PROC_INDEX_ENV, text[:20], num_procs - 1)
-        return None
-    return index
-
-
-def share_limiter(calls: int, period: float, num_procs: int, *, min_interval: float = 0.0, margin: float = 0.0,
-                  index: int | None = None, clock=None) -> "LimiterBase":
-    """This process's part of a limit that `num_procs` processes keep with nothing shared: its share
-    (`calls // num_procs` per window); with fewer calls than processes, its turns (`TurnLimiter`) when it
-    knows its place (`index`, else `process_index`). Together they never pass the limit."""
-    num_procs = max(1, int(num_procs))
-    if 1 < num_procs and calls < num_procs:
-        index = process_index(num_procs) if index is None else index
-        if index is not None:
-            return TurnLimiter(calls, period, num_procs, index, min_interval=min_interval, margin=margin,
-                               clock=clock or time.time)
-    share_calls, share_period = local_share(calls, period, num_procs)
-    return RateLimiter(share_calls, share_period, min_interval=min_interval, margin=margin,
-                       clock=clock or time.monotonic)
 
 
 def check_limit(calls: int, period: float, min_interval: float) -> None:
@@ -269,59 +239,6 @@ class RateLimiter(LimiterBase):
             return sum(1 for s in self._starts if now - self.period < s <= now)
 
 
-class TurnLimiter(LimiterBase):
-    """One of `num_procs` processes keeping a limit of fewer calls than processes, with nothing shared.
-
-    The wall clock (which the host's processes share) is cut into `calls` turns per window; turn k
-    belongs to process k mod `num_procs`, which may start one call in it, and only in its opening
-    (the first half of the safety margin). Every start is in a turn of its own, and the starts of turns
-    `calls` apart are more than a period plus half the margin apart: together the processes never
-    have more than `calls` starts in a period. A process makes one call per `num_procs` turns.
-    """
-
-    def __init__(self, calls: int, period: float, num_procs: int, index: int, *, min_interval: float = 0.0,
-                 margin: float = 0.0, clock=time.time):
-        self._set_limit(calls, period, min_interval, margin)
-        if not 0 <= index < num_procs:
-            raise ValueError(f"a process's place must be from 0 to {num_procs - 1}")
-        self.num_procs, self.index = int(num_procs), int(index)
-        self.turn = self.window / self.calls
-        self.opening = (min(self.turn, self.margin) if self.margin > 0 else self.turn) / 2
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._last_turn = -math.inf  # the last turn this process used
-        self._last_start = -math.inf
-        self._not_before = -math.inf
-        self.waited_s = 0.0
-
-    def _reserve_slot(self, ahead: bool = True) -> tuple[float, int | None]:
-        with self._lock:
-            now = self._clock()
-            earliest = max(now, self._last_start + self.min_interval, self._not_before)
-            k = math.floor(earliest / self.turn)
-            k += (self.index - k) % self.num_procs  # this process's first turn from there
-            if earliest >= k * self.turn + self.opening:
-                k += self.num_procs  # that turn's opening has passed
-            while k <= self._last_turn:
-                k += self.num_procs
-            start = max(k * self.turn, earliest)
-            if start > now and not ahead:
-                return start - now, None
-            self._last_turn, self._last_start = k, start
-            return start - now, k
-
-    def _finish(self, slot: Any) -> None:
-        """Nothing to move: a turn is counted from its opening."""
-
-    def note(self, offset: float) -> None:
-        """Starts made through a shared store do not change the turns."""
-
-    def assume_used(self) -> None:
-        """A shared store went away: no turn is taken in the window that follows (others may have filled it)."""
-        with self._lock:
-            self._not_before = max(self._not_before, self._clock() + self.window)
-
-
 class FileRateLimiter(LimiterBase):
     """The limit shared by every process using one cache directory: a small SQLite table of starts.
 
@@ -371,7 +288,9 @@ class FileRateLimiter(LimiterBase):
             raise
         return con
 
-    def _switch_to_memory(self, exc: BaseException) -> RateLimiter:
+    def _switch_to_memory(self, exc: BaseException) -> LimiterBase:
+        from dashboard.api.limit_shares import describe_share, share_limiter
+
         self.fallback = share_limiter(self.calls, self.period, self.num_procs, min_interval=self.min_interval,
                                       margin=self.margin)
         log.warning("the shared rate limit file %s cannot be used (%s: %s); this process goes on alone at %s",
@@ -558,12 +477,7 @@ def _make(ident: str, calls: int, period: float, min_interval: float, directory,
     if directory is not None:
         return FileRateLimiter(directory, ident, calls, period, min_interval=min_interval, margin=margin,
                                num_procs=num_procs)
+    from dashboard.api.limit_shares import share_limiter
+
     return share_limiter(calls, period, num_procs, min_interval=min_interval, margin=margin)
 
-
-def describe_share(limiter: LimiterBase) -> str:
-    """A share's limit, in words."""
-    if isinstance(limiter, TurnLimiter):
-        return f"1 call per {limiter.turn * limiter.num_procs:.3g} s (its turns: {limiter.num_procs} processes share " \
-               f"{limiter.calls} calls per {limiter.period:g} s)"
-    return f"{limiter.calls} calls per {limiter.period:g} s"

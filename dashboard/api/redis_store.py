@@ -24,13 +24,8 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from dashboard.api.cache import STALE_GRACE_S, CachedResponse, ResponseCache, damaged
-from dashboard.api.ratelimit import (
-    DEFAULT_CALLS,
-    DEFAULT_PERIOD_S,
-    FileRateLimiter,
-    LimiterBase,
-    share_limiter,
-)
+from dashboard.api.limit_shares import share_limiter
+from dashboard.api.ratelimit import DEFAULT_CALLS, DEFAULT_PERIOD_S, FileRateLimiter, LimiterBase
 from dashboard.config import redis_label
 
 log = logging.getLogger("dashboard.redis")

@@ -18,7 +18,7 @@ import weakref
 
 import panel as pn
 
-from dashboard.api.ratelimit import PROC_INDEX_ENV
+from dashboard.api.limit_shares import PROC_INDEX_ENV
 from dashboard.app import APP_TITLE, create_dashboard
 from dashboard.config import ApiSettings
 from dashboard.models.source import default_client
@@ -96,7 +96,7 @@ def _on_forked_server(parent: int) -> None:
 def note_process_index() -> None:
     """In a process `num_procs` forked, its place among them (Tornado's task id) in SEC_DASHBOARD_PROC_INDEX:
     with nothing shared (no cache directory, Redis away) and fewer calls than processes, the rate limit's
-    turns need it (`dashboard.api.ratelimit.TurnLimiter`). Before the process's first client is made."""
+    turns need it (`dashboard.api.limit_shares.TurnLimiter`). Before the process's first client is made."""
     from tornado.process import task_id
 
     index = task_id()

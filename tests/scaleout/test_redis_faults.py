@@ -9,15 +9,8 @@ import sqlite3
 import pytest
 
 from dashboard.api.cache import ResponseCache
-from dashboard.api.ratelimit import (
-    APPLICATION_ID,
-    LIMITS_FILE,
-    FileRateLimiter,
-    TurnLimiter,
-    key_ident,
-    safety_margin,
-    share_limiter,
-)
+from dashboard.api.limit_shares import TurnLimiter, share_limiter
+from dashboard.api.ratelimit import APPLICATION_ID, LIMITS_FILE, FileRateLimiter, key_ident, safety_margin
 from dashboard.api.redis_store import RedisLink, RedisRateLimiter, RedisResponseCache
 from tests.helpers import free_port
 from tests.scaleout.conftest import max_in_window

@@ -72,7 +72,7 @@ def test_stopping_a_multi_process_server_stops_every_process():
 FORKED_PLACES = """
 import os, sys
 from tornado.process import fork_processes
-from dashboard.api.ratelimit import share_limiter
+from dashboard.api.limit_shares import share_limiter
 from dashboard.server.serve import note_process_index
 os.environ["SEC_DASHBOARD_PROC_INDEX"] = "7"  # inherited from the parent: each forked process has its own place
 fork_processes(3)  # as Bokeh's server does for --num-procs 3; the parent exits when its children have

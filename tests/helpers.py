@@ -7,6 +7,7 @@ import contextlib
 import re
 import socket
 import subprocess
+import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -81,3 +82,38 @@ def served_dashboard(**serve_options) -> Iterator[int]:
     finally:
         spares.disable()
         pn.state.kill_all_servers()
+
+
+class LoopbackListener:
+    """A TCP listener on a free 127.0.0.1 port (`port`) that hands each connection it accepts to
+    `on_connection`, from a thread of its own; as a context manager, it accepts from entry until exit
+    (`stopping` is set then, for the connections' own threads), and exit closes it."""
+
+    def __init__(self, on_connection: Callable[[socket.socket], None], backlog: int = 128):
+        self._on_connection = on_connection
+        self._sock = socket.socket()
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(backlog)
+        self._sock.settimeout(0.2)
+        self.port: int = self._sock.getsockname()[1]
+        self.stopping = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+
+    def _accept(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self._on_connection(conn)
+
+    def __enter__(self) -> "LoopbackListener":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stopping.set()
+        self._thread.join(5)
+        self._sock.close()

@@ -12,7 +12,8 @@ Which limiter a client gets (`limiter_for`): the Redis one when a Redis URL is c
 the file-backed one in the cache directory (shared by every process using that directory: the
 dashboard's processes, command-line runs, notebooks, a market sync), else the in-process one.
 A shared limiter that fails falls back, with one warning, to an in-process limiter holding this
-process's share of the limit (`calls / num_procs`): never an unbounded rate.
+process's share of the limit (`dashboard.api.limit_shares`: `calls // num_procs`; with fewer calls
+than processes, turns on the wall clock): never an unbounded rate, never more than the limit together.
 """
 
 from __future__ import annotations
@@ -70,15 +71,17 @@ def local_share(calls: int, period: float, num_procs: int) -> tuple[int, float]:
     """One process's share of a limit that `num_procs` processes cannot share: at most calls/num_procs.
 
     With fewer calls than processes no share can hold when every process calls at the same moment
-    (each may make one call): that is said once, and a shared store (the cache directory or Redis) is
-    what keeps such a limit."""
+    (each may make one call): `share_limiter` gives such processes turns when each knows its place;
+    without it, that is said once, and a shared store (the cache directory or Redis) is what keeps
+    such a limit."""
     num_procs = max(1, int(num_procs))
     if num_procs == 1:
         return calls, period
     if calls >= num_procs:
         return calls // num_procs, period
-    log.warning("a limit of %d calls per %g s cannot be split over %d processes without a shared store: give them "
-                "a cache directory or SEC_DASHBOARD_REDIS_URL", calls, period, num_procs)
+    log.warning("a limit of %d calls per %g s cannot be split over %d processes without a shared store or each "
+                "process's place (SEC_DASHBOARD_PROC_INDEX): give them a cache directory or SEC_DASHBOARD_REDIS_URL",
+                calls, period, num_procs)
     return 1, period * math.ceil(num_procs / calls)
 
 
@@ -222,6 +225,14 @@ class RateLimiter(LimiterBase):
             bisect.insort(self._starts, now + offset)
             self._forget_old(now)
 
+    def assume_used(self) -> None:
+        """Count the whole limit as used now (a shared store went away: what the other processes used in
+        the current window is unknown); the next start is a window from now."""
+        with self._lock:
+            now = self._clock()
+            self._starts = sorted(self._starts + [now] * self.calls)
+            self._forget_old(now)
+
     def in_window(self) -> int:
         with self._lock:
             now = self._clock()
@@ -277,11 +288,13 @@ class FileRateLimiter(LimiterBase):
             raise
         return con
 
-    def _switch_to_memory(self, exc: BaseException) -> RateLimiter:
-        calls, period = local_share(self.calls, self.period, self.num_procs)
-        log.warning("the shared rate limit file %s cannot be used (%s: %s); this process goes on alone at %d calls "
-                    "per %g s", self.path, type(exc).__name__, exc, calls, period)
-        self.fallback = RateLimiter(calls, period, min_interval=self.min_interval, margin=self.margin)
+    def _switch_to_memory(self, exc: BaseException) -> LimiterBase:
+        from dashboard.api.limit_shares import describe_share, share_limiter
+
+        self.fallback = share_limiter(self.calls, self.period, self.num_procs, min_interval=self.min_interval,
+                                      margin=self.margin)
+        log.warning("the shared rate limit file %s cannot be used (%s: %s); this process goes on alone at %s",
+                    self.path, type(exc).__name__, exc, describe_share(self.fallback))
         return self.fallback
 
     def _rebuild(self, exc: BaseException) -> None:
@@ -341,6 +354,30 @@ class FileRateLimiter(LimiterBase):
                     (self.ident, self.window, self._clock() + offset)))
             except _UseMemory as failed:
                 self._switch_to_memory(failed.cause).note(offset)
+
+    def assume_used(self) -> None:
+        """Count the whole limit as used now, in the host's file (see `RateLimiter.assume_used`)."""
+        with self._lock:
+            if self.fallback is not None:
+                self.fallback.assume_used()
+                return
+
+            def fill() -> None:
+                con = self._connection()
+                con.execute("BEGIN IMMEDIATE")
+                try:
+                    con.executemany("INSERT INTO starts (ident, win, start) VALUES (?, ?, ?)",
+                                    [(self.ident, self.window, self._clock())] * self.calls)
+                    con.execute("COMMIT")
+                except BaseException:
+                    if con.in_transaction:
+                        con.execute("ROLLBACK")
+                    raise
+
+            try:
+                self._in_file(fill)
+            except _UseMemory as failed:
+                self._switch_to_memory(failed.cause).assume_used()
 
     def _finish(self, slot: Any) -> None:
         if not isinstance(slot, tuple):  # reserved in memory, after the file failed
@@ -440,5 +477,7 @@ def _make(ident: str, calls: int, period: float, min_interval: float, directory,
     if directory is not None:
         return FileRateLimiter(directory, ident, calls, period, min_interval=min_interval, margin=margin,
                                num_procs=num_procs)
-    calls, period = local_share(calls, period, num_procs)
-    return RateLimiter(calls, period, min_interval=min_interval, margin=margin)
+    from dashboard.api.limit_shares import share_limiter
+
+    return share_limiter(calls, period, num_procs, min_interval=min_interval, margin=margin)
+

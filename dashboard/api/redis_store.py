@@ -1,7 +1,9 @@
 """The rate limit and the response cache in Redis, shared by every process on every host (SEC_DASHBOARD_REDIS_URL).
 
 Redis going away (at start or mid-run) costs one warning: the limiter goes on in this process
-with its share of the limit (`calls / num_procs`), the cache on the disk cache; Redis is tried
+with its share of the limit (`share_limiter`: `calls // num_procs`, or turns with fewer calls than
+processes), after counting the window it shared as used up when Redis went mid-run (the others'
+starts in it are unknown); the cache goes on on the disk cache; Redis is tried
 again every `RETRY_AFTER_S` seconds, and calls made meanwhile are counted in Redis once it is
 back. Redis keys hold a hash of the subscription key (the limiter) or of the request (the
 cache), never the key; cached values are the same answers the disk cache keeps, with the key
@@ -22,14 +24,8 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from dashboard.api.cache import STALE_GRACE_S, CachedResponse, ResponseCache, damaged
-from dashboard.api.ratelimit import (
-    DEFAULT_CALLS,
-    DEFAULT_PERIOD_S,
-    FileRateLimiter,
-    LimiterBase,
-    RateLimiter,
-    local_share,
-)
+from dashboard.api.limit_shares import share_limiter
+from dashboard.api.ratelimit import DEFAULT_CALLS, DEFAULT_PERIOD_S, FileRateLimiter, LimiterBase
 from dashboard.config import redis_label
 
 log = logging.getLogger("dashboard.redis")
@@ -247,9 +243,10 @@ class RedisRateLimiter(LimiterBase):
             self.fallback = FileRateLimiter(directory, ident, self.calls, self.period, min_interval=self.min_interval,
                                             margin=self.margin, num_procs=num_procs)
         else:
-            share_calls, share_period = local_share(self.calls, self.period, num_procs)
-            self.fallback = RateLimiter(share_calls, share_period, min_interval=self.min_interval, margin=self.margin)
+            self.fallback = share_limiter(self.calls, self.period, num_procs, min_interval=self.min_interval,
+                                          margin=self.margin)
         self._unsent: list[float] = []  # starts reserved locally while Redis was away (monotonic clock)
+        self._shared = False  # whether the last reservation went through Redis
         self._lock = threading.Lock()
         self._scripts: dict[str, Any] = {}
         self.waited_s = 0.0
@@ -267,6 +264,11 @@ class RedisRateLimiter(LimiterBase):
                     keys=[self.key], args=[self.calls, self.window, self.min_interval, member, int(ahead), *seeds]),
                     ahead=ahead, longest=self.window + self.min_interval))
             except RedisUnavailable:
+                if self._shared:
+                    # Redis just went away: the other processes' starts in the current window are unknown,
+                    # so the window counts as used up and the fallback's first window starts now.
+                    self._shared = False
+                    self.fallback.assume_used()
                 wait, slot = self.fallback._reserve_slot(ahead)
                 if slot is None:
                     return wait, None
@@ -274,6 +276,7 @@ class RedisRateLimiter(LimiterBase):
                 del self._unsent[:-self.calls]  # at most `calls` of them can still matter
                 return wait, slot
             self._unsent.clear()  # counted in Redis now
+            self._shared = True
             if wait < 0:  # not free now (and not reserved ahead): ask again after -wait seconds
                 return -wait, None
             self.fallback.note(wait)

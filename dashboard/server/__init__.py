@@ -12,5 +12,7 @@ docs/upstream.md and a test that fails without it (tests/server/):
   (handler subclasses, no patch), and Panel's walk of its component resources is done once per
   process, not on every page (a patch: `cache_component_resources`).
 
+`closed_clients` logs a client that closed mid-write as a debug line (an asyncio exception handler,
+no patch; Panel's report in docs/upstream.md).
 `heap` freezes the libraries out of the collector's reach and trims after sessions end.
 """

@@ -18,10 +18,11 @@ import weakref
 
 import panel as pn
 
+from dashboard.api.limit_shares import PROC_INDEX_ENV
 from dashboard.app import APP_TITLE, create_dashboard
 from dashboard.config import ApiSettings
 from dashboard.models.source import default_client
-from dashboard.server import delivery, session_tokens, spares
+from dashboard.server import closed_clients, delivery, session_tokens, spares
 from dashboard.server.heap import settle_heap, trim_heap_soon
 from dashboard.server.notifications import release_notification_area
 from dashboard.server.resources import cache_component_resources, routes
@@ -49,6 +50,7 @@ def pin_local_stylesheets(document) -> None:
 def session_page(settings: ApiSettings, client) -> pn.viewable.Viewable:
     """One served session's page, with the session's hooks (notification area and heap)."""
     pin_local_stylesheets(pn.state.curdoc)
+    closed_clients.install()  # on the process's server loop (each forked process has its own)
     app = create_dashboard(settings, client)
     _DASHBOARDS[pn.state.curdoc] = weakref.ref(app)
     pn.state.on_session_destroyed(release_notification_area)
@@ -91,6 +93,17 @@ def _on_forked_server(parent: int) -> None:
             os._exit(0)
 
 
+def note_process_index() -> None:
+    """In a process `num_procs` forked, its place among them (Tornado's task id) in SEC_DASHBOARD_PROC_INDEX:
+    with nothing shared (no cache directory, Redis away) and fewer calls than processes, the rate limit's
+    turns need it (`dashboard.api.limit_shares.TurnLimiter`). Before the process's first client is made."""
+    from tornado.process import task_id
+
+    index = task_id()
+    if index is not None:
+        os.environ[PROC_INDEX_ENV] = str(index)
+
+
 def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, settings: ApiSettings | None = None,
           num_procs: int = 1, settle: bool = True, spare: bool = True, **kwargs) -> None:
     """Serve the dashboard until interrupted.
@@ -108,6 +121,7 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, sett
     def factory():
         # One client (pool, cache, rate limit) for every session of a process, made by its first
         # session: a client's event-loop thread would not survive the fork of `num_procs` > 1.
+        note_process_index()
         return session_page(settings, default_client(settings))
 
     print(f"SEC dashboard on http://{address}:{port}/ ({settings.source_label}; Ctrl+C stops)", flush=True)

@@ -7,50 +7,35 @@ import http.server
 import socket
 import threading
 
+from tests.helpers import LoopbackListener, free_port
+
 
 def refusing_url() -> str:
     """A loopback URL nothing listens on (a port taken from the system and given back)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
+    return f"http://127.0.0.1:{free_port()}"
 
 
 class SilentService:
     """Accepts every connection and never answers; `connections` counts them."""
 
     def __init__(self):
-        self._sock = socket.socket()
-        self._sock.bind(("127.0.0.1", 0))
-        self._sock.listen(128)
-        self._sock.settimeout(0.2)
-        self.base_url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+        self._listener = LoopbackListener(self._hold)
+        self.base_url = f"http://127.0.0.1:{self._listener.port}"
         self.connections = 0
         self._held: list[socket.socket] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._accept, daemon=True)
 
-    def _accept(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self._sock.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            self.connections += 1
-            self._held.append(conn)
+    def _hold(self, conn: socket.socket) -> None:
+        self.connections += 1
+        self._held.append(conn)
 
     def __enter__(self) -> "SilentService":
-        self._thread.start()
+        self._listener.__enter__()
         return self
 
     def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join(5)
+        self._listener.__exit__(*exc)
         for conn in self._held:
             conn.close()
-        self._sock.close()
 
 
 class _FailingHandler(http.server.BaseHTTPRequestHandler):

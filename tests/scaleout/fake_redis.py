@@ -5,6 +5,8 @@ from __future__ import annotations
 import socket
 import threading
 
+from tests.helpers import LoopbackListener
+
 
 class FakeRedis:
     """Answers each command (pipelined or not) with `reply`, e.g. b"+OK\\r\\n", b"_\\r\\n" (RESP3 null),
@@ -15,37 +17,24 @@ class FakeRedis:
         self.reply = reply
         self.greet = greet
         self.commands: list[bytes] = []
-        self._sock = socket.socket()
-        self._sock.bind(("127.0.0.1", 0))
-        self._sock.listen(16)
-        self._sock.settimeout(0.2)
-        self.url = f"redis://127.0.0.1:{self._sock.getsockname()[1]}/0"
-        self._stop = threading.Event()
+        self._listener = LoopbackListener(self._start_serving, backlog=16)
+        self._stop = self._listener.stopping
+        self.url = f"redis://127.0.0.1:{self._listener.port}/0"
         self._threads: list[threading.Thread] = []
 
     def __enter__(self) -> "FakeRedis":
-        thread = threading.Thread(target=self._accept, daemon=True)
-        thread.start()
-        self._threads.append(thread)
+        self._listener.__enter__()
         return self
 
     def __exit__(self, *exc) -> None:
-        self._stop.set()
+        self._listener.__exit__(*exc)  # stops accepting; the connections' threads see it too
         for thread in self._threads:
             thread.join(5)
-        self._sock.close()
 
-    def _accept(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self._sock.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            thread = threading.Thread(target=self._serve, args=(conn,), daemon=True)
-            thread.start()
-            self._threads.append(thread)
+    def _start_serving(self, conn: socket.socket) -> None:
+        thread = threading.Thread(target=self._serve, args=(conn,), daemon=True)
+        thread.start()
+        self._threads.append(thread)
 
     def _serve(self, conn: socket.socket) -> None:
         conn.settimeout(0.2)

@@ -4,14 +4,16 @@ the fallback never lets a host pass the limit, and the shared limits file is rep
 from __future__ import annotations
 
 import logging
-import socket
 import sqlite3
 
 import pytest
 
 from dashboard.api.cache import ResponseCache
-from dashboard.api.ratelimit import APPLICATION_ID, LIMITS_FILE, FileRateLimiter, key_ident
+from dashboard.api.limit_shares import TurnLimiter, share_limiter
+from dashboard.api.ratelimit import APPLICATION_ID, LIMITS_FILE, FileRateLimiter, key_ident, safety_margin
 from dashboard.api.redis_store import RedisLink, RedisRateLimiter, RedisResponseCache
+from tests.helpers import free_port
+from tests.scaleout.conftest import max_in_window
 from tests.scaleout.fake_redis import FakeRedis
 
 WRONG_REPLIES = {"+OK to everything": b"+OK\r\n", "RESP3 null": b"_\r\n", ":0": b":0\r\n", ":-5": b":-5\r\n",
@@ -53,9 +55,7 @@ def test_a_cache_in_a_redis_that_answers_wrongly_goes_on_on_the_disk(reply, tmp_
 
 
 def _refusing_redis() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return f"redis://127.0.0.1:{sock.getsockname()[1]}/0"
+    return f"redis://127.0.0.1:{free_port()}/0"
 
 
 def test_with_redis_down_twelve_processes_never_pass_ten_calls_between_them(tmp_path, caplog):
@@ -71,6 +71,57 @@ def test_with_redis_down_twelve_processes_never_pass_ten_calls_between_them(tmp_
             _wait, slot = limiter._reserve_slot(ahead=False)
             taken += slot is not None
     assert taken == 10
+
+
+class WallClock:
+    def __init__(self, now: float):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.mark.parametrize("how", ["Redis down", "no shared store"])
+def test_with_nothing_shared_twelve_processes_never_pass_ten_calls_between_them(monkeypatch, caplog, how):
+    """10 calls per 5 s over 12 processes, Redis down and no cache directory: each process's share (1 call
+    per 10 s) let all twelve call at the same moment. With each process's place (SEC_DASHBOARD_PROC_INDEX,
+    set by `serve` in the processes it forks) they take turns on the wall clock: never more than 10 in a
+    period, every process calling. Twelve limiters sharing nothing, on one pinned clock, each trying
+    every 10 ms for a minute."""
+    url = _refusing_redis()
+    clock = WallClock(1_800_000_000.0)
+    processes = []
+    for index in range(12):
+        monkeypatch.setenv("SEC_DASHBOARD_PROC_INDEX", str(index))
+        if how == "Redis down":
+            limiter = RedisRateLimiter(RedisLink(url, retry_after_s=600), key_ident("twelve-alone"), 10, 5.0,
+                                       num_procs=12, margin=safety_margin(5.0))
+            limiter.fallback._clock = clock
+        else:
+            limiter = share_limiter(10, 5.0, 12, margin=safety_margin(5.0), clock=clock)
+        processes.append(limiter)
+    starts: dict[int, list[float]] = {index: [] for index in range(12)}
+    end = clock.now + 60
+    with caplog.at_level(logging.WARNING):
+        while clock.now < end:
+            for index, limiter in enumerate(processes):
+                if limiter._reserve_slot(ahead=False)[1] is not None:
+                    starts[index].append(clock.now)
+            clock.now += 0.01
+    every = [t for mine in starts.values() for t in mine]
+    assert max_in_window(every, 5.0) <= 10
+    # the limit is used, not starved: about 10 per 5.25 s window, each process about one in twelve of them
+    assert len(every) >= 100
+    assert all(len(mine) >= 8 for mine in starts.values()), {i: len(m) for i, m in starts.items()}
+
+
+def test_a_process_place_outside_the_processes_is_ignored_with_a_warning(monkeypatch, caplog):
+    monkeypatch.setenv("SEC_DASHBOARD_PROC_INDEX", "12")
+    with caplog.at_level(logging.WARNING):
+        limiter = share_limiter(10, 5.0, 12)
+    assert not isinstance(limiter, TurnLimiter)
+    assert any("SEC_DASHBOARD_PROC_INDEX='12' is not a whole number from 0 to 11" in m
+               for m in _warnings(caplog, "dashboard.ratelimit"))
 
 
 def test_a_damaged_limits_file_is_made_again_and_still_shared(tmp_path, caplog):

@@ -4,8 +4,10 @@ the processes end together."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -65,3 +67,24 @@ def test_stopping_a_multi_process_server_stops_every_process():
     for process in alive:  # do not leave them to the rest of the run
         process.kill()
     assert not alive, f"still running after their parent stopped: {[p.pid for p in alive]}"
+
+
+FORKED_PLACES = """
+import os, sys
+from tornado.process import fork_processes
+from dashboard.api.limit_shares import share_limiter
+from dashboard.server.serve import note_process_index
+os.environ["SEC_DASHBOARD_PROC_INDEX"] = "7"  # inherited from the parent: each forked process has its own place
+fork_processes(3)  # as Bokeh's server does for --num-procs 3; the parent exits when its children have
+note_process_index()
+limiter = share_limiter(2, 5.0, 3)
+print(os.environ["SEC_DASHBOARD_PROC_INDEX"], type(limiter).__name__, getattr(limiter, "index", None), flush=True)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forked processes")
+def test_each_forked_server_process_knows_its_place_for_the_rate_limit_turns():
+    done = subprocess.run([sys.executable, "-c", FORKED_PLACES], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert sorted(done.stdout.split("\n")[:-1]) == ["0 TurnLimiter 0", "1 TurnLimiter 1", "2 TurnLimiter 2"]

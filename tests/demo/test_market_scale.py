@@ -23,6 +23,8 @@ from dashboard.demo.dataset import DemoDataset
 from dashboard.demo.generator import SCALES, generate_demo_dataset
 from dashboard.demo.simulator import create_app
 
+pytestmark = pytest.mark.slow  # generates the whole market (~4,700 classes) once, and again in a subprocess
+
 TODAY = date(2026, 11, 21)
 ROOT = Path(__file__).resolve().parents[2]
 

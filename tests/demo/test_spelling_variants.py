@@ -51,6 +51,7 @@ def totals(simulator, layout: str, form: str, funds: list[str], cache_dir, monke
     return {"shown": shown, "screened": screened, "cheap": cheap, "ceiling": ceiling}
 
 
+@pytest.mark.slow  # a whole sync, a subprocess or whole reports: seconds each
 def test_every_documented_fee_spelling_gives_the_same_totals(simulator, dataset, tmp_path, monkeypatch, capsys):
     assert {fee_type_text("total", f) for f in FEE_SPELLING_FORMS} <= set(SPELLINGS["fee_type_desc"]["successor"])
     funds = five_funds(dataset)

@@ -98,6 +98,7 @@ def test_a_second_run_right_after_sends_nothing(synced):
     assert result.calls == 0 and set(result.datasets.values()) == {"fresh"}
 
 
+@pytest.mark.slow  # a whole sync, a subprocess or whole reports: seconds each
 def test_each_dataset_refreshes_on_its_own_interval(market_factory, tmp_path):
     market = market_factory("successor")
     store = MarketStore(tmp_path / "market.duckdb")
@@ -118,6 +119,7 @@ def test_each_dataset_refreshes_on_its_own_interval(market_factory, tmp_path):
     store.close()
 
 
+@pytest.mark.slow  # a whole sync, a subprocess or whole reports: seconds each
 @pytest.mark.parametrize("how", ["interrupt", "failure"])
 def test_resume_after_an_interruption_at_a_random_page(synced, market_factory, tmp_path, how):
     reference_market, reference, _ = synced
@@ -163,6 +165,7 @@ def test_resume_after_an_interruption_at_a_random_page(synced, market_factory, t
     full.close()
 
 
+@pytest.mark.slow  # a whole sync, a subprocess or whole reports: seconds each
 def test_max_calls_stops_cleanly_and_the_next_run_goes_on(market_factory, tmp_path):
     market = market_factory("successor")
     store = MarketStore(tmp_path / "market.duckdb")
@@ -276,6 +279,7 @@ print("done", flush=True)
 """
 
 
+@pytest.mark.slow  # a whole sync, a subprocess or whole reports: seconds each
 def test_resume_after_a_kill(tmp_path, market_factory):
     """SIGKILL at a random page: the next run goes on from the pages stored; nothing lost or doubled."""
     import signal

@@ -53,6 +53,7 @@ def client(request, data):
     client.close()
 
 
+@pytest.mark.slow  # a whole sync, a subprocess or whole reports: seconds each
 def test_the_three_renderings_carry_the_same_labels_and_values(data, client):
     funds = _funds(data)
     assert len(funds) >= 3

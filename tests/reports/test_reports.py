@@ -306,6 +306,7 @@ def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           env=env, timeout=120, cwd=cwd)
 
 
+@pytest.mark.slow  # a whole sync, a subprocess or whole reports: seconds each
 def test_cli_writes_a_fund_report(tmp_path):
     # The subprocess runs on the real today: take the abbreviation from that day's demo data.
     abbr = full_funds(generate_demo_dataset())[0]["proj_abbr_name"]

@@ -467,6 +467,8 @@ MAPPERS: dict[str, Callable[..., Any]] = {
     "S5": lambda items: sorted(_list(items, "enforcement cases"), key=lambda r: _text(r.get("case_id"))),
     "S6": lambda items: sorted(_list(items, "investor alerts"), key=lambda r: _text(r.get("case_id"))),
     "S7": lambda items: sorted(_list(items, "asset management companies"), key=lambda r: _text(r.get("unique_id"))),
+    "S8": lambda items: _list(items, "daily NAVs"),
+    "S9": lambda items: _list(items, "distributions"),
 }
 
 

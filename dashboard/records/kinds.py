@@ -111,6 +111,8 @@ SPEC_FIELDS: dict[str, tuple[str, ...]] = {
 RECORD_KINDS: tuple[str, ...] = tuple(SPEC_FIELDS)
 # Kinds the records layer reads (the real captures test them) that no endpoint of the product asks for yet.
 UNREQUESTED_KINDS: tuple[str, ...] = ("top_holding", "asset_type")
+# Kinds only the current service publishes, with no legacy record (successor-api.md 4.12).
+SUCCESSOR_ONLY_KINDS: tuple[str, ...] = ("nav", "dividend", "top_holding", "asset_type")
 
 # Value types. CODE fields also get <field>_label_en and <field>_label_th.
 TEXT, NUMBER, INTEGER, DATE, DATETIME, DATE_OR_TEXT, BASE64, CODE, BOOL = (

@@ -12,6 +12,8 @@ names the service's other misbehaviours a test can switch on (`SimulatorApp(nav_
 
 from __future__ import annotations
 
+import functools
+import json
 from datetime import date, timedelta
 
 import numpy as np
@@ -45,6 +47,17 @@ def _stamp(profile: dict, day: date, later: int = 0) -> str:
     return f"{upd.isoformat()}T{hh:02d}:{mm:02d}:{ss:02d}" + (f".{fraction}" if fraction else "")
 
 
+def series_of(profile: dict, today: date) -> list[dict]:
+    """`class_series`, kept for the profiles served most recently (each window of a fetch reads the
+    same fund's series); keyed by the profile's content, so a test that changes a profile gets new ones."""
+    return _series_cached(json.dumps(profile, sort_keys=True), today)
+
+
+@functools.lru_cache(maxsize=256)
+def _series_cached(profile_text: str, today: date) -> list[dict]:
+    return class_series(json.loads(profile_text), today)
+
+
 def _fund_ids(ds, proj_id: str | None) -> list[str]:
     profiles = ds.nav_profiles
     if proj_id is not None:
@@ -65,7 +78,7 @@ def nav_rows(ds, filters: dict[str, str], quirks: frozenset[str] = frozenset()) 
     rows: list[dict] = []
     for pid in _fund_ids(ds, filters.get("proj_id")):
         profile = ds.nav_profiles[pid]
-        for series in class_series(profile, _today(ds)):
+        for series in series_of(profile, _today(ds)):
             days = series["nav_date"]
             keep = np.ones(len(days), dtype=bool)
             if start:
@@ -73,7 +86,7 @@ def nav_rows(ds, filters: dict[str, str], quirks: frozenset[str] = frozenset()) 
             if end:
                 keep &= days <= np.datetime64(end, "D")
             if needle:
-                keep &= np.array([needle.casefold() in str(n).casefold() for n in series["name"]], dtype=bool)
+                keep &= np.char.find(np.char.lower(series["name"].astype(str)), needle.lower()) >= 0
             idx = np.flatnonzero(keep)
             class_rows = [_nav_row(profile, series, i) for i in idx]
             rows.extend(_with_quirks(profile, class_rows, quirks))
@@ -113,7 +126,7 @@ def dividend_rows(ds, filters: dict[str, str]) -> list[dict]:
     rows = []
     for pid in _fund_ids(ds, filters.get("proj_id")):
         profile = ds.nav_profiles[pid]
-        for s in class_series(profile, _today(ds)):
+        for s in series_of(profile, _today(ds)):
             name = NON_CLASS_DIVIDEND if s["class"] == NON_CLASS_NAV else s["class"]
             if needle and needle.casefold() not in name.casefold():
                 continue
@@ -138,7 +151,7 @@ def legacy_daily_nav(ds, proj_id: str, nav_date: str) -> list[dict] | None:
         return None
     day = np.datetime64(nav_date, "D")
     out = []
-    for s in class_series(profile, _today(ds)):
+    for s in series_of(profile, _today(ds)):
         i = int(np.searchsorted(s["nav_date"], day))
         if i >= len(s["nav_date"]) or s["nav_date"][i] != day:
             continue

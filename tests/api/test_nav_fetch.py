@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import date
+from datetime import date, timedelta
 
 import httpx
 import numpy as np
 import pandas as pd
 import pytest
 
-from dashboard.api.nav import LEGACY_DAYS, NAV_COLUMNS, afetch_nav_history, fetch_nav_history, year_windows
+from dashboard.api.nav import LEGACY_DAYS, NAV_COLUMNS, afetch_nav_history, fetch_nav_history, quarter_windows, year_windows
 from dashboard.api.sync import SecClient
 from dashboard.config import ApiSettings
 from dashboard.demo.generator import generate_demo_dataset
@@ -100,23 +100,23 @@ def test_a_five_year_history_has_the_agreed_shapes_and_the_service_values():
     assert history.notes == ()
 
 
-def test_year_windows_cut_at_calendar_years():
+def test_windows_cut_at_calendar_years_and_quarters():
     assert year_windows(date(2021, 11, 25), date(2023, 2, 1)) == [
         (date(2021, 11, 25), date(2021, 12, 31)), (date(2022, 1, 1), date(2022, 12, 31)), (date(2023, 1, 1), date(2023, 2, 1))]
+    quarters = quarter_windows(date(2021, 11, 25), date(2023, 2, 1))
+    assert quarters[:2] == [(date(2021, 11, 25), date(2021, 12, 31)), (date(2022, 1, 1), date(2022, 3, 31))]
+    assert quarters[-1] == (date(2023, 1, 1), date(2023, 2, 1)) and len(quarters) == 6
+    assert all(b + timedelta(days=1) == c for (_, b), (c, _) in zip(quarters, quarters[1:]))  # no day lost or twice
 
 
-def test_the_year_windows_go_out_together_and_a_warm_fetch_sends_nothing():
+def test_the_windows_go_out_together_one_page_each_and_a_warm_fetch_sends_nothing():
     app = simulator(latency_ms=20)
     counting = Counting(app)
     client = client_over(counting)
     first = fetch_nav_history(client, SINGLE, **FIVE_YEARS)
-    windows = [q for _, path, q in app.queries if path.endswith("/daily-info/nav") and "next_cursor" not in q]
-    assert len(windows) == 6  # 2021 .. 2026, each asked once
-    assert counting.most >= 7  # six windows and the distributions, in flight at once
-    # one class, ~250 NAVs a year: three pages a window, so three round trips (the target: within four)
-    pages_per_window = max(sum(1 for _, p, q in app.queries if p.endswith("/nav") and f"start_nav_date={y}" in q)
-                           for y in range(2021, 2027))
-    assert pages_per_window <= 3
+    navs = [q for _, path, q in app.queries if path.endswith("/daily-info/nav")]
+    assert len(navs) == 21 and not any("next_cursor" in q for q in navs)  # 21 quarters, one page each
+    assert counting.most == 22  # every quarter and the distributions in flight at once: one round trip
     before = app.request_count
     again = fetch_nav_history(client, SINGLE, **FIVE_YEARS)
     assert app.request_count == before  # warm: no request at all

@@ -184,13 +184,15 @@ async def _legacy_rows(client, proj_id: str, first: date, last: date, notes: lis
 
 async def _nothing_found(client, proj_id: str, first: date, last: date, wanted: str | None, layout: str) -> Exception:
     """Why no row came: a class the fund does not have (asked of the fund's class list), or no NAV."""
-    if wanted:
-        classes = [clean_class(c.get("class_abbr_name")) for c in (await client.fetch("E4", proj_id=proj_id) or [])]
-        known = [c for c in classes if c]
-        if wanted not in classes:
+    if wanted is not None:
+        known = [c for c in (clean_class(r.get("class_abbr_name")) for r in (await client.fetch("E4", proj_id=proj_id) or [])) if c]
+        if wanted not in (known or [""]):
+            if not wanted:
+                return BadInputError(f"fund {proj_id} has unit classes ({', '.join(known)}): name one")
             have = f"its classes are {', '.join(known)}" if known else "it has no unit classes (leave the class out)"
             return BadInputError(f"fund {proj_id} has no class {quoted(wanted)}; {have}")
-        return NotFoundError(f"class {wanted} of fund {proj_id} has no NAV from {first} to {last}", endpoint="S8")
+        if wanted:
+            return NotFoundError(f"class {wanted} of fund {proj_id} has no NAV from {first} to {last}", endpoint="S8")
     where = "in the last weeks the older service offers" if layout == LAYOUT_LEGACY else f"from {first} to {last}"
     return NotFoundError(f"fund {proj_id} has no NAV {where} (a new fund may not have published one yet)",
                          endpoint="S8")

@@ -260,6 +260,25 @@ def test_a_class_the_fund_does_not_have():
         fetch(simulator(), MULTI, class_name="NOPE")
 
 
+def test_the_only_class_asked_of_a_fund_with_classes():
+    with pytest.raises(BadInputError, match="has unit classes .*: name one"):
+        fetch(simulator(), MULTI, class_name="main")
+    with pytest.raises(BadInputError, match="has no unit classes"):
+        fetch(simulator(), SINGLE, class_name="SOME-CLASS")
+
+
+def test_the_whole_market_form_pages_through_every_fund_of_a_window():
+    client = client_over(simulator())
+    query = {"start_nav_date": "2026-11-16", "end_nav_date": "2026-11-20", "page_size": "100"}
+    funds, cursor, pages = set(), None, 0
+    while cursor != "":
+        page = client.run(client.async_client.send_page("S8", "/v2/fund/daily-info/nav",
+                                                        {**query, **({"next_cursor": cursor} if cursor else {})}))
+        funds |= {r["proj_id"] for r in page["items"]}
+        cursor, pages = page["next_cursor"], pages + 1
+    assert pages > 1 and len(funds) > 50
+
+
 def test_a_fund_with_no_nav_yet():
     ds = generate_demo_dataset(today=TODAY)
     pid = next(iter(ds.nav_profiles))

@@ -159,8 +159,8 @@ class SimulatorApp:
         self.requests: list[tuple[str, str]] = []
         self.queries: list[tuple[str, str, str]] = []
         self._rng = random.Random(seed)
-        # fund answers over a market-scale data set, built once per filter set (dashboard/demo/successor.py)
-        self.answer_cache: dict[tuple[int, str], list[dict]] = {}
+        # fund answers over a market-scale data set, and daily NAVs, built once per filter set (dashboard/demo/successor.py)
+        self.answer_cache: dict[tuple, list[dict]] = {}
         self._injected: deque[list] = deque()  # [kind, times left, retry_after]
         self._lock = threading.Lock()
         self._sleepers: set[tuple[asyncio.AbstractEventLoop, asyncio.Future]] = set()

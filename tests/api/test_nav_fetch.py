@@ -288,6 +288,9 @@ def test_a_fund_with_no_nav_yet():
         fetch(app, pid)
     with pytest.raises(BadInputError, match="not a fund project id"):
         fetch(app, "not an id")
+    offering = next(f["proj_id"] for f in DS.funds if f["fund_status"] == "SE")  # in its first offering: no NAV yet
+    with pytest.raises(NotFoundError, match="a new fund may not have published one yet"):
+        fetch(simulator(), offering)
 
 
 # ---- the real captures through the same parsing ------------------------------------------------------------

@@ -19,6 +19,7 @@ TTL_SEARCH = 6 * 3600
 TTL_FACTSHEET = 24 * 3600
 TTL_HOLDINGS = 30 * 24 * 3600
 TTL_LICENCE = 12 * 3600
+TTL_NAV = 6 * 3600  # a new NAV comes each business morning
 
 # Full-width forms of the ASCII letters, digits and signs (U+FF01 to U+FF5E), as typed by an
 # East Asian keyboard or pasted from a Thai document.
@@ -45,6 +46,7 @@ class Endpoint:
     body_field: str | None = None
     summary: str = ""
     successor_only: bool = False
+    query_params: tuple[str, ...] = ()  # filters sent as query parameters (the successor's daily-info)
 
     @property
     def path_params(self) -> tuple[str, ...]:
@@ -60,7 +62,7 @@ class Endpoint:
         missing = [p for p in self.path_params if p not in params]
         if missing:
             raise BadInputError(f"{self.id} {self.name} needs {', '.join(missing)}")
-        extra = set(params) - set(self.path_params)
+        extra = set(params) - set(self.path_params) - set(self.query_params)
         if extra:
             raise BadInputError(f"{self.id} {self.name} takes no parameter {', '.join(sorted(extra))}")
         return _PLACEHOLDER.sub(
@@ -97,7 +99,7 @@ def ascii_digits(text: str) -> str:
 
 # What each identifier is called for the people who type it.
 PARAM_NAMES = {"unique_id": ("identifier", ", like C0000000021 or P0000010001"), "proj_id": ("fund id", ", like M0123_2564"),
-               "case_id": ("case reference", ""), "period": ("quarter", " as YYYYMM")}
+               "case_id": ("case reference", ""), "period": ("quarter", " as YYYYMM"), "nav_date": ("NAV date", " as YYYY-MM-DD")}
 
 
 def validate_path_param(label: str, value: object) -> str:
@@ -183,9 +185,21 @@ SUCCESSOR_ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("S5", "enforcement_cases", "GET", _V1 + "/{unique_id}/enforcement", LICENSE_GROUP, "enforcement_case", True, TTL_LICENCE, None, "enforcement cases of a person or company", True),
     Endpoint("S6", "alert_cases", "GET", _V1 + "/investoralert/alertdetail", LICENSE_GROUP, "alert_case", True, TTL_LICENCE, None, "every investor-alert case", True),
     Endpoint("S7", "companies", "GET", _V2 + "/general-info/amcs", FUND_GROUP, "amc", True, TTL_SEARCH, None, "asset management companies", True),
+    Endpoint("S8", "daily_nav", "GET", _V2 + "/daily-info/nav", FUND_GROUP, "nav", True, TTL_NAV, None,
+             "daily NAV", True, ("proj_id", "start_nav_date", "end_nav_date", "fund_class_name")),
+    Endpoint("S9", "dividend_history", "GET", _V2 + "/daily-info/dividend-history", FUND_GROUP, "dividend", True,
+             TTL_FACTSHEET, None, "distributions", True, ("proj_id",)),
 )
 
-_BY_KEY = {e.id: e for e in (*ENDPOINTS, *SUCCESSOR_ENDPOINTS)} | {e.name: e for e in (*ENDPOINTS, *SUCCESSOR_ENDPOINTS)}
+# The older service's daily NAV: one fund and one day per call (the FundDailyInfo product, its own
+# path; replaced by S8 on the current service). Not among the 20 factsheet and licence endpoints.
+DAILY_ENDPOINTS: tuple[Endpoint, ...] = (
+    Endpoint("D1", "legacy_daily_nav", "GET", "/FundDailyInfo/{proj_id}/dailynav/{nav_date}", FUND_GROUP, "nav", True,
+             TTL_NAV, None, "one day's NAV (older service)"),
+)
+
+_ALL = (*ENDPOINTS, *SUCCESSOR_ENDPOINTS, *DAILY_ENDPOINTS)
+_BY_KEY = {e.id: e for e in _ALL} | {e.name: e for e in _ALL}
 
 # The fund factsheet: every per-fund endpoint but the quarterly holdings (E6), which has its own
 # period rules.
@@ -197,5 +211,5 @@ def endpoint(key: str) -> Endpoint:
     try:
         return _BY_KEY[key]
     except KeyError:
-        known = ", ".join(e.id for e in (*ENDPOINTS, *SUCCESSOR_ENDPOINTS))
+        known = ", ".join(e.id for e in _ALL)
         raise BadInputError(f"unknown endpoint {quoted(key)}; known: {known}") from None

@@ -104,6 +104,10 @@ SUCCESSOR_RECIPES: dict[str, tuple[SuccessorCall, ...]] = {
 
 def successor_calls(ep: Endpoint, params: dict[str, str]) -> tuple[SuccessorCall, ...]:
     """The successor calls of a logical endpoint; () when the current service does not publish it."""
+    if ep.query_params and ep.successor_only:
+        # The daily-info filters: each sent only when given (an empty filter is no filter).
+        present = {name: name for name in ep.query_params if str(params.get(name) or "").strip()}
+        return (SuccessorCall("GET", ep.path, from_params=present),)
     calls = SUCCESSOR_RECIPES.get(ep.id, ())
     if ep.id == "S1" and params.get("name", "").replace(" ", "").isdigit():
         # Digits are a registration number, which the person search takes in its own field.

@@ -23,7 +23,7 @@ class BuildContext:
                 "amcs", "funds", "classes", "investment", "holdings", "project_type", "suitability", "return_estimate",
                 "performance", "redemption", "fees", "allocation", "urls", "licensees", "former_licensees",
                 "approvals", "duties", "enforcement", "enforcement_types", "alerts", "persons",
-                "fund_details", "successor_amcs", "company_licences", "business_acts", "alert_details",
+                "fund_details", "successor_amcs", "company_licences", "business_acts", "alert_details", "nav_profiles",
             )
         }
         self.out["successor_amcs"] = []

@@ -54,6 +54,9 @@ class DemoDataset:
     company_licences: dict[str, list[dict]] = field(default_factory=dict)  # company unique_id -> licence records
     business_acts: dict[str, list[dict]] = field(default_factory=dict)  # company unique_id -> business activities
     alert_details: dict[str, dict] = field(default_factory=dict)  # case_id -> investor-alert case record
+    # proj_id -> the fund's NAV profile (dashboard/demo/nav.py): daily-info/nav, dividend-history and the
+    # legacy daily NAV are computed from it; a fund without one has no NAV yet.
+    nav_profiles: dict[str, dict] = field(default_factory=dict)
     label: str = DEMO_LABEL
     # "small" (the default demo, about 100 funds) or "market" (the whole market's size). The
     # simulator treats a market-scale data set as read-only: it builds each whole-market answer once.

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from dashboard.demo.holdings import HoldingsBuilder
+from dashboard.demo.nav_builder import NavBuilder
 from dashboard.records.labels import ASSET_TYPE
 from dashboard.demo.pools import (
     ACTIVE_CORE,
@@ -103,7 +104,7 @@ class FundPlan:
         return self.status in ("EX", "CA", "LI")
 
 
-class FundBuilder(HoldingsBuilder):
+class FundBuilder(HoldingsBuilder, NavBuilder):
     """The fund side: plans, the legacy payloads of each fund, holdings, and the successor's fund details."""
 
     # ---- fund plan --------------------------------------------------------------------------------
@@ -287,6 +288,7 @@ class FundBuilder(HoldingsBuilder):
             out["suitability"][pid] = self.suitability_record(rng, plan)
         if plan.kind.code == "FT" and not old:
             out["return_estimate"][pid] = self.return_estimate_record(rng, plan)
+        self.write_nav_profile(plan)  # before the performance, which follows from it
         if active or (plan.status == "LI" and rng.random() < 0.25):
             out["performance"][pid] = self.performance_records(rng, plan)
         if not old or (plan.status == "LI" and rng.random() < 0.5):
@@ -435,6 +437,8 @@ class FundBuilder(HoldingsBuilder):
             base[period] = (ret, ret + rng.gauss(0.4, 1.2), vol, vol * rng.uniform(0.85, 1.1), ret + rng.gauss(0, 1.5))
         labels = plan.class_names or [plan.perf_class_label]
         decimals = 4 if rng.random() < 0.2 else 2
+        # An active fund's own returns follow from its NAV series (dashboard/demo/nav.py), to the decimals shown.
+        from_nav = self.nav_returns(plan, as_of_day) if not plan.is_old else None
         records = []
         for n, label in enumerate(labels):
             fee_drag = 0.15 * n
@@ -448,6 +452,8 @@ class FundBuilder(HoldingsBuilder):
                     else:
                         v = values[t] - (fee_drag if t == 0 else 0.0)
                         val = num(v, decimals)
+                    if t == 0 and from_nav is not None and from_nav.get(label, {}).get(period) is not None:
+                        val = num(from_nav[label][period], decimals)
                     records.append({
                         "last_upd_date": stamp, "class_abbr_name": label, "performance_type_desc": type_desc,
                         "reference_period": period, "performance_val": val, "as_of_date": as_of,

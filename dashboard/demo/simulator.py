@@ -26,13 +26,14 @@ from collections.abc import Iterable, Mapping
 from datetime import date
 from typing import Any
 
-from dashboard.api.endpoints import ENDPOINTS, Endpoint
+from dashboard.api.endpoints import DAILY_ENDPOINTS, ENDPOINTS, Endpoint
 from dashboard.config import FUND_GROUP, LICENSE_GROUP
 from dashboard.demo import successor
 from dashboard.demo.dataset import DemoDataset
 from dashboard.demo.generator import generate_demo_dataset
 from dashboard.demo.successor import LAYOUTS, LICENCE_SHAPES
 from dashboard.demo.successor import BadRequest as _BadRequest
+from dashboard.demo.successor_nav import check_quirks, legacy_daily_nav
 from dashboard.records.labels import FEE_SPELLING_FORMS, fee_type_key, fee_type_text
 
 KEY_HEADER = "Ocp-Apim-Subscription-Key"
@@ -106,6 +107,8 @@ class SimulatorApp:
     - `fee_spelling`: the form of the fee lines on both layouts, each a documented spelling
       (records/labels.py FEE_SPELLING_FORMS): "thai_english" (`<Thai> (<English>)`, as the factsheets
       send them), "english" or "thai".
+    - `nav_quirks`: the daily NAV's misbehaviours to show (dashboard/demo/successor_nav.py NAV_QUIRKS):
+      "class_filter_ignored", "date_filter_ignored", "day_twice", "bad_nav".
 
     `legacy_gone` answers 404 on every path of both layouts, as a wrong base URL would.
     """
@@ -126,7 +129,9 @@ class SimulatorApp:
         licence_shape: str = "envelope",
         end_cursor_null: bool = False,
         fee_spelling: str = "thai_english",
+        nav_quirks: Iterable[str] = (),
     ):
+        self.nav_quirks = check_quirks(nav_quirks)
         if fee_spelling not in FEE_SPELLING_FORMS:
             raise ValueError(f"fee_spelling must be one of {', '.join(FEE_SPELLING_FORMS)}, not {fee_spelling!r}")
         self.fee_spelling = fee_spelling
@@ -154,12 +159,12 @@ class SimulatorApp:
         self.requests: list[tuple[str, str]] = []
         self.queries: list[tuple[str, str, str]] = []
         self._rng = random.Random(seed)
-        # fund answers over a market-scale data set, built once per filter set (dashboard/demo/successor.py)
-        self.answer_cache: dict[tuple[int, str], list[dict]] = {}
+        # fund answers over a market-scale data set, and daily NAVs, built once per filter set (dashboard/demo/successor.py)
+        self.answer_cache: dict[tuple, list[dict]] = {}
         self._injected: deque[list] = deque()  # [kind, times left, retry_after]
         self._lock = threading.Lock()
         self._sleepers: set[tuple[asyncio.AbstractEventLoop, asyncio.Future]] = set()
-        self._routes = [(e, e.path.strip("/").split("/")) for e in ENDPOINTS]
+        self._routes = [(e, e.path.strip("/").split("/")) for e in (*ENDPOINTS, *DAILY_ENDPOINTS)]
         self._handlers = {
             "E1": self._fund_search, "E2": self._amc_funds, "E3": self._class_search,
             "E4": lambda p, b: self.dataset.classes.get(p["proj_id"]),
@@ -179,6 +184,7 @@ class SimulatorApp:
             "E18": lambda p, b: self.dataset.duties.get(p["unique_id"]),
             "E19": lambda p, b: self.dataset.enforcement.get((p["unique_id"], p["case_id"])),
             "E20": lambda p, b: self.dataset.alerts.get(p["case_id"]),
+            "D1": self._daily_nav,
         }
 
     def __repr__(self) -> str:
@@ -495,6 +501,13 @@ class SimulatorApp:
             raise _BadRequest(f"Invalid period {period!r}: use YYYYMM with a quarter-end month (03, 06, 09 or 12).")
         return self.dataset.holdings.get(params["proj_id"], {}).get(period)
 
+    def _daily_nav(self, params, body) -> list[dict] | None:
+        try:
+            date.fromisoformat(params["nav_date"])
+        except ValueError:
+            raise _BadRequest(f"Invalid nav_date {params['nav_date']!r}: use YYYY-MM-DD.") from None
+        return legacy_daily_nav(self.dataset, params["proj_id"], params["nav_date"])
+
     def _licensee_search(self, params, name: str) -> list[dict]:
         return _search(self.dataset.licensees, name, ("name_th", "name_en"))
 
@@ -532,6 +545,7 @@ def create_app(
     licence_shape: str = "envelope",
     end_cursor_null: bool = False,
     fee_spelling: str = "thai_english",
+    nav_quirks: Iterable[str] = (),
 ) -> SimulatorApp:
     """A simulator over `dataset` (the default demo data set for `today` when None).
 
@@ -544,7 +558,7 @@ def create_app(
     return SimulatorApp(
         dataset, valid_keys=valid_keys, require_key=require_key, latency_ms=latency_ms, fault_rate=fault_rate,
         faults=faults, seed=seed, legacy_gone=legacy_gone, timeout_s=timeout_s, layout=layout,
-        licence_shape=licence_shape, end_cursor_null=end_cursor_null, fee_spelling=fee_spelling,
+        licence_shape=licence_shape, end_cursor_null=end_cursor_null, fee_spelling=fee_spelling, nav_quirks=nav_quirks,
     )
 
 

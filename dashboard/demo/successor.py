@@ -36,6 +36,7 @@ from dashboard.config import FUND_GROUP, LICENSE_GROUP
 from dashboard.demo.dataset import DemoDataset
 from dashboard.demo.successor_funds import ASSETLIAB_DESC, MAIN_CLASS, FundRows  # noqa: F401 (ASSETLIAB_DESC, MAIN_CLASS: re-exported)
 from dashboard.demo.successor_licences import LicenceRows, split_person_name  # noqa: F401 (re-exported)
+from dashboard.demo.successor_nav import dividend_rows, nav_rows
 
 FUND_PREFIX = "/v2/fund"
 LICENCE_ROOT = "/v1/license-check"
@@ -99,6 +100,9 @@ FUND_ROUTES = (
     _fund("factsheet/asset-allocation", _FACTSHEET + ("fund_class_name",), ("E13",)),
     _fund("factsheet/urls", ("proj_id", "fund_class_name"), ("E14",)),
     _fund("outstanding/portfolio", ("proj_id", "start_period", "end_period"), ("E6",)),
+    _fund("daily-info/nav", ("proj_id", "start_nav_date", "end_nav_date", "fund_class_name")),
+    # the date and class filters: only sec-go documents them (successor-api.md 2.1, 21)
+    _fund("daily-info/dividend-history", ("proj_id", "start_dividend_date", "end_dividend_date", "class_abbr_name")),
 )
 LICENCE_ROUTES = (
     _licence("POST", "licensee/person"),
@@ -195,9 +199,16 @@ class Answer:
 class SuccessorView(FundRows, LicenceRows):
     """Successor rows of one request, converted from the legacy records of `dataset`."""
 
-    def __init__(self, dataset: DemoDataset, fee_spelling: str = "thai_english"):
+    def __init__(self, dataset: DemoDataset, fee_spelling: str = "thai_english", nav_quirks: frozenset = frozenset()):
         self.ds = dataset
         self.fee_spelling = fee_spelling
+        self.nav_quirks = nav_quirks
+
+    def nav(self, filters: dict) -> list[dict]:
+        return nav_rows(self.ds, filters, self.nav_quirks)
+
+    def dividends(self, filters: dict) -> list[dict]:
+        return dividend_rows(self.ds, filters)
 
 
 FUND_HANDLERS: dict[str, Callable[[SuccessorView, dict], list[dict]]] = {
@@ -211,6 +222,8 @@ FUND_HANDLERS: dict[str, Callable[[SuccessorView, dict], list[dict]]] = {
     "factsheet/asset-allocation": SuccessorView.allocation,
     "factsheet/urls": SuccessorView.urls,
     "outstanding/portfolio": SuccessorView.portfolio,
+    "daily-info/nav": SuccessorView.nav,
+    "daily-info/dividend-history": SuccessorView.dividends,
 }
 LICENCE_HANDLERS: dict[tuple[str, str], Callable[[SuccessorView, dict, dict], list[dict]]] = {
     ("POST", "licensee/person"): SuccessorView.person_search,
@@ -248,7 +261,7 @@ def page_size_of(query: dict[str, str]) -> int:
 def fund_filters(route: Route, query: dict[str, str]) -> dict[str, str]:
     """The endpoint's filters that carry a value, checked; unknown parameters are ignored."""
     filters = {k: query[k].strip() for k in route.filters if k in query and query[k].strip()}
-    for key in ("start_date", "end_date"):
+    for key in ("start_date", "end_date", "start_nav_date", "end_nav_date", "start_dividend_date", "end_dividend_date"):
         if key in filters:
             try:
                 if not _DATE.match(filters[key]):
@@ -305,7 +318,8 @@ def answer(app: Any, route: Route, params: dict[str, str], path: str, query_stri
     """The answer of one successor request. `app` gives `dataset`, `licence_shape`, `end_cursor_null`
     and `cursor_key`; all are read now, so tests may change them between requests."""
     query = parse_query(query_string)
-    view = SuccessorView(app.dataset, getattr(app, "fee_spelling", "thai_english"))
+    nav_quirks = frozenset(getattr(app, "nav_quirks", ()))
+    view = SuccessorView(app.dataset, getattr(app, "fee_spelling", "thai_english"), nav_quirks)
     shape = app.licence_shape if app.licence_shape in LICENCE_SHAPES else "envelope"
     paged = route.is_fund or shape == "envelope"
     page_size = page_size_of(query) if paged else DEFAULT_PAGE_SIZE
@@ -319,9 +333,11 @@ def answer(app: Any, route: Route, params: dict[str, str], path: str, query_stri
 
     # A market-scale data set is read-only to the simulator: each fund answer (rows built, filtered
     # and shuffled) is built once per filter set and kept, so paging through 50,000 rows does not
-    # rebuild them for every page. The small data set is read live, as tests change it.
-    cache = getattr(app, "answer_cache", None) if route.is_fund and getattr(app.dataset, "scale", "small") == "market" else None
-    cache_key = (id(app.dataset), binding)
+    # rebuild them for every page. The small data set is read live, as tests change it; but its daily
+    # NAVs (thousands of rows a window, computed from the NAV profiles) are built once per filter set too.
+    kept = route.is_fund and (getattr(app.dataset, "scale", "small") == "market" or route.id.startswith("daily-info/"))
+    cache = getattr(app, "answer_cache", None) if kept else None
+    cache_key = (id(app.dataset), binding, tuple(sorted(nav_quirks)) if route.id.startswith("daily-info/") else ())
     shuffled = cache is not None and cache_key in cache
     if shuffled:
         rows = cache[cache_key] = cache.pop(cache_key)  # the most recently used last

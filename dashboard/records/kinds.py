@@ -110,7 +110,9 @@ SPEC_FIELDS: dict[str, tuple[str, ...]] = {
 }
 RECORD_KINDS: tuple[str, ...] = tuple(SPEC_FIELDS)
 # Kinds the records layer reads (the real captures test them) that no endpoint of the product asks for yet.
-UNREQUESTED_KINDS: tuple[str, ...] = ("nav", "dividend", "top_holding", "asset_type")
+UNREQUESTED_KINDS: tuple[str, ...] = ("top_holding", "asset_type")
+# Kinds only the current service publishes, with no legacy record (successor-api.md 4.12).
+SUCCESSOR_ONLY_KINDS: tuple[str, ...] = ("nav", "dividend", "top_holding", "asset_type")
 
 # Value types. CODE fields also get <field>_label_en and <field>_label_th.
 TEXT, NUMBER, INTEGER, DATE, DATETIME, DATE_OR_TEXT, BASE64, CODE, BOOL = (
@@ -153,6 +155,7 @@ _KIND_FIELD_TYPES: dict[str, dict[str, str]] = {"performance": {"as_of_date": DA
 # Other spellings of a field -> the payload spelling. The alias key is kept too, normalised alike.
 _ALIASES: dict[str, dict[str, str]] = {
     "fund": {"invest_country_flag": "invest_country_flage"},
+    "nav": {"class_abbr_name": "fund_class_name"},  # the older service's one-day NAV record
 }
 _COMMON_ALIASES = {"last_updated": "last_upd_date"}  # the field list's name in the alert record
 

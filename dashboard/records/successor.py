@@ -409,10 +409,10 @@ def successor_only_records(kind: str, items: object) -> list[dict]:
     """Normalised records of the daily NAV ("nav"), dividend history ("dividend"), top-5 holdings
     ("top_holding") or monthly asset types ("asset_type"), one per item, in the order sent: every
     field kept, numbers as numbers, dates as ISO text, the class marker `main` as sent."""
-    from dashboard.records.kinds import UNREQUESTED_KINDS, normalise_payload  # kinds reads pandas: imported late
+    from dashboard.records.kinds import SUCCESSOR_ONLY_KINDS, normalise_payload  # kinds reads pandas: imported late
 
-    if kind not in UNREQUESTED_KINDS:
-        raise ValueError(f"{kind!r} is not a part only the current service publishes ({', '.join(UNREQUESTED_KINDS)})")
+    if kind not in SUCCESSOR_ONLY_KINDS:
+        raise ValueError(f"{kind!r} is not a part only the current service publishes ({', '.join(SUCCESSOR_ONLY_KINDS)})")
     return normalise_payload(kind, _items(items, kind.replace("_", " ")), list_expected=True)
 
 
@@ -467,6 +467,8 @@ MAPPERS: dict[str, Callable[..., Any]] = {
     "S5": lambda items: sorted(_list(items, "enforcement cases"), key=lambda r: _text(r.get("case_id"))),
     "S6": lambda items: sorted(_list(items, "investor alerts"), key=lambda r: _text(r.get("case_id"))),
     "S7": lambda items: sorted(_list(items, "asset management companies"), key=lambda r: _text(r.get("unique_id"))),
+    "S8": lambda items: _list(items, "daily NAVs"),
+    "S9": lambda items: _list(items, "distributions"),
 }
 
 

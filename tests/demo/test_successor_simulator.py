@@ -555,7 +555,7 @@ def test_successor_details_are_deterministic_and_kept_apart_from_legacy_records(
     assert not any(f["fund_status"] in words for f in DS.funds)
     assert all("fund_class_tax_incentive_type" not in c for cs in DS.classes.values() for c in cs)
     assert "successor fund details" in repr(DS)
-    assert len(LICENCE_ROUTES) == 12 and len(FUND_ROUTES) == 10
+    assert len(LICENCE_ROUTES) == 12 and len(FUND_ROUTES) == 12  # with daily-info/nav and dividend-history
 
 
 def test_a_fund_added_after_generation_is_served_with_plain_defaults():

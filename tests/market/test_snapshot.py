@@ -18,7 +18,8 @@ from dashboard.config import ApiSettings
 from dashboard.errors import BadInputError
 from dashboard.market import queries as Q
 from dashboard.market.snapshot import MANIFEST, MARKET_DIR_ENV, PROGRESS, SnapshotError
-from dashboard.market.store import MarketStore, open_reader, snapshot_dir
+from dashboard.market.store import MarketStore, open_reader
+from dashboard.market.storefile import snapshot_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -247,7 +247,7 @@ def test_export_writes_one_parquet_file_per_table(synced, tmp_path):
 
 def test_store_path_defaults_to_the_cache_directory(tmp_path):
     from dashboard.config import ApiSettings
-    from dashboard.market.store import store_path
+    from dashboard.market.storefile import store_path
 
     settings = ApiSettings.from_env(cache_dir=tmp_path / "c", base_url="https://api.sec.or.th", api_key="0" * 32,
                                     environ={})

@@ -45,7 +45,8 @@ from dashboard.demo.generator import generate_demo_dataset  # noqa: E402
 from dashboard.demo.simulator import create_app  # noqa: E402
 from dashboard.market import queries  # noqa: E402
 from dashboard.market.store import MarketStore  # noqa: E402
-from dashboard.market.sync import COMPANY_SEARCH_WORDS, DATASETS, DEFAULT_QUARTERS, sync_blocking  # noqa: E402
+from dashboard.market.datasets import DATASETS, DEFAULT_QUARTERS  # noqa: E402
+from dashboard.market.sync import COMPANY_SEARCH_WORDS, sync_blocking  # noqa: E402
 
 
 class Quota:

@@ -167,7 +167,8 @@ def stored_rows(store) -> dict[str, int]:
 @_store_errors
 def cmd_market_sync(args: argparse.Namespace) -> int:
     from dashboard.demo.connect import open_client
-    from dashboard.market.sync import parse_only, sync_blocking
+    from dashboard.market.datasets import parse_only
+    from dashboard.market.sync import sync_blocking
 
     only = parse_only(args.only)  # refused before anything is opened or sent
     settings = _settings(args)
@@ -315,7 +316,7 @@ def add_market_commands(subparsers, *, common: argparse.ArgumentParser | None = 
     sync.add_argument("--only", metavar="DATASET,...", help="only these datasets (companies, funds, classes, fees, "
                       "risk, performance, allocation, minimums, dealing, links, holdings)")
     sync.add_argument("--max-calls", type=_non_negative, metavar="N", help="stop after N calls (the next run goes on)")
-    # The default lives in market.sync (DEFAULT_QUARTERS), which this module imports only when it runs.
+    # The default lives in market.datasets (DEFAULT_QUARTERS), which this module imports only when it runs.
     sync.add_argument("--quarters", type=_positive, metavar="N", default=None,
                       help="holdings of the newest N quarters (default 2; the service keeps 12)")
     add("status", cmd_market_status, "what the store holds and how old it is")

@@ -18,7 +18,7 @@ from typing import Any
 
 from dashboard.errors import BadInputError, quoted
 from dashboard.market.store import MarketStore
-from dashboard.market.sync import DATASET_NAMES
+from dashboard.market.datasets import DATASET_NAMES
 from dashboard.records.labels import POLICY_TYPE
 from dashboard.records.successor import fund_status_code
 

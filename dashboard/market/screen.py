@@ -23,7 +23,8 @@ from dashboard.market import queries
 from dashboard.config import ApiSettings
 from dashboard.market import store as market_store
 from dashboard.market.store import MarketStore
-from dashboard.market.sync import DATASET_NAMES, SyncProgress, sync_market
+from dashboard.market.datasets import DATASET_NAMES
+from dashboard.market.sync import SyncProgress, sync_market
 from dashboard.records.labels import FUND_STATUS, RISK_LEVEL
 
 T = TypeVar("T")

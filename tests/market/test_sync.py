@@ -12,7 +12,7 @@ import pytest
 from dashboard.api.periods import valid_periods
 from dashboard.errors import BadInputError, SecApiError
 from dashboard.market.store import MarketStore
-from dashboard.market.sync import DATASET_NAMES, parse_only
+from dashboard.market.datasets import DATASET_NAMES, parse_only
 from dashboard.records.labels import FACTSHEET_FEE_KINDS, fee_type_key
 from tests.conftest import TODAY
 from tests.market import expected as X

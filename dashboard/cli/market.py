@@ -156,7 +156,7 @@ def _duration(seconds: float | None) -> str:
 
 def stored_rows(store) -> dict[str, int]:
     """Records stored per dataset: one meaning of each count for `market sync` and `market status`."""
-    from dashboard.market.queries import status
+    from dashboard.market.status import status
 
     return {name: entry["rows"] for name, entry in status(store)["datasets"].items()}
 
@@ -197,7 +197,7 @@ def cmd_market_sync(args: argparse.Namespace) -> int:
 
 @_store_errors
 def cmd_market_status(args: argparse.Namespace) -> int:
-    from dashboard.market.queries import status
+    from dashboard.market.status import status
 
     with _readable_store(args) as store:
         data = status(store)
@@ -239,7 +239,7 @@ def cmd_market_screen(args: argparse.Namespace) -> int:
 
 @_store_errors
 def cmd_market_holders(args: argparse.Namespace) -> int:
-    from dashboard.market.queries import holders
+    from dashboard.market.holdings import holders
 
     with _readable_store(args) as store:
         rows = holders(store, args.query, args.period)
@@ -248,7 +248,7 @@ def cmd_market_holders(args: argparse.Namespace) -> int:
 
 @_store_errors
 def cmd_market_overlap(args: argparse.Namespace) -> int:
-    from dashboard.market.queries import overlap
+    from dashboard.market.holdings import overlap
 
     with _readable_store(args) as store:
         data = overlap(store, args.funds, args.period)

@@ -12,7 +12,7 @@ change, so once stored they are never asked again.
 
 While it runs, a sync keeps a small progress file beside the published snapshot (replaced in one
 rename, at most once a second), so a dashboard in another process can say "a sync is running:
-N of M datasets" (`dashboard.market.queries.snapshot_state`).
+N of M datasets" (`dashboard.market.status.snapshot_state`).
 """
 
 from __future__ import annotations

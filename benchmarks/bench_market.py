@@ -44,8 +44,10 @@ from dashboard.demo.connect import open_client  # noqa: E402
 from dashboard.demo.generator import generate_demo_dataset  # noqa: E402
 from dashboard.demo.simulator import create_app  # noqa: E402
 from dashboard.market import queries  # noqa: E402
+from dashboard.market import holdings  # noqa: E402
 from dashboard.market.store import MarketStore  # noqa: E402
-from dashboard.market.sync import COMPANY_SEARCH_WORDS, DATASETS, DEFAULT_QUARTERS, sync_blocking  # noqa: E402
+from dashboard.market.datasets import DATASETS, DEFAULT_QUARTERS  # noqa: E402
+from dashboard.market.sync import COMPANY_SEARCH_WORDS, sync_blocking  # noqa: E402
 
 
 class Quota:
@@ -204,9 +206,9 @@ def main() -> None:
     line("screener (status, risk, fee, sort)", quantiles(timed(lambda: queries.screen(
         store, status="RG", risk=["RS5", "RS6"], max_fee=2.0, sort="-return_1y", limit=50), args.runs)), "p95 < 50 ms")
     line("screener (no filter, all funds)", quantiles(timed(lambda: queries.screen(store), args.runs)), "p95 < 50 ms")
-    line(f"holders of {code}", quantiles(timed(lambda: queries.holders(store, code), args.runs)))
+    line(f"holders of {code}", quantiles(timed(lambda: holdings.holders(store, code), args.runs)))
     if len(five) == 5:
-        line("overlap of 5 funds", quantiles(timed(lambda: queries.overlap(store, five), args.runs)), "< 100 ms")
+        line("overlap of 5 funds", quantiles(timed(lambda: holdings.overlap(store, five), args.runs)), "< 100 ms")
     store.close()
     client.close()
 

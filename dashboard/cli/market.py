@@ -156,7 +156,7 @@ def _duration(seconds: float | None) -> str:
 
 def stored_rows(store) -> dict[str, int]:
     """Records stored per dataset: one meaning of each count for `market sync` and `market status`."""
-    from dashboard.market.queries import status
+    from dashboard.market.status import status
 
     return {name: entry["rows"] for name, entry in status(store)["datasets"].items()}
 
@@ -167,7 +167,8 @@ def stored_rows(store) -> dict[str, int]:
 @_store_errors
 def cmd_market_sync(args: argparse.Namespace) -> int:
     from dashboard.demo.connect import open_client
-    from dashboard.market.sync import parse_only, sync_blocking
+    from dashboard.market.datasets import parse_only
+    from dashboard.market.sync import sync_blocking
 
     only = parse_only(args.only)  # refused before anything is opened or sent
     settings = _settings(args)
@@ -196,7 +197,7 @@ def cmd_market_sync(args: argparse.Namespace) -> int:
 
 @_store_errors
 def cmd_market_status(args: argparse.Namespace) -> int:
-    from dashboard.market.queries import status
+    from dashboard.market.status import status
 
     with _readable_store(args) as store:
         data = status(store)
@@ -238,7 +239,7 @@ def cmd_market_screen(args: argparse.Namespace) -> int:
 
 @_store_errors
 def cmd_market_holders(args: argparse.Namespace) -> int:
-    from dashboard.market.queries import holders
+    from dashboard.market.holdings import holders
 
     with _readable_store(args) as store:
         rows = holders(store, args.query, args.period)
@@ -247,7 +248,7 @@ def cmd_market_holders(args: argparse.Namespace) -> int:
 
 @_store_errors
 def cmd_market_overlap(args: argparse.Namespace) -> int:
-    from dashboard.market.queries import overlap
+    from dashboard.market.holdings import overlap
 
     with _readable_store(args) as store:
         data = overlap(store, args.funds, args.period)
@@ -315,7 +316,7 @@ def add_market_commands(subparsers, *, common: argparse.ArgumentParser | None = 
     sync.add_argument("--only", metavar="DATASET,...", help="only these datasets (companies, funds, classes, fees, "
                       "risk, performance, allocation, minimums, dealing, links, holdings)")
     sync.add_argument("--max-calls", type=_non_negative, metavar="N", help="stop after N calls (the next run goes on)")
-    # The default lives in market.sync (DEFAULT_QUARTERS), which this module imports only when it runs.
+    # The default lives in market.datasets (DEFAULT_QUARTERS), which this module imports only when it runs.
     sync.add_argument("--quarters", type=_positive, metavar="N", default=None,
                       help="holdings of the newest N quarters (default 2; the service keeps 12)")
     add("status", cmd_market_status, "what the store holds and how old it is")

@@ -20,10 +20,13 @@ import param
 
 from dashboard.errors import BadInputError, SecApiError
 from dashboard.market import queries
+from dashboard.market import holdings
+from dashboard.market import status as market_status
 from dashboard.config import ApiSettings
 from dashboard.market import store as market_store
 from dashboard.market.store import MarketStore
-from dashboard.market.sync import DATASET_NAMES, SyncProgress, sync_market
+from dashboard.market.datasets import DATASET_NAMES
+from dashboard.market.sync import SyncProgress, sync_market
 from dashboard.records.labels import FUND_STATUS, RISK_LEVEL
 
 T = TypeVar("T")
@@ -52,7 +55,7 @@ def screen_frame(rows: list[dict]) -> pd.DataFrame:
 
 
 def holders_frame(rows: list[dict]) -> pd.DataFrame:
-    frame = pd.DataFrame(rows, columns=list(queries.HOLDER_FIELDS))
+    frame = pd.DataFrame(rows, columns=list(holdings.HOLDER_FIELDS))
     for col in ("percent_nav", "assetliab_value"):
         frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
     return frame
@@ -127,7 +130,7 @@ class MarketScreen(param.Parameterized):
                               doc="The fund's fee percentile among its policy type's peers (queries.fee_percentile); "
                                   "None without one.")
     most_held = param.DataFrame(default=None, allow_None=True,
-                                doc="The securities held by the most funds in the latest quarter (queries.most_held rows).")
+                                doc="The securities held by the most funds in the latest quarter (holdings.most_held rows).")
     security = param.String(default="", doc="The security (issue code or ISIN) whose holders are listed.")
     holders = param.DataFrame(default=None, allow_None=True, doc="Every fund holding `security` in the latest quarter.")
 
@@ -183,7 +186,7 @@ class MarketScreen(param.Parameterized):
             self.loading = self._running > 0
 
     def _state(self, store: MarketStore) -> dict[str, Any]:
-        state = queries.snapshot_state(store)
+        state = market_status.snapshot_state(store)
         out = {"has_store": bool(state["has_snapshot"]), "snapshot_at": state["fetched_at"] or "",
                "age_s": state["age_s"], "complete": bool(state["complete"])}
         sync = state.get("sync")
@@ -199,7 +202,7 @@ class MarketScreen(param.Parameterized):
         return {"spectrum": market_frame(queries.risk_spectrum(store, status=status), SPECTRUM_FIELDS),
                 "fees": market_frame(queries.fees_by_policy(store, status=status), FEE_FIELDS),
                 "fee_position": queries.fee_percentile(store, fund, status=status) if fund else None,
-                "most_held": market_frame(queries.most_held(store, limit=MOST_HELD_LIMIT), MOST_HELD_FIELDS)}
+                "most_held": market_frame(holdings.most_held(store, limit=MOST_HELD_LIMIT), MOST_HELD_FIELDS)}
 
     # ---- operations ------------------------------------------------------------------------------
 
@@ -263,7 +266,7 @@ class MarketScreen(param.Parameterized):
         text = (self.security if security is None else security).strip()
         self.security = text
         try:
-            rows = await self._read(lambda store: queries.holders(store, text))
+            rows = await self._read(lambda store: holdings.holders(store, text))
         except (BadInputError, SecApiError):
             self.holders = holders_frame([])
             raise
@@ -271,22 +274,22 @@ class MarketScreen(param.Parameterized):
         return self.holders
 
     async def overlap(self, funds: list[str], period: str | None = None) -> dict:
-        """How much funds overlap in one quarter (queries.overlap)."""
-        return await self._read(lambda store: queries.overlap(store, funds, period))
+        """How much funds overlap in one quarter (holdings.overlap)."""
+        return await self._read(lambda store: holdings.overlap(store, funds, period))
 
     async def basket_overlap(self, fund: str, others: list[str], period: str | None = None) -> pd.DataFrame:
         """The fund's overlap with each of `others` in one quarter (the latest stored when None): one row per
         other fund, `overlap_pct` (the sum over common holdings of the smaller weight), `common` (securities
         held by both) and `in_snapshot` (False when either fund is not in the snapshot, figures then missing)."""
         def work(store: MarketStore) -> pd.DataFrame:
-            quarters = queries.periods(store)
+            quarters = holdings.periods(store)
             quarter = period if period in quarters else None if period else (quarters[0] if quarters else None)
             rows = []
             for other in others:
                 row = {"proj_id": other, "period": quarter, "overlap_pct": None, "common": None, "in_snapshot": False}
                 if quarter is not None and other != fund:
                     try:
-                        answer = queries.overlap(store, [fund, other], quarter)
+                        answer = holdings.overlap(store, [fund, other], quarter)
                     except BadInputError:
                         pass
                     else:

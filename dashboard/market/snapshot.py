@@ -129,6 +129,45 @@ def check_manifest_ours(directory: Path) -> None:
         raise SnapshotError(f"{path} was not written by sec-dashboard; it was left alone (choose another directory)")
 
 
+def export_dir(directory: str | Path, own_dir: Path, tables: Iterable[str]) -> Path:
+    """The directory `market export` writes into, made and checked before anything is written: not empty,
+    not the store's own snapshot directory, writable, and holding no file of the same name the product did
+    not write (SnapshotError)."""
+    if not str(directory).strip():
+        raise BadInputError("the directory to export into is empty: name one (`.` for the current directory)")
+    out = Path(directory).expanduser()
+    if out.resolve() == own_dir.resolve():
+        raise BadInputError(f"{out} is where this store publishes its snapshot; export to another directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInputError(f"cannot export into {out}: {exc.strerror or type(exc).__name__}; nothing was written") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise BadInputError(f"cannot export into {out}: it is not writable; nothing was written")
+    check_manifest_ours(out)
+    for table in tables:
+        check_ours(out / f"{table}.parquet")
+    return out
+
+
+def export_tables(cur: duckdb.DuckDBPyConnection, out: Path, tables: Iterable[str]) -> list[Path]:
+    """Each table as `out/TABLE.parquet`, all from one snapshot of the store (one transaction); the paths."""
+    written = []
+    cur.execute("BEGIN")  # one snapshot for every file
+    for table in tables:
+        target = out / f"{table}.parquet"
+        copy_to(cur, f"SELECT * FROM {table}", target)
+        written.append(target)
+    cur.execute("COMMIT")
+    return written
+
+
+def write_export_manifest(out: Path, written: list[Path]) -> None:
+    """The manifest that makes an exported directory a snapshot readers can be pointed at."""
+    write_json(out / MANIFEST, {"format": FORMAT, "version": 1, "generation": 0, "published_at": time.time(),
+                                "files": {p.stem: p.name for p in written}})
+
+
 class Publisher:
     """Publishes the writer's tables into a snapshot directory, one generation per publish."""
 

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
-import os
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -29,125 +27,21 @@ import pandas as pd
 
 from dashboard.config import ApiSettings
 from dashboard.errors import BadInputError, SecApiError
-from dashboard.market.storefile import (StoreBusyError, StoreReadOnlyError, check_writable, held_elsewhere,
-                                        make_private_dir, move_aside, schema_problem)
-from dashboard.market.snapshot import (FORMAT, MANIFEST, PROGRESS, Publisher, SnapshotViews, check_manifest_ours,
-                                       check_ours, copy_to, default_dir, env_dir, live_progress, progress_record,
-                                       read_json, write_json)
-from dashboard.models.fund import fee_total
-from dashboard.records.values import to_number
+from dashboard.market.storefile import (DEMO_STORE_FILE, STORE_FILE, StoreBusyError, check_writable, held_elsewhere,
+                                        make_private_dir, move_aside, schema_problem, snapshot_dir, store_path)
+from dashboard.market.snapshot import (PROGRESS, Publisher, SnapshotViews, default_dir, export_dir,
+                                       export_tables, live_progress, progress_record, read_json, write_export_manifest,
+                                       write_json)
+from dashboard.market.figures import refresh_fund_figures
+from dashboard.market.tables import (PENDING, SCHEMA_VERSION, SNAPSHOT_TABLES, check_table, create_tables, record_frame,
+                                     snapshot_schemas, stored_columns, to_json)
 
 log = logging.getLogger("dashboard.market")
-
-STORE_FILE = "market.duckdb"
-DEMO_STORE_FILE = "market-demo.duckdb"  # the demo market never mixes with a real one
-SCHEMA_VERSION = 1
-
-# table -> its columns (name, DuckDB type), before `record` (the whole normalised record as JSON).
-TABLES: dict[str, tuple[tuple[str, str], ...]] = {
-    "companies": (("unique_id", "VARCHAR"), ("comp_name_en", "VARCHAR"), ("comp_name_th", "VARCHAR")),
-    "funds": (("proj_id", "VARCHAR"), ("proj_abbr_name", "VARCHAR"), ("proj_name_en", "VARCHAR"),
-              ("proj_name_th", "VARCHAR"), ("fund_status", "VARCHAR"), ("unique_id", "VARCHAR"),
-              ("policy_desc", "VARCHAR"), ("proj_retail_type", "VARCHAR"), ("management_style", "VARCHAR"),
-              ("tax_incentives", "VARCHAR"), ("class_count", "INTEGER")),
-    "classes": (("proj_id", "VARCHAR"), ("class_abbr_name", "VARCHAR"), ("class_name", "VARCHAR"),
-                ("tax_incentive", "VARCHAR")),
-    "fees": (("proj_id", "VARCHAR"), ("seq", "INTEGER"), ("class_abbr_name", "VARCHAR"), ("fee_type_desc", "VARCHAR"),
-             ("fee_type_en", "VARCHAR"), ("rate", "VARCHAR"), ("actual_value", "VARCHAR"), ("rate_num", "DOUBLE"),
-             ("actual_value_num", "DOUBLE")),
-    "risk": (("proj_id", "VARCHAR"), ("risk_spectrum", "VARCHAR"), ("risk_rank", "INTEGER")),
-    "performance": (("proj_id", "VARCHAR"), ("seq", "INTEGER"), ("class_abbr_name", "VARCHAR"),
-                    ("performance_kind", "VARCHAR"), ("reference_period", "VARCHAR"),
-                    ("reference_period_order", "INTEGER"), ("performance_val", "DOUBLE"), ("as_of_date", "VARCHAR")),
-    "allocation": (("proj_id", "VARCHAR"), ("asset_seq", "INTEGER"), ("asset_name", "VARCHAR"), ("asset_ratio", "DOUBLE")),
-    "minimums": (("proj_id", "VARCHAR"), ("class_abbr_name", "VARCHAR"), ("minimum_sub_ipo", "DOUBLE"),
-                 ("minimum_sub", "DOUBLE"), ("minimum_redempt", "DOUBLE")),
-    "dealing": (("proj_id", "VARCHAR"), ("redemp_period", "VARCHAR"), ("settlement_period", "VARCHAR")),
-    "links": (("proj_id", "VARCHAR"), ("url_factsheet", "VARCHAR"), ("as_of_date", "VARCHAR")),
-    "holdings": (("proj_id", "VARCHAR"), ("period", "VARCHAR"), ("assetliab_id", "VARCHAR"), ("issue_code", "VARCHAR"),
-                 ("isin_code", "VARCHAR"), ("issuer", "VARCHAR"), ("assetliab_value", "DOUBLE"),
-                 ("percent_nav", "DOUBLE"), ("is_nav_total", "BOOLEAN")),
-    # Derived per fund from fees and performance when either is swapped in (one figure per fund).
-    "fund_figures": (("proj_id", "VARCHAR"), ("total_fee_actual", "DOUBLE"), ("total_fee_ceiling", "DOUBLE"),
-                     ("return_1y", "DOUBLE")),
-}
-DERIVED_TABLES = ("fund_figures",)
-
-_META = """CREATE TABLE IF NOT EXISTS meta (
-    dataset VARCHAR PRIMARY KEY, rows BIGINT, fetched_at DOUBLE, complete BOOLEAN, cursor VARCHAR,
-    pages INTEGER, calls INTEGER, started_at DOUBLE, layout VARCHAR)"""
-_STAGE = "CREATE TABLE IF NOT EXISTS stage (dataset VARCHAR, unit VARCHAR, seq INTEGER, payload VARCHAR)"
-_INFO = "CREATE TABLE IF NOT EXISTS info (name VARCHAR PRIMARY KEY, value VARCHAR)"
-# The columns of the tables a snapshot publishes besides TABLES (stage is the writer's own).
-_SNAPSHOT_EXTRA = {
-    "meta": "dataset VARCHAR, rows BIGINT, fetched_at DOUBLE, complete BOOLEAN, cursor VARCHAR, pages INTEGER, "
-            "calls INTEGER, started_at DOUBLE, layout VARCHAR",
-    "info": "name VARCHAR, value VARCHAR",
-}
-SNAPSHOT_TABLES = (*TABLES, *_SNAPSHOT_EXTRA)
-# Set in the transaction of a swap, cleared once it is published: a writer that finds it set (a
-# publish failed or was killed) publishes everything again when it opens.
-_PENDING = "snapshot_pending"
-
-
-def store_path(settings: ApiSettings | None = None, path: str | Path | None = None) -> Path:
-    """The store file: `path` (a file, or a directory holding STORE_FILE), else the cache directory's
-    (DEMO_STORE_FILE for demo settings)."""
-    if path is not None:
-        p = Path(path).expanduser()
-        return p / STORE_FILE if p.is_dir() else p
-    settings = settings or ApiSettings.from_env()
-    if settings.cache_dir is None:
-        raise BadInputError("no cache directory to keep the market store in: set SEC_DASHBOARD_CACHE_DIR or --cache-dir")
-    return Path(settings.cache_dir) / (DEMO_STORE_FILE if settings.demo else STORE_FILE)
-
-
-def snapshot_dir(settings: ApiSettings | None = None, path: str | Path | None = None) -> Path:
-    """Where a store's snapshot is published and read.
-
-    `path` given: a snapshot directory itself (one holding a snapshot manifest, or no store file),
-    else the `NAME-snapshot/` directory next to the store file it names. No `path`: the directory in
-    SEC_DASHBOARD_MARKET_DIR (shared storage; never for the demo market), else the one next to the
-    cache directory's store file.
-    """
-    if path is not None:
-        p = Path(path).expanduser()
-        if p.is_dir() and ((p / MANIFEST).exists()
-                           or not any((p / name).exists() for name in (STORE_FILE, DEMO_STORE_FILE))):
-            return p
-        return default_dir(store_path(settings, p))
-    settings = settings or ApiSettings.from_env()
-    shared = None if settings.demo else env_dir()
-    return shared if shared is not None else default_dir(store_path(settings))
 
 
 def open_reader(settings: ApiSettings | None = None, path: str | Path | None = None) -> "MarketStore":
     """A reader of the published snapshot (`snapshot_dir`); empty until a sync publishes, never blocked by one."""
     return MarketStore(path, settings=settings, read_only=True)
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, (set, tuple)):
-        return list(value)
-    return str(value)
-
-
-def _scalar(value: Any, kind: str) -> Any:
-    """A record's value as the column's type; None where it does not read as one."""
-    if value is None:
-        return None
-    if kind in ("DOUBLE", "INTEGER"):
-        number = to_number(value)  # the records' own reading of a number (JSON number or numeric text)
-        if number is None or not math.isfinite(number):
-            return None
-        if kind == "DOUBLE":
-            return float(number)
-        return int(number) if float(number).is_integer() else None
-    if kind == "BOOLEAN":
-        return bool(value)
-    if isinstance(value, (list, tuple, set)):
-        return ",".join(str(v) for v in value)
-    return str(value)
 
 
 class MarketStore:
@@ -170,8 +64,7 @@ class MarketStore:
             self.snapshot_dir = snapshot_dir(settings, path)
             self.path = self.snapshot_dir
             self.con = duckdb.connect(":memory:")
-            schemas = {t: ", ".join(f"{n} {k}" for n, k in cols) + ", record VARCHAR" for t, cols in TABLES.items()}
-            self._views = SnapshotViews(self.con, self.snapshot_dir, {**schemas, **_SNAPSHOT_EXTRA})
+            self._views = SnapshotViews(self.con, self.snapshot_dir, snapshot_schemas())
             self._views.refresh()
             return
         self.path = store_path(settings, path)
@@ -180,7 +73,7 @@ class MarketStore:
         self.con = self._open()
         self._publisher = Publisher(self.snapshot_dir)
         try:
-            if self._publisher.manifest is None or self.info(_PENDING) is not None:
+            if self._publisher.manifest is None or self.info(PENDING) is not None:
                 self.publish()
         except BaseException:
             self.con.close()
@@ -204,7 +97,7 @@ class MarketStore:
         try:
             stale = self._schema_problem(con)
             if stale is None:
-                self._create(con)
+                create_tables(con)
                 con.execute("SELECT count(*) FROM meta").fetchone()
                 return con
         except duckdb.Error as exc:
@@ -216,7 +109,7 @@ class MarketStore:
         check_writable(self.path)
 
     def _schema_problem(self, con: duckdb.DuckDBPyConnection) -> str | None:
-        return schema_problem(con, {t: [n for n, _ in cols] + ["record"] for t, cols in TABLES.items()}, SCHEMA_VERSION)
+        return schema_problem(con, stored_columns(), SCHEMA_VERSION)
 
     def _rebuild(self, why: str) -> duckdb.DuckDBPyConnection:
         """Move a damaged or foreign store file (and its write-ahead log) aside with one warning line and
@@ -227,19 +120,8 @@ class MarketStore:
         log.warning("the market store %s was rebuilt: %s; it was moved to %s and a new, empty store was started: "
                     "run `market sync` to fill it", self.path, why, self.moved_aside.name)
         con = duckdb.connect(str(self.path))
-        self._create(con)
+        create_tables(con)
         return con
-
-    @staticmethod
-    def _create(con: duckdb.DuckDBPyConnection) -> None:
-        con.execute(_META)
-        con.execute(_STAGE)
-        con.execute(_INFO)
-        for table, columns in TABLES.items():
-            cols = ", ".join(f"{name} {kind}" for name, kind in columns)
-            con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({cols}, record VARCHAR)")
-        if con.execute("SELECT count(*) FROM info WHERE name = 'schema_version'").fetchone()[0] == 0:
-            con.execute("INSERT INTO info VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
 
     def close(self) -> None:
         with self._lock:
@@ -293,12 +175,12 @@ class MarketStore:
         return self._run(sql, params, lambda result: result.df())
 
     def count(self, table: str) -> int:
-        _check_table(table)
+        check_table(table)
         return self.query(f"SELECT count(*) AS n FROM {table}")[0]["n"]
 
     def records(self, table: str, where: str = "", params: Sequence[Any] | None = None) -> list[dict]:
         """The stored records of a table (the normalised records, with their keys), in stored order."""
-        _check_table(table)
+        check_table(table)
         rows = self.query(f"SELECT record FROM {table} {where}", params)
         return [json.loads(r["record"]) for r in rows]
 
@@ -370,7 +252,7 @@ class MarketStore:
 
     def stage_page(self, dataset: str, unit: str, payload: Any, *, cursor: str | None, calls: int) -> None:
         """Keep one fetched page (or one fund's answer) and where to go on from, in one transaction."""
-        text = json.dumps(payload, ensure_ascii=False, default=_json_default)
+        text = to_json(payload)
         with self._lock:
             self.con.execute("BEGIN")
             try:
@@ -410,7 +292,7 @@ class MarketStore:
         `extra_meta` names other datasets this swap also completes (profiles fill funds and classes).
         """
         self._write_check()
-        frames = {table: self._frame(table, records) for table, records in tables.items()}
+        frames = {table: record_frame(table, records) for table, records in tables.items()}
         now = fetched_at or time.time()
         with self._lock:
             self.con.execute("BEGIN")
@@ -436,9 +318,9 @@ class MarketStore:
                 self.con.execute("DELETE FROM stage WHERE dataset = ?", [dataset])
                 changed = [*frames, "meta"]
                 if {"fees", "performance"} & set(frames):
-                    self._refresh_figures()
+                    refresh_fund_figures(self.con)
                     changed.append("fund_figures")
-                self.con.execute("INSERT OR REPLACE INTO info VALUES (?, '1')", [_PENDING])
+                self.con.execute("INSERT OR REPLACE INTO info VALUES (?, '1')", [PENDING])
                 self.con.execute("COMMIT")
             except BaseException:
                 self.con.execute("ROLLBACK")
@@ -471,8 +353,8 @@ class MarketStore:
                     known = (self._publisher.manifest or {}).get("files", {})
                     drop.extend(k for k in known if k.startswith("holdings:") and k.split(":", 1)[1] not in stored)
             self._publisher.publish(self.con, parts, drop=drop)
-            if self.info(_PENDING) is not None:
-                self.con.execute("DELETE FROM info WHERE name = ?", [_PENDING])
+            if self.info(PENDING) is not None:
+                self.con.execute("DELETE FROM info WHERE name = ?", [PENDING])
 
     def _write_check(self) -> None:
         if self.read_only:
@@ -485,49 +367,6 @@ class MarketStore:
             if publish:
                 self.publish(["info"])
 
-    def _frame(self, table: str, records: list[dict]) -> pd.DataFrame:
-        _check_table(table)
-        columns = TABLES[table]
-        data: dict[str, list] = {name: [] for name, _ in columns}
-        data["record"] = []
-        for record in records:
-            for name, kind in columns:
-                data[name].append(_scalar(record.get(name), kind))
-            data["record"].append(json.dumps(record, ensure_ascii=False, default=_json_default))
-        dtypes = {"VARCHAR": "object", "DOUBLE": "float64", "INTEGER": "Int64", "BOOLEAN": "boolean"}
-        frame = pd.DataFrame({name: pd.Series(data[name], dtype=dtypes[kind] if kind != "DOUBLE" else "float64")
-                              for name, kind in columns})
-        frame["record"] = pd.Series(data["record"], dtype="object")
-        return frame
-
-    def _refresh_figures(self) -> None:
-        """One fee and return figure per fund, the models' rules: the first unit class (by name, so both
-        layouts agree), the total fee and expense line else management + trustee + registrar, as charged and as
-        ceiling apart; the 1-year fund return of the first class that has one."""
-        fees = self.con.execute("SELECT proj_id, seq, class_abbr_name, fee_type_desc, fee_type_en, rate_num, "
-                                "actual_value_num FROM fees ORDER BY proj_id, coalesce(class_abbr_name, ''), seq").fetchall()
-        perf = self.con.execute("SELECT proj_id, seq, performance_kind, reference_period_order, performance_val "
-                                "FROM performance ORDER BY proj_id, coalesce(class_abbr_name, ''), seq").fetchall()
-        figures: dict[str, dict] = {}
-        by_fund: dict[str, list] = {}
-        for row in fees:
-            by_fund.setdefault(row[0], []).append(row)
-        for proj_id, rows in by_fund.items():
-            first = rows[0][2]
-            rows = [r for r in rows if r[2] == first]
-            figures.setdefault(proj_id, {})["total_fee_actual"] = total_fee(rows, 6)
-            figures[proj_id]["total_fee_ceiling"] = total_fee(rows, 5)
-        for row in perf:
-            proj_id, _seq, kind, order, value = row
-            if kind == "fund_return" and order == ONE_YEAR_ORDER and value is not None:
-                figures.setdefault(proj_id, {}).setdefault("return_1y", value)
-        self.con.execute("DELETE FROM fund_figures")
-        if figures:
-            frame = self._frame("fund_figures", [{"proj_id": p, **f} for p, f in sorted(figures.items())])
-            self.con.register("_figures", frame)
-            self.con.execute("INSERT INTO fund_figures SELECT * FROM _figures")
-            self.con.unregister("_figures")
-
     # ---- export ----------------------------------------------------------------------------------
 
     def export(self, directory: str | Path) -> list[Path]:
@@ -537,61 +376,17 @@ class MarketStore:
         A file of the same name that the product did not write is never replaced (SnapshotError, and
         nothing is written then).
         """
-        if not str(directory).strip():
-            raise BadInputError("the directory to export into is empty: name one (`.` for the current directory)")
-        out = Path(directory).expanduser()
-        if out.resolve() == self.snapshot_dir.resolve():
-            raise BadInputError(f"{out} is where this store publishes its snapshot; export to another directory")
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise BadInputError(f"cannot export into {out}: {exc.strerror or type(exc).__name__}; nothing was written") from None
-        if not os.access(out, os.W_OK | os.X_OK):
-            raise BadInputError(f"cannot export into {out}: it is not writable; nothing was written")
-        check_manifest_ours(out)
-        for table in SNAPSHOT_TABLES:
-            check_ours(out / f"{table}.parquet")
-        written = []
+        out = export_dir(directory, self.snapshot_dir, SNAPSHOT_TABLES)
         with self._lock:
             self._refresh()
             cur = self.con.cursor()
             try:
-                cur.execute("BEGIN")  # one snapshot for every file
-                for table in SNAPSHOT_TABLES:
-                    target = out / f"{table}.parquet"
-                    copy_to(cur, f"SELECT * FROM {table}", target)
-                    written.append(target)
-                cur.execute("COMMIT")
+                written = export_tables(cur, out, SNAPSHOT_TABLES)
             finally:
                 cur.close()
-        write_json(out / MANIFEST, {"format": FORMAT, "version": 1, "generation": 0, "published_at": time.time(),
-                                    "files": {p.stem: p.name for p in written}})
+        write_export_manifest(out, written)
         return written
-
-
-ONE_YEAR_ORDER = None  # set below from the records layer's period order
-
-
-def total_fee(rows: list[tuple], column: int) -> float | None:
-    """The models' total-annual-fee rule over one class's fee rows (fee_type_desc as sent in column 3)."""
-    return fee_total((r[3], r[column]) for r in rows)
-
-
-def _set_one_year() -> None:
-    global ONE_YEAR_ORDER
-    from dashboard.records.labels import REFERENCE_PERIOD_ORDER
-    ONE_YEAR_ORDER = REFERENCE_PERIOD_ORDER["1 year"]
-
-
-_set_one_year()
 
 
 def _strip(value: Any) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
-
-
-def _check_table(table: str) -> None:
-    if table not in TABLES:
-        raise BadInputError(f"no market table {table!r}; tables: {', '.join(TABLES)}")
-
-

@@ -1,5 +1,5 @@
-"""The market store's file: whose it is, whether it can be written, whether it is this version's, and moving
-a damaged one aside. Told apart by what the operating system and the file say, never by an error's words."""
+"""The market store's file: where it lives (and where its snapshot is published), whose it is, whether
+it can be written, whether it is this version's, and moving a damaged one aside. Told apart by what the operating system and the file say, never by an error's words."""
 
 from __future__ import annotations
 
@@ -9,7 +9,43 @@ from pathlib import Path
 
 import duckdb
 
+from dashboard.config import ApiSettings
 from dashboard.errors import BadInputError, SecApiError
+from dashboard.market.snapshot import MANIFEST, default_dir, env_dir
+
+STORE_FILE = "market.duckdb"
+DEMO_STORE_FILE = "market-demo.duckdb"  # the demo market never mixes with a real one
+
+
+def store_path(settings: ApiSettings | None = None, path: str | Path | None = None) -> Path:
+    """The store file: `path` (a file, or a directory holding STORE_FILE), else the cache directory's
+    (DEMO_STORE_FILE for demo settings)."""
+    if path is not None:
+        p = Path(path).expanduser()
+        return p / STORE_FILE if p.is_dir() else p
+    settings = settings or ApiSettings.from_env()
+    if settings.cache_dir is None:
+        raise BadInputError("no cache directory to keep the market store in: set SEC_DASHBOARD_CACHE_DIR or --cache-dir")
+    return Path(settings.cache_dir) / (DEMO_STORE_FILE if settings.demo else STORE_FILE)
+
+
+def snapshot_dir(settings: ApiSettings | None = None, path: str | Path | None = None) -> Path:
+    """Where a store's snapshot is published and read.
+
+    `path` given: a snapshot directory itself (one holding a snapshot manifest, or no store file),
+    else the `NAME-snapshot/` directory next to the store file it names. No `path`: the directory in
+    SEC_DASHBOARD_MARKET_DIR (shared storage; never for the demo market), else the one next to the
+    cache directory's store file.
+    """
+    if path is not None:
+        p = Path(path).expanduser()
+        if p.is_dir() and ((p / MANIFEST).exists()
+                           or not any((p / name).exists() for name in (STORE_FILE, DEMO_STORE_FILE))):
+            return p
+        return default_dir(store_path(settings, p))
+    settings = settings or ApiSettings.from_env()
+    shared = None if settings.demo else env_dir()
+    return shared if shared is not None else default_dir(store_path(settings))
 
 
 class StoreBusyError(SecApiError):

@@ -12,7 +12,7 @@ change, so once stored they are never asked again.
 
 While it runs, a sync keeps a small progress file beside the published snapshot (replaced in one
 rename, at most once a second), so a dashboard in another process can say "a sync is running:
-N of M datasets" (`dashboard.market.queries.snapshot_state`).
+N of M datasets" (`dashboard.market.status.snapshot_state`).
 """
 
 from __future__ import annotations
@@ -26,22 +26,17 @@ from typing import Any
 
 from dashboard.api.client import AsyncSecClient
 from dashboard.api.deadline import within_run
-from dashboard.api.endpoints import endpoint
-from dashboard.api.layouts import PAGE_SIZE, V2
+from dashboard.api.layouts import PAGE_SIZE
 from dashboard.api.paging import PageWalk, dedupe
 from dashboard.api.periods import valid_periods
 from dashboard.api.wire import unwrap_envelope
 from dashboard.config import LAYOUT_LEGACY, LAYOUT_SUCCESSOR
 from dashboard.errors import BadInputError
+from dashboard.market.datasets import DATASET_NAMES, DATASETS, DEFAULT_QUARTERS, NEVER, Dataset, parse_only
+from dashboard.market.rows import keyed, successor_tables
 from dashboard.market.store import MarketStore
-from dashboard.records.kinds import normalise_payload, normalise_record
-from dashboard.records.successor import class_records, fund_records, to_legacy
 
 log = logging.getLogger("dashboard.market")
-
-HOUR, DAY = 3600.0, 86400.0
-WEEK, MONTH = 7 * DAY, 30 * DAY
-NEVER = float("inf")
 
 # Words that find every fund management company in the licence register's company search (E15).
 COMPANY_SEARCH_WORDS = ("จัดการกองทุน", "Asset Management")
@@ -52,34 +47,6 @@ LEGACY_CONCURRENCY = 4
 # is taken to never end.
 MAX_PAGES = 2_000
 PROGRESS_EVERY_S = 1.0  # how often the progress file is replaced at most (and on every dataset done)
-
-
-@dataclass(frozen=True)
-class Dataset:
-    """One dataset of the store: the tables it fills, how each layout asks it, how long it stays fresh."""
-
-    name: str
-    tables: tuple[str, ...]
-    endpoint: str  # the logical endpoint: its records' kind, and the per-fund call on the legacy layout
-    path: str | None  # the successor's whole-market path
-    latest: bool
-    refresh_s: float
-
-
-DATASETS: dict[str, Dataset] = {d.name: d for d in (
-    Dataset("companies", ("companies",), "S7", V2 + "/general-info/amcs", False, DAY),
-    Dataset("funds", ("funds",), "E1", V2 + "/general-info/profiles", False, DAY),
-    Dataset("classes", ("classes",), "E4", None, False, DAY),
-    Dataset("fees", ("fees",), "E12", V2 + "/factsheet/fees", True, MONTH),
-    Dataset("risk", ("risk",), "E8", V2 + "/factsheet/risk-spectrum", True, MONTH),
-    Dataset("performance", ("performance",), "E10", V2 + "/factsheet/performance", True, WEEK),
-    Dataset("allocation", ("allocation",), "E13", V2 + "/factsheet/asset-allocation", True, MONTH),
-    Dataset("minimums", ("minimums",), "E5", V2 + "/factsheet/subscription-redemption-minimums", True, MONTH),
-    Dataset("dealing", ("dealing",), "E11", V2 + "/factsheet/subscription-redemption-periods", True, MONTH),
-    Dataset("links", ("links",), "E14", V2 + "/factsheet/urls", False, WEEK),
-    Dataset("holdings", ("holdings",), "E6", V2 + "/outstanding/portfolio", False, WEEK),
-)}
-DATASET_NAMES = tuple(DATASETS)
 
 
 @dataclass
@@ -110,27 +77,8 @@ class SyncResult:
                 "complete": self.complete, "datasets": dict(self.datasets), "duplicates": dict(self.duplicates)}
 
 
-# Holdings of the newest two quarters by default: a quarter of the whole market's holdings is about
-# 570 pages (the largest page is 100 rows), more than every factsheet dataset but performance
-# together, and the questions people ask (who holds this, how much do my funds overlap) are about
-# the latest quarter, with the one before for change. Older quarters come with --quarters N; a
-# stored quarter is kept when a later run asks for fewer.
-DEFAULT_QUARTERS = 2
-
-
 class _Budget(Exception):
     """The call budget (--max-calls) is spent: stop cleanly, everything stored so far stays."""
-
-
-def parse_only(text: str | None) -> tuple[str, ...]:
-    """Dataset names from `--only a,b`; every name checked."""
-    if not text:
-        return DATASET_NAMES
-    names = tuple(dict.fromkeys(n.strip().lower() for n in text.split(",") if n.strip()))
-    unknown = [n for n in names if n not in DATASETS]
-    if unknown or not names:
-        raise BadInputError(f"no dataset {', '.join(unknown) or '(none given)'}; datasets: {', '.join(DATASET_NAMES)}")
-    return names
 
 
 class MarketSync:
@@ -324,7 +272,7 @@ class MarketSync:
             self.result.duplicates[key] = dropped
             log.warning("%s: the service sent %d rows twice (same key on more than one page); each was kept once",
                         key, dropped)
-        tables = self._successor_tables(ds, staged)
+        tables = successor_tables(ds, staged, self.client.today)
         extra = ("classes",) if ds.name == "funds" else ()
         self.store.swap(key, tables, where=where, fetched_at=self.clock(), extra_meta=extra)
         self.result.datasets[key] = "fetched"
@@ -336,32 +284,6 @@ class MarketSync:
 
     async def _page(self, endpoint_id: str, path: str, query: dict[str, str]) -> Any:
         return await self.client.send_page(endpoint_id, path, query)
-
-    def _successor_tables(self, ds: Dataset, items: list) -> dict[str, list[dict]]:
-        today = self.client.today
-        if ds.name == "companies":
-            return {"companies": [_company(normalise_record("amc", item, today=today))
-                                  for item in items if isinstance(item, dict)]}
-        if ds.name == "funds":
-            funds = [normalise_record("fund", r, today=today) for r in fund_records(items)]
-            classes = [normalise_record("unit_class", r, today=today) for r in class_records(items)]
-            return {"funds": funds, "classes": classes}
-        ep = endpoint(ds.endpoint)
-        groups: dict[tuple[str, str], list] = {}
-        for item in items:
-            if not isinstance(item, dict):
-                continue
-            proj_id = str(item.get("proj_id") or "").strip()
-            if not proj_id:
-                continue
-            period = str(item.get("period") or "").strip() if ds.name == "holdings" else ""
-            groups.setdefault((proj_id, period), []).append(item)
-        records: list[dict] = []
-        for (proj_id, period), group in sorted(groups.items()):
-            data = to_legacy(ep.id, group, {"proj_id": proj_id})
-            normalised = normalise_payload(ep.record_kind, data, list_expected=ep.returns_list, today=today)
-            records.extend(_keyed(normalised, proj_id, period or None))
-        return {ds.tables[0]: records}
 
     # ---- legacy: companies, then each fund -------------------------------------------------------
 
@@ -430,7 +352,7 @@ class MarketSync:
         period = params.get("period")
         records: list[dict] = []
         for proj_id, payload in self.store.staged(key):
-            records.extend(_keyed(payload, proj_id, period))
+            records.extend(keyed(payload, proj_id, period))
         self.store.swap(key, {ds.tables[0]: records}, where={"period": period} if period else None,
                         fetched_at=self.clock())
         self.result.datasets[key] = "fetched"
@@ -473,29 +395,6 @@ def _leaves(group: BaseException) -> list[BaseException]:
     return [group]
 
 
-def _company(record: dict) -> dict:
-    for name in ("comp_name_en", "comp_name_th"):
-        if isinstance(record.get(name), str):
-            record[name] = record[name].strip()
-    return record
-
-
-def _keyed(normalised: Any, proj_id: str, period: str | None) -> list[dict]:
-    """Records of one fund (and quarter) with their keys: proj_id, their order (seq), the period."""
-    if normalised is None:
-        return []
-    records = normalised if isinstance(normalised, list) else [normalised]
-    out = []
-    for seq, record in enumerate(records):
-        if not isinstance(record, dict):
-            continue
-        keyed = {"proj_id": proj_id, "seq": seq, **{k: v for k, v in record.items() if k not in ("proj_id", "seq")}}
-        if period is not None:
-            keyed["period"] = str(period)
-        out.append(keyed)
-    return out
-
-
 async def sync_market(store: MarketStore, client: AsyncSecClient, *, only: str | tuple[str, ...] | None = None,
                       max_calls: int | None = None, progress: Callable[[SyncProgress], None] | None = None,
                       clock: Callable[[], float] = time.time, **options: Any) -> SyncResult:
@@ -524,5 +423,4 @@ def sync_blocking(store: MarketStore, client: Any, **options: Any) -> SyncResult
         raise
 
 
-__all__ = ["DATASETS", "DATASET_NAMES", "DEFAULT_QUARTERS", "Dataset", "MarketSync", "SyncProgress", "SyncResult", "parse_only",
-           "sync_blocking", "sync_market"]
+__all__ = ["MarketSync", "SyncProgress", "SyncResult", "sync_blocking", "sync_market"]

@@ -2,7 +2,8 @@
 
 A pure Param model: it never imports Panel. Its `tab`, `fund`, `basket_ids`, `query` and `theme`
 parameters and the Licensee tab's person and case are the URL query string of the served app
-(the view layer syncs them with `pn.state.location`), so a link reopens the same view. The async methods are what the Panel
+(the view layer syncs them with `pn.state.location`), so a link reopens the same view (read and
+written by `dashboard.models.url_codec`). The async methods are what the Panel
 callbacks await; each records a failure in its area's `*_error` parameter for an empty-state
 message and re-raises it for a notification.
 """
@@ -10,7 +11,6 @@ message and re-raises it for a notification.
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -18,8 +18,8 @@ from typing import Any
 import param
 
 from dashboard.api.sync import SecClient
-from dashboard.api.endpoints import validate_path_param
 from dashboard.errors import BadInputError, SecApiError
+from dashboard.models import url_codec
 from dashboard.models.basket import MAX_BASKET, FundBasket, parse_proj_ids
 from dashboard.models.factsheet import FundFactsheet
 from dashboard.models.holdings import HoldingsByQuarter
@@ -42,70 +42,7 @@ COMPARISON_TABS = ("fees", "risk")
 # The first search shown when a link carries no state: every demo fund's name contains "Demo".
 DEMO_DEFAULT_QUERY = "Demo"
 LIVE_DEFAULT_QUERY = "SET50"
-# State path (a parameter of the state, or of one of its models) -> its name in the URL.
-# The Market tab's screener filters (a MarketScreen's parameters; `market` is set by the view layer).
-MARKET_URL = {"market.company": "company", "market.status": "status", "market.risk": "risk",
-              "market.policy": "policy", "market.tax": "tax", "market.retail_type": "retail",
-              "market.max_fee": "max_fee", "market.min_return_1y": "min_return", "market.sort": "sort"}
-URL_PARAMETERS = {"tab": "tab", "fund": "fund", "basket_ids": "basket", "query": "q", "theme": "theme",
-                  "licence.person_id": "person", "licence.enforcement_id": "case_of", "licence.case_id": "case",
-                  **MARKET_URL}
 THEMES = ("", "light", "dark")
-# Identifiers of the licence register as the service writes them (P0000010008, EN-2565-001).
-REGISTER_ID = re.compile(r"[A-Z0-9][A-Z0-9_-]{0,63}")
-MAX_QUERY_LENGTH = 200
-
-
-def url_text(raw: Any) -> str | None:
-    """One URL argument's text (its first value, decoded, stripped), or None when absent."""
-    if isinstance(raw, (list, tuple)):
-        raw = raw[0] if raw else None
-    if isinstance(raw, bytes):
-        raw = raw.decode("utf-8", "replace")
-    return None if raw is None else str(raw).strip()
-
-
-def _register_id(label: str, text: str) -> str:
-    """A licence-register identifier from a URL (upper case), or BadInputError."""
-    value = validate_path_param(label, text).upper()
-    if not REGISTER_ID.fullmatch(value):
-        raise BadInputError(f"{label} {text!r} is not an identifier")
-    return value
-
-
-def _shown(text: str, limit: int = 40) -> str:
-    """A URL value as a person reads it in a notice: printable, and short."""
-    text = "".join(c if c.isprintable() else "?" for c in text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _url_form(value: Any) -> str:
-    """A state value as the URL writes it: lists comma-separated, numbers short, nothing for none."""
-    if value is None or value == "" or value == []:
-        return ""
-    if isinstance(value, (list, tuple)):
-        return ",".join(str(v) for v in value)
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
-
-
-def _market_value(path: str, text: str) -> Any:
-    """A screener filter from a URL value (the market checks it against its own choices when it gets it)."""
-    if len(text) > MAX_QUERY_LENGTH or any(not c.isprintable() for c in text):
-        raise BadInputError("the filter is too long or holds control characters")
-    if path == "market.risk":
-        return [part.strip() for part in text.split(",") if part.strip()]
-    if path in ("market.max_fee", "market.min_return_1y"):
-        if not text:
-            return None
-        try:
-            return float(text)
-        except ValueError:
-            raise BadInputError(f"{text!r} is not a number") from None
-    return text
-
-
 class DashboardState(param.Parameterized):
     """The whole app's state: selected tab, fund and basket, the search, and the data models."""
 
@@ -152,7 +89,7 @@ class DashboardState(param.Parameterized):
         self._basket_lock = asyncio.Lock()
         self._fund_request = 0
         self._shown_revision = self.basket.revision
-        self._waiting_url: dict[str, Any] = {}  # a link's values for a model not set yet (the market's filters)
+        self.url_waiting: dict[str, Any] = {}  # a link's values for a model not set yet (the market's filters)
         if self.basket_ids and not self.basket.proj_ids:
             self._url_to_basket()
         elif self.basket.proj_ids:
@@ -183,74 +120,18 @@ class DashboardState(param.Parameterized):
         if canonical != self.basket_ids:  # drop malformed ids from the URL too
             self.basket_ids = canonical
 
-    def _owner(self, path: str) -> tuple[param.Parameterized | None, str]:
-        """The object and parameter name a URL_PARAMETERS path names ("licence.person_id"); None for
-        a model not set (the market before the view layer sets it)."""
-        owner: param.Parameterized | None = self
-        *parts, name = path.split(".")
-        for part in parts:
-            owner = getattr(owner, part, None) if owner is not None else None
-        return owner, name
-
     @param.depends("market", watch=True)
     def _market_set(self) -> None:
         """Give the market the link's screener filters that waited for it; a value it refuses is ignored (and said)."""
-        waiting, self._waiting_url = self._waiting_url, {}
-        ignored = []
-        for path, value in waiting.items():
-            owner, attr = self._owner(path)
-            if owner is None:
-                continue
-            try:
-                owner.param.update(**{attr: value})
-            except ValueError:
-                ignored.append(f"{URL_PARAMETERS[path]}={_shown(_url_form(value))}")
-        if ignored:
-            self.ignored_url = [*self.ignored_url, *ignored]
+        url_codec.give_waiting(self)
 
     def url_watch(self, callback) -> None:
         """Call `callback` whenever a value kept in the URL changes (the view layer pushes the address)."""
-        by_owner: dict[int, tuple[param.Parameterized, list[str]]] = {}
-        for path in URL_PARAMETERS:
-            owner, name = self._owner(path)
-            if owner is None:
-                continue
-            by_owner.setdefault(id(owner), (owner, []))[1].append(name)
-        for owner, names in by_owner.values():
-            owner.param.watch(callback, names)
+        url_codec.watch(self, callback)
 
     def url_state(self) -> dict[str, str]:
         """The query-string form of the state (what a shared link carries)."""
-        out = {}
-        for path, name in URL_PARAMETERS.items():
-            owner, attr = self._owner(path)
-            out[name] = _url_form(getattr(owner, attr)) if owner is not None else ""
-        return out
-
-    def _url_value(self, path: str, text: str) -> Any:
-        """The state value of one URL value, or BadInputError saying why it cannot be used."""
-        if path == "tab":
-            if text not in TABS:
-                raise BadInputError(f"no tab {text!r}")
-            return text
-        if path == "fund":
-            ids = parse_proj_ids(text)
-            if text and (len(ids) != 1 or ids[0] != text):
-                raise BadInputError(f"{text!r} is not a fund's project id")
-            return text
-        if path == "basket_ids":
-            return text  # each malformed id is reported by apply_url
-        if path == "query":
-            if len(text) > MAX_QUERY_LENGTH or any(not c.isprintable() for c in text):
-                raise BadInputError("the search text is too long or holds control characters")
-            return text
-        if path == "theme":
-            if text not in THEMES:
-                raise BadInputError(f"no theme {text!r}")
-            return text
-        if path in MARKET_URL:
-            return _market_value(path, text)
-        return _register_id(URL_PARAMETERS[path], text) if text else ""
+        return url_codec.encode(self)
 
     def apply_url(self, args: dict[str, Any]) -> list[str]:
         """Set the state from query arguments ({"fund": "...", "tab": "...", ...}).
@@ -259,37 +140,7 @@ class DashboardState(param.Parameterized):
         does not know. Returns what was ignored ("name=value" texts, also in `ignored_url`), so the
         app can say so and clean the address.
         """
-        known = {name: path for path, name in URL_PARAMETERS.items()}
-        ignored = [f"{_shown(str(k))}" for k in args if k not in known]
-        values: dict[str, dict[str, Any]] = {}
-        for name, path in known.items():
-            text = url_text(args.get(name))
-            if text is None:
-                continue
-            try:
-                value = self._url_value(path, text)
-            except BadInputError:
-                ignored.append(f"{name}={_shown(text)}")
-                continue
-            if path == "basket_ids":
-                parts = [p for p in re.split(r"[\s,;]+", text) if p]
-                ids = parse_proj_ids(parts)
-                bad = [p for p in parts if p not in ids]
-                if bad:
-                    ignored.append(f"{name}: {_shown(', '.join(bad))}")
-                value = ",".join(ids)
-            owner, attr = self._owner(path)
-            if owner is None:
-                self._waiting_url[path] = value
-                continue
-            values.setdefault(id(owner), {"_owner": owner})[attr] = value
-        # The state's own values last: a page already built (a session built ahead of its visitor)
-        # shows the link's tab once what that tab shows (the licence register's ids) is set.
-        for update in sorted(values.values(), key=lambda u: u["_owner"] is self):
-            owner = update.pop("_owner")
-            owner.param.update(**update)
-        self.ignored_url = ignored
-        return ignored
+        return url_codec.apply(self, args)
 
     # ---- lookups -------------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from dashboard.config import LAYOUT_SUCCESSOR
 from dashboard.errors import SecApiError
 from dashboard.models.source import ServiceModel, outcome
 from dashboard.records import records_frame
-from dashboard.records.labels import (
+from dashboard.records.licence_labels import (
     ENFORCEMENT_DATE_MEANING,
     ENFORCEMENT_DETAILS_MEANING,
     ENFORCEMENT_REMARK_MEANING,

@@ -5,9 +5,6 @@ the record kinds and frames (`kinds`, which needs pandas) load on first use of o
 """
 
 from dashboard.records.labels import (
-    ENFORCEMENT_DATE_MEANING,
-    ENFORCEMENT_DETAILS_MEANING,
-    ENFORCEMENT_REMARK_MEANING,
     ENUMS,
     FUND_STATUS,
     INVEST_COUNTRY_FLAG,
@@ -25,6 +22,11 @@ from dashboard.records.labels import (
     normalise_risk_code,
     performance_kind,
     reference_period_key,
+)
+from dashboard.records.licence_labels import (
+    ENFORCEMENT_DATE_MEANING,
+    ENFORCEMENT_DETAILS_MEANING,
+    ENFORCEMENT_REMARK_MEANING,
 )
 from dashboard.records.values import (
     clean_text,

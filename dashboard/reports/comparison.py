@@ -104,9 +104,9 @@ def _performance(doc: ReportDocument, basket: FundBasket) -> None:
 
 def _holdings_overlap(doc: ReportDocument, client: SecClient, basket: FundBasket, proj_ids: list[str]) -> None:
     """The securities the funds hold in common in the latest published quarter, and each pair's overlap (the sum
-    over common holdings of the smaller weight): the market store's rule (`market.queries.overlap_of`)."""
+    over common holdings of the smaller weight): the market store's rule (`market.holdings.overlap_of`)."""
     from dashboard.api.periods import latest_period
-    from dashboard.market.queries import overlap_of
+    from dashboard.market.holdings import overlap_of
     from dashboard.models.holdings import split_nav_total
     from dashboard.models.source import outcome
     from dashboard.present.text import fmt_percent, quarter_text

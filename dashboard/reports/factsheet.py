@@ -14,6 +14,7 @@ import pandas as pd
 from dashboard.api.sync import SecClient
 from dashboard.errors import BadInputError
 from dashboard.market import queries
+from dashboard.market import status as market_status
 from dashboard.market.store import MarketStore, open_reader
 from dashboard.models.factsheet import FundFactsheet
 from dashboard.models.fund import PERFORMANCE_KINDS, SINGLE_CLASS, class_key, fund_label
@@ -271,7 +272,7 @@ def market_reader(settings: Any) -> MarketStore | None:
 
 
 def _snapshot_day(store: MarketStore) -> str | None:
-    stamps = [d.get("fetched_at") for d in queries.status(store)["datasets"].values() if d.get("fetched_at")]
+    stamps = [d.get("fetched_at") for d in market_status.status(store)["datasets"].values() if d.get("fetched_at")]
     return fmt_date(max(stamps)[:10]) if stamps else None
 
 

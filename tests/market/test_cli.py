@@ -178,7 +178,7 @@ def test_commands_plug_into_a_parser_with_the_main_options():
 
 def test_holdings_of_the_newest_two_quarters_by_default_and_more_on_request(demo_store, capsys):
     from dashboard.api.periods import valid_periods
-    from dashboard.market.sync import DEFAULT_QUARTERS
+    from dashboard.market.datasets import DEFAULT_QUARTERS
 
     capsys.readouterr()
     assert cli.main(["market", "status", "--demo", "--json"]) == 0

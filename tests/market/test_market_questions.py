@@ -12,6 +12,8 @@ import pytest
 from dashboard.api.periods import valid_periods
 from dashboard.errors import BadInputError
 from dashboard.market import queries as Q
+from dashboard.market import holdings as H
+from dashboard.market import status as S
 from dashboard.market.store import MarketStore
 from tests.conftest import TODAY
 from tests.market import expected as X
@@ -136,7 +138,7 @@ def test_most_held_securities_in_a_quarter(store):
                 continue
             funds.setdefault(key, set()).add(pid)
             value[key] = value.get(key, 0.0) + (X.number(row.get("assetliab_value")) or 0.0)
-    rows = Q.most_held(s, limit=10)
+    rows = H.most_held(s, limit=10)
     assert len(rows) == min(10, len(funds))
     assert rows[0]["funds"] == max(len(v) for v in funds.values()) >= 2
     for row in rows:
@@ -144,22 +146,22 @@ def test_most_held_securities_in_a_quarter(store):
         assert row["funds"] == len(funds[row["security"]])
         assert row["total_value"] == pytest.approx(value[row["security"]], rel=1e-9)
         # the security is what `holders` takes, and it finds the same funds
-        assert {h["proj_id"] for h in Q.holders(s, row["security"], period)} == funds[row["security"]]
+        assert {h["proj_id"] for h in H.holders(s, row["security"], period)} == funds[row["security"]]
     order = [(-r["funds"], -(r["total_value"] or 0)) for r in rows]
     assert order == sorted(order)
-    everything = Q.most_held(s, period, limit=None)
+    everything = H.most_held(s, period, limit=None)
     assert len(everything) == len(funds)
     assert sum(r["funds"] for r in everything) == sum(len(v) for v in funds.values())  # NAV totals never counted
-    if len(valid_periods(TODAY, market.layout)) > 1 and Q.periods(s)[1:]:
-        older = Q.periods(s)[1]
-        assert all(r["period"] == older for r in Q.most_held(s, older, limit=3))
+    if len(valid_periods(TODAY, market.layout)) > 1 and H.periods(s)[1:]:
+        older = H.periods(s)[1]
+        assert all(r["period"] == older for r in H.most_held(s, older, limit=3))
     with pytest.raises(BadInputError):
-        Q.most_held(s, "2026-06")
+        H.most_held(s, "2026-06")
 
 
 def test_periods_and_policy_types(store):
     market, s = store
-    stored = Q.periods(s)
+    stored = H.periods(s)
     assert stored == sorted(stored, reverse=True) and stored[0] == valid_periods(TODAY, market.layout)[0]
     want = sorted({p for p in (policy_of(market, f["proj_id"]) for f in market.dataset.funds) if p})
     assert Q.policy_types(s) == want
@@ -167,8 +169,8 @@ def test_periods_and_policy_types(store):
 
 def test_snapshot_state_after_a_sync(store):
     _market, s = store
-    state = Q.snapshot_state(s)
+    state = S.snapshot_state(s)
     assert state["has_snapshot"] and state["complete"] and state["sync"] is None
     stamps = [m["fetched_at"] for m in s.meta().values()]
     assert state["fetched_at"] == iso(max(stamps)) and state["oldest_fetched_at"] == iso(min(stamps))
-    assert Q.snapshot_state(s, now=max(stamps) + 90)["age_s"] == pytest.approx(90)
+    assert S.snapshot_state(s, now=max(stamps) + 90)["age_s"] == pytest.approx(90)

@@ -10,6 +10,8 @@ import pytest
 from dashboard.api.periods import valid_periods
 from dashboard.errors import BadInputError
 from dashboard.market import queries as Q
+from dashboard.market import holdings as H
+from dashboard.market import status as S
 from tests.conftest import TODAY
 from tests.market import expected as X
 
@@ -95,16 +97,16 @@ def test_holders(synced):
                      if not X.is_nav_total(r) and X.text(r.get("issue_code")))
     code = counts.most_common(1)[0][0]
     want = X.holders(ds, code, period)
-    rows = Q.holders(store, code.lower())
+    rows = H.holders(store, code.lower())
     assert {r["proj_id"]: r["percent_nav"] for r in rows} == pytest.approx(want)
     assert all(r["period"] == period for r in rows) and len(rows) >= 2
     assert [r["percent_nav"] for r in rows] == sorted((r["percent_nav"] for r in rows), reverse=True)
     isin = next(r["isin_code"] for by in ds.holdings.values() for r in by.get(period, [])
                 if str(r.get("issue_code")) == code and X.text(r.get("isin_code")))
-    assert ids(Q.holders(store, isin)) >= set(X.holders(ds, isin, period))
-    assert Q.holders(store, "NO-SUCH-SECURITY") == []
+    assert ids(H.holders(store, isin)) >= set(X.holders(ds, isin, period))
+    assert H.holders(store, "NO-SUCH-SECURITY") == []
     with pytest.raises(BadInputError):
-        Q.holders(store, "-")
+        H.holders(store, "-")
 
 
 def test_nav_total_rows_are_never_counted(synced):
@@ -116,7 +118,7 @@ def test_nav_total_rows_are_never_counted(synced):
         code = X.text(row.get("issue_code")) or X.text(row.get("isin_code"))
         if code:
             assert all(X.holders(market.dataset, code, period).get(r["proj_id"]) == pytest.approx(r["percent_nav"])
-                       for r in Q.holders(store, code))
+                       for r in H.holders(store, code))
 
 
 def test_overlap(synced):
@@ -128,7 +130,7 @@ def test_overlap(synced):
                key=lambda p: X.pair_overlap(ds, p[0], p[1], period))
     third = next(p for p in held if p not in best)
     abbr = {f["proj_id"]: f["proj_abbr_name"] for f in ds.funds}
-    answer = Q.overlap(store, [best[0], abbr[best[1]].lower(), third])
+    answer = H.overlap(store, [best[0], abbr[best[1]].lower(), third])
     assert answer["funds"] == [best[0], best[1], third] and answer["missing"] == {}
     trio = answer["funds"]
     for i, a in enumerate(trio):
@@ -142,9 +144,9 @@ def test_overlap(synced):
         key = (item["isin_code"] or item["issue_code"]).upper()
         assert item["weights"] == pytest.approx({p: weights[p][key] for p in trio if key in weights[p]}, abs=1e-5)
     with pytest.raises(BadInputError, match="no fund"):
-        Q.overlap(store, [best[0], "NO-SUCH-FUND"])
+        H.overlap(store, [best[0], "NO-SUCH-FUND"])
     with pytest.raises(BadInputError, match="two different"):
-        Q.overlap(store, [best[0], best[0]])
+        H.overlap(store, [best[0], best[0]])
 
 
 def test_overlap_of_funds_with_holdings_but_no_profile_answers_from_the_holdings(market_factory, tmp_path):
@@ -156,19 +158,19 @@ def test_overlap_of_funds_with_holdings_but_no_profile_answers_from_the_holdings
         ds, period = market.dataset, valid_periods(TODAY, market.layout)[0]
         held = [pid for pid in ds.holdings if X.weights(ds, pid, period)]
         a, b = max(((a, b) for i, a in enumerate(held) for b in held[i + 1:]), key=lambda p: X.pair_overlap(ds, *p, period))
-        assert store.count("funds") == 0 and Q.holders(store, next(iter(X.weights(ds, a, period))))  # holders list it
-        answer = Q.overlap(store, [a, b.lower()])
+        assert store.count("funds") == 0 and H.holders(store, next(iter(X.weights(ds, a, period))))  # holders list it
+        answer = H.overlap(store, [a, b.lower()])
         assert answer["funds"] == [a, b] and answer["period"] == period
         assert answer["overlap_pct"][f"{a}|{b}"] == pytest.approx(X.pair_overlap(ds, a, b, period), abs=1e-5)
         assert answer["overlap_pct"][f"{a}|{b}"] > 0
         assert set(answer["missing"]) == {a, b} and "no profile" in answer["missing"][a]
         with pytest.raises(BadInputError, match="neither a profile nor holdings"):
-            Q.overlap(store, [a, "NO-SUCH-FUND"])
+            H.overlap(store, [a, "NO-SUCH-FUND"])
 
 
 def test_status_shape(synced):
     _market, store, result = synced
-    status = Q.status(store)
+    status = S.status(store)
     assert set(status) == {"funds", "classes", "datasets", "calls"}
     assert status["funds"] == store.count("funds") and status["classes"] == store.count("classes")
     assert set(status["datasets"]) >= {"companies", "funds", "classes", "fees", "risk", "performance", "allocation",
@@ -203,10 +205,10 @@ def test_holders_by_a_part_of_the_issuers_name(synced):
              if not X.is_nav_total(r) and X.text(r.get("issuer")) and len(str(r["issuer"])) > 8]
     issuer = Counter(str(r["issuer"]) for r in lines).most_common(1)[0][0]
     part = issuer[2:-2].swapcase()
-    rows = Q.holders(store, part)
+    rows = H.holders(store, part)
     assert rows, f"no fund found by {part!r}"
     assert all(part.casefold() in str(r["issuer"]).casefold() for r in rows)
     holding = {pid for pid, by in ds.holdings.items() for r in by.get(period, [])
                if not X.is_nav_total(r) and str(r.get("issuer")) == issuer}
     assert holding <= ids(rows)
-    assert Q.holders(store, "no issuer is called this") == []
+    assert H.holders(store, "no issuer is called this") == []

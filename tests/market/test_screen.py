@@ -11,6 +11,7 @@ from pandas.testing import assert_frame_equal
 from dashboard.config import ApiSettings
 from dashboard.errors import BadInputError
 from dashboard.market import queries
+from dashboard.market import holdings
 from dashboard.market.screen import (FEE_FIELDS, MOST_HELD_FIELDS, SPECTRUM_FIELDS, MarketScreen, holders_frame,
                                      market_frame, screen_frame)
 from dashboard.market.store import MarketStore, open_reader
@@ -56,7 +57,7 @@ def test_refresh_reads_the_snapshot_and_every_market_frame(screen, reader):
     assert_frame_equal(screen.results, screen_frame(queries.screen(reader, sort="proj_id")))
     assert_frame_equal(screen.spectrum, frame(queries.risk_spectrum(reader), SPECTRUM_FIELDS))
     assert_frame_equal(screen.fees, frame(queries.fees_by_policy(reader), FEE_FIELDS))
-    assert_frame_equal(screen.most_held, frame(queries.most_held(reader, limit=20), MOST_HELD_FIELDS))
+    assert_frame_equal(screen.most_held, frame(holdings.most_held(reader, limit=20), MOST_HELD_FIELDS))
     assert screen.fee_position == queries.fee_percentile(reader, any_fund)
     assert not screen.spectrum.empty and not screen.most_held.empty
 
@@ -90,7 +91,7 @@ def test_who_holds_a_security(screen, reader):
     run(screen.refresh())
     security = screen.most_held.iloc[0]["security"]
     run(screen.find_holders(security))
-    assert_frame_equal(screen.holders, holders_frame(queries.holders(reader, security)))
+    assert_frame_equal(screen.holders, holders_frame(holdings.holders(reader, security)))
     assert len(screen.holders) == screen.most_held.iloc[0]["funds"]
     with pytest.raises(BadInputError):
         run(screen.find_holders("  "))
@@ -99,11 +100,11 @@ def test_who_holds_a_security(screen, reader):
 
 def test_fee_position_and_basket_overlap(screen, reader):
     run(screen.refresh())
-    holders = queries.holders(reader, screen.most_held.iloc[0]["security"])
+    holders = holdings.holders(reader, screen.most_held.iloc[0]["security"])
     a, b = holders[0]["proj_id"], holders[1]["proj_id"]
     assert run(screen.place_fund(a)) == queries.fee_percentile(reader, a) == screen.fee_position
     overlap = run(screen.basket_overlap(a, [b, "NOT_A_FUND_1"]))
-    expected = queries.overlap(reader, [a, b])
+    expected = holdings.overlap(reader, [a, b])
     assert overlap["proj_id"].tolist() == [b, "NOT_A_FUND_1"]
     assert overlap["overlap_pct"].iloc[0] == pytest.approx(expected["overlap_pct"][f"{a}|{b}"])
     assert overlap["common"].iloc[0] == len(expected["common"]) > 0

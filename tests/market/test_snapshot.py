@@ -17,8 +17,11 @@ import pytest
 from dashboard.config import ApiSettings
 from dashboard.errors import BadInputError
 from dashboard.market import queries as Q
+from dashboard.market import holdings as H
+from dashboard.market import status as S
 from dashboard.market.snapshot import MANIFEST, MARKET_DIR_ENV, PROGRESS, SnapshotError
-from dashboard.market.store import MarketStore, open_reader, snapshot_dir
+from dashboard.market.store import MarketStore, open_reader
+from dashboard.market.storefile import snapshot_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -88,7 +91,7 @@ def test_a_reader_follows_each_publish_and_is_empty_before_the_first(tmp_path):
     path = tmp_path / "market.duckdb"
     reader = open_reader(path=path)  # before any store exists: empty, not an error
     assert not reader.has_snapshot() and reader.count("funds") == 0 and Q.screen(reader) == []
-    assert Q.snapshot_state(reader)["has_snapshot"] is False
+    assert S.snapshot_state(reader)["has_snapshot"] is False
     writer = MarketStore(path)
     assert not reader.has_snapshot()  # an empty store publishes empty tables: still nothing to read
     writer.swap("funds", funds(5, "RG"), extra_meta=("classes",))
@@ -100,8 +103,8 @@ def test_a_reader_follows_each_publish_and_is_empty_before_the_first(tmp_path):
                                            "percent_nav": 5.0}]}, where={"period": "202606"})
     writer.swap("holdings", {"holdings": [{"proj_id": "M0002_2560", "period": "202603", "issue_code": "PTT",
                                            "percent_nav": 4.0}]}, where={"period": "202603"})
-    assert Q.periods(reader) == ["202606", "202603"]  # one file per quarter, read as one table
-    assert [r["proj_id"] for r in Q.holders(reader, "ptt", "202603")] == ["M0002_2560"]
+    assert H.periods(reader) == ["202606", "202603"]  # one file per quarter, read as one table
+    assert [r["proj_id"] for r in H.holders(reader, "ptt", "202603")] == ["M0002_2560"]
     with pytest.raises(Exception, match="reader"):
         reader.swap("funds", funds(1, "RG"))
     reader.close()
@@ -187,7 +190,7 @@ def test_sync_progress_is_seen_from_the_snapshot_while_a_sync_runs(market_factor
     seen = []
 
     def progress(p):
-        state = Q.snapshot_state(reader)
+        state = S.snapshot_state(reader)
         if state["sync"] is not None:
             seen.append(state["sync"])
 
@@ -197,7 +200,7 @@ def test_sync_progress_is_seen_from_the_snapshot_while_a_sync_runs(market_factor
     assert {s["total"] for s in seen} == {total}
     assert all(0 <= s["done"] <= total and s["running"] for s in seen)
     assert max(s["done"] for s in seen) >= 1 and any(s["dataset"] for s in seen)
-    assert Q.snapshot_state(reader)["sync"] is None  # finished
+    assert S.snapshot_state(reader)["sync"] is None  # finished
     data = json.loads((store.snapshot_dir / PROGRESS).read_text())
     assert data["running"] is False and data["done"] == total and data["complete"] is result.complete
     # a sync that was killed leaves its file saying "running": its process is gone, so it is not believed
@@ -205,11 +208,11 @@ def test_sync_progress_is_seen_from_the_snapshot_while_a_sync_runs(market_factor
     data = json.loads((store.snapshot_dir / PROGRESS).read_text())
     data["pid"] = _dead_pid()
     (store.snapshot_dir / PROGRESS).write_text(json.dumps(data))
-    assert Q.snapshot_state(reader)["sync"] is None
+    assert S.snapshot_state(reader)["sync"] is None
     data["updated_at"] = time.time() - 3600
     data["pid"] = os.getpid()
     (store.snapshot_dir / PROGRESS).write_text(json.dumps(data))
-    assert Q.snapshot_state(reader)["sync"] is None  # silent for an hour
+    assert S.snapshot_state(reader)["sync"] is None  # silent for an hour
     reader.close()
     store.close()
 

@@ -17,7 +17,9 @@ import duckdb
 import pytest
 
 from dashboard.cli.market import main as market_main
-from dashboard.market.store import SCHEMA_VERSION, MarketStore, StoreBusyError
+from dashboard.market.store import MarketStore
+from dashboard.market.storefile import StoreBusyError
+from dashboard.market.tables import SCHEMA_VERSION
 
 REPO = Path(__file__).resolve().parents[2]
 

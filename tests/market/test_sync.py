@@ -12,7 +12,7 @@ import pytest
 from dashboard.api.periods import valid_periods
 from dashboard.errors import BadInputError, SecApiError
 from dashboard.market.store import MarketStore
-from dashboard.market.sync import DATASET_NAMES, parse_only
+from dashboard.market.datasets import DATASET_NAMES, parse_only
 from dashboard.records.labels import FACTSHEET_FEE_KINDS, fee_type_key
 from tests.conftest import TODAY
 from tests.market import expected as X
@@ -250,7 +250,7 @@ def test_export_writes_one_parquet_file_per_table(synced, tmp_path):
 
 def test_store_path_defaults_to_the_cache_directory(tmp_path):
     from dashboard.config import ApiSettings
-    from dashboard.market.store import store_path
+    from dashboard.market.storefile import store_path
 
     settings = ApiSettings.from_env(cache_dir=tmp_path / "c", base_url="https://api.sec.or.th", api_key="0" * 32,
                                     environ={})

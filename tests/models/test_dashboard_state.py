@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from dashboard.errors import SecApiError
-from dashboard.models.dashboard_state import MARKET_URL, TABS, URL_PARAMETERS, DashboardState
+from dashboard.models.dashboard_state import TABS, DashboardState
+from dashboard.models.url_codec import MARKET_URL, URL_PARAMETERS
 from dashboard.models.source import run
 
 

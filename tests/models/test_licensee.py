@@ -63,7 +63,7 @@ def test_duties_read_with_company_names(demo_client, dataset):
 
 def test_the_case_view_knows_the_kind_of_action_the_case_list_names(demo_client, dataset):
     from dashboard.models.licensee import enforcement_meanings
-    from dashboard.records.labels import enforcement_type_key
+    from dashboard.records.licence_labels import enforcement_type_key
 
     (uid, case), _ = next(iter(dataset.enforcement.items()))
     check = LicenceCheck(client=demo_client)

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from dashboard.market.store import total_fee
+from dashboard.market.figures import total_fee
 from dashboard.models.fund import total_annual_fee
 from dashboard.records import normalise_payload, records_frame
 from dashboard.records.labels import (

@@ -17,7 +17,7 @@ from dashboard.errors import AuthenticationError, BadInputError
 from dashboard.demo.generator import generate_demo_dataset
 from dashboard.models import FundSearch
 from dashboard.models.licensee import LicenceCheck, enforcement_meanings
-from dashboard.records.labels import ENFORCEMENT_TYPE, enforcement_type_key
+from dashboard.records.licence_labels import ENFORCEMENT_TYPE, enforcement_type_key
 from dashboard.models.source import run
 from dashboard.reports import fund_report_html, licensee_report_html, write_report
 from dashboard.reports.document import DEMO_BANNER

@@ -7,7 +7,7 @@ import panel_material_ui as pmui
 
 from dashboard.models.licensee import LicenceCheck
 from dashboard.models.source import run
-from dashboard.records.labels import enforcement_type_key
+from dashboard.records.licence_labels import enforcement_type_key
 from dashboard.views.licensee import LicenseeView, enforcement_html
 
 

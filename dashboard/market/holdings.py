@@ -1,0 +1,198 @@
+"""Who holds what in the market store: every fund holding a security, how much funds overlap, the
+securities held by the most funds, and the quarters of holdings stored.
+
+A security is its ISIN, else its issue code; lines with neither (cash, derivatives) and NAV totals
+(assetliab_id 903) are holdings no two funds can share and are never counted. Every function takes
+a store (the writer) or a reader of the published snapshot (`open_reader`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from dashboard.errors import BadInputError, quoted
+from dashboard.market.store import MarketStore
+
+HOLDER_FIELDS = ("proj_id", "proj_abbr_name", "period", "percent_nav", "assetliab_value", "issue_code", "isin_code",
+                 "issuer")
+MOST_HELD_FIELDS = ("security", "issue_code", "isin_code", "issuer", "period", "funds", "total_value",
+                    "percent_nav_avg")
+_PLACEHOLDERS = {"", "-", "--", "n/a", "none", "null"}
+
+
+# A text column's value, None when it is a placeholder ("", "-", "n/a", ...).
+def _clean_sql(column: str) -> str:
+    marks = ", ".join(f"'{p}'" for p in sorted(_PLACEHOLDERS))
+    return f"CASE WHEN lower(trim({column})) IN ({marks}) THEN NULL ELSE trim({column}) END"
+
+
+def periods(store: MarketStore) -> list[str]:
+    """The quarters of holdings stored (YYYYMM), newest first."""
+    return [r["period"] for r in store.query("SELECT DISTINCT period FROM holdings WHERE period IS NOT NULL "
+                                             "ORDER BY period DESC")]
+
+
+def latest_period(store: MarketStore) -> str | None:
+    rows = store.query("SELECT max(period) AS p FROM holdings")
+    return rows[0]["p"] if rows else None
+
+
+def _period(store: MarketStore, period: str | None) -> str | None:
+    if period is None:
+        return latest_period(store)
+    text = str(period).strip()
+    if not re.fullmatch(r"[0-9]{6}", text):
+        raise BadInputError(f"period {quoted(text)} is not of the form YYYYMM")
+    stored = periods(store)
+    if stored and text not in stored:
+        shown = ", ".join(stored[:4]) + (", ..." if len(stored) > 4 else "")
+        raise BadInputError(f"the store holds no holdings for the quarter {text} (it holds {shown}); "
+                            "`sec-dashboard market sync --only holdings --quarters N` fetches the newest N quarters")
+    return text
+
+
+def holders(store: MarketStore, query: str, period: str | None = None) -> list[dict]:
+    """Every fund holding a security in one quarter (the latest stored): the security its issue code or ISIN names
+    (exact, any case), else every security whose issuer's name contains the text ("chanthaburi foods"); rows carry
+    the issue code and issuer, so securities found by name stay apart."""
+    text = (query or "").strip()
+    if not text or text.casefold() in _PLACEHOLDERS:
+        raise BadInputError("give an issue code or ISIN (such as PTT or TH0646010015), or part of the issuer's name")
+    quarter = _period(store, period)
+    if quarter is None:
+        return []
+    by_code = "(upper(trim(h.issue_code)) = upper(?) OR upper(trim(h.isin_code)) = upper(?))"
+    rows = store.query(_HOLDERS_SQL.format(match=by_code, security=""), [quarter, text, text])
+    if rows:
+        return rows
+    by_name = "contains(lower(coalesce(h.issuer, '')), lower(?))"
+    per_security = ", coalesce(nullif(trim(h.isin_code), ''), upper(trim(h.issue_code)), lower(trim(h.issuer)))"
+    return store.query(_HOLDERS_SQL.format(match=by_name, security=per_security), [quarter, text])
+
+
+_HOLDERS_SQL = (
+    "SELECT h.proj_id, f.proj_abbr_name, h.period, sum(h.percent_nav) AS percent_nav, "
+    "sum(h.assetliab_value) AS assetliab_value, any_value(h.issue_code) AS issue_code, "
+    "any_value(h.isin_code) AS isin_code, any_value(h.issuer) AS issuer "
+    "FROM holdings h LEFT JOIN funds f ON f.proj_id = h.proj_id "
+    "WHERE h.period = ? AND NOT coalesce(h.is_nav_total, FALSE) AND {match} "
+    "GROUP BY h.proj_id, f.proj_abbr_name, h.period{security} "
+    "ORDER BY percent_nav DESC NULLS LAST, h.proj_id")
+
+
+def _security_key(issue_code: Any, isin_code: Any) -> str | None:
+    for value in (isin_code, issue_code):
+        if isinstance(value, str) and value.strip().casefold() not in _PLACEHOLDERS:
+            return value.strip().upper()
+    return None
+
+
+def overlap(store: MarketStore, funds: Sequence[str], period: str | None = None) -> dict:
+    """Securities held in common and each pair's overlap: the sum over common holdings of the smaller weight.
+
+    A security is its ISIN, else its issue code; lines without either (cash, derivatives) and NAV
+    totals are not holdings that can be shared. A fund's weight is the sum of its lines of the security.
+    A fund with holdings but no profile row is answered from its holdings; `missing` says so, by proj_id.
+    """
+    proj_ids: list[str] = []
+    missing: dict[str, str] = {}
+    for query in funds:
+        proj_id, lacking = _stored_fund(store, str(query))
+        if proj_id not in proj_ids:
+            proj_ids.append(proj_id)
+        if lacking:
+            missing[proj_id] = lacking
+    if len(proj_ids) < 2:
+        raise BadInputError("overlap needs at least two different funds")
+    quarter = _period(store, period)
+    rows: list[dict] = []
+    if quarter is not None:
+        marks = ", ".join("?" * len(proj_ids))
+        rows = store.query(
+            f"SELECT proj_id, issue_code, isin_code, issuer, percent_nav FROM holdings WHERE period = ? "
+            f"AND proj_id IN ({marks}) AND NOT coalesce(is_nav_total, FALSE) ORDER BY proj_id", [quarter, *proj_ids])
+    return {"funds": proj_ids, "period": quarter, **overlap_of(proj_ids, rows), "missing": missing}
+
+
+def overlap_of(proj_ids: Sequence[str], rows: Iterable[Mapping]) -> dict:
+    """Securities held in common by these funds and each pair's overlap, from holding lines (proj_id, issue_code,
+    isin_code, issuer, percent_nav; NAV totals left out by the caller): `{"common": [...], "overlap_pct": {...}}`.
+    The same rule for the market store and a report's holdings: a security is its ISIN, else its issue code."""
+    weights: dict[str, dict[str, float]] = {}
+    names: dict[str, dict] = {}
+    for row in rows:
+        key = _security_key(row.get("issue_code"), row.get("isin_code"))
+        weight = row.get("percent_nav")
+        if key is None or weight is None or row.get("proj_id") not in proj_ids:
+            continue
+        try:
+            weight = float(weight)
+        except (TypeError, ValueError):
+            continue
+        if not math.isfinite(weight):
+            continue
+        per_fund = weights.setdefault(key, {})
+        per_fund[row["proj_id"]] = per_fund.get(row["proj_id"], 0.0) + weight
+        names.setdefault(key, {"issue_code": _clean(row.get("issue_code")), "isin_code": _clean(row.get("isin_code")),
+                               "issuer": _clean(row.get("issuer"))})
+    common = []
+    for key, per_fund in weights.items():
+        if len(per_fund) >= 2:
+            ordered = {p: round(per_fund[p], 6) for p in proj_ids if p in per_fund}
+            common.append({**names[key], "weights": ordered})
+    common.sort(key=lambda c: (-sum(c["weights"].values()), c["isin_code"] or c["issue_code"] or ""))
+    pairs: dict[str, float] = {}
+    for i, a in enumerate(proj_ids):
+        for b in proj_ids[i + 1:]:
+            total = sum(min(w[a], w[b]) for w in weights.values() if a in w and b in w)
+            pairs[f"{a}|{b}"] = round(total, 6)
+    return {"common": common, "overlap_pct": pairs}
+
+
+NO_PROFILE = ("the store holds its holdings but no profile row (no name, company or status): the overlap is from its "
+              "holdings; `market sync --only funds` fetches the profiles")
+
+
+def _stored_fund(store: MarketStore, query: str) -> tuple[str, str | None]:
+    """The proj_id a query names, from the fund profiles or, failing them, from the holdings stored (by proj_id:
+    an abbreviation needs a profile), and what the store is missing for it (None when nothing)."""
+    proj_id = store.resolve(query)
+    if proj_id is not None:
+        return proj_id, None
+    rows = store.query("SELECT proj_id FROM holdings WHERE upper(proj_id) = upper(?) LIMIT 1", [query.strip()])
+    if rows:
+        return rows[0]["proj_id"], NO_PROFILE
+    raise BadInputError(f"no fund {quoted(query)} in the market store, neither a profile nor holdings (proj_id or exact "
+                        "abbreviation); run `market sync` if the store is empty")
+
+
+def _clean(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip().casefold() not in _PLACEHOLDERS else None
+
+
+def most_held(store: MarketStore, period: str | None = None, *, limit: int | None = 20) -> list[dict]:
+    """The securities held by the most funds in a quarter (the latest stored by default).
+
+    A security is its ISIN, else its issue code (as in `overlap`); lines with neither and NAV totals
+    are never counted. Rows {"security" (what `holders` takes), "issue_code", "isin_code", "issuer",
+    "period", "funds" (funds holding it), "total_value" (baht, summed), "percent_nav_avg" (the mean
+    over those funds of each one's share of NAV)}, most funds first, then the largest value.
+    """
+    quarter = _period(store, period)
+    if quarter is None:
+        return []
+    if limit is not None and int(limit) < 0:
+        raise BadInputError("the limit must be 0 or more")
+    isin, issue = _clean_sql("isin_code"), _clean_sql("issue_code")
+    sql = (f"WITH lines AS (SELECT proj_id, period, upper(coalesce({isin}, {issue})) AS security, {issue} AS issue_code, "
+           f"{isin} AS isin_code, {_clean_sql('issuer')} AS issuer, assetliab_value, percent_nav FROM holdings "
+           "WHERE period = ? AND NOT coalesce(is_nav_total, FALSE)) "
+           "SELECT security, min(issue_code) AS issue_code, min(isin_code) AS isin_code, min(issuer) AS issuer, "
+           "any_value(period) AS period, count(DISTINCT proj_id) AS funds, sum(assetliab_value) AS total_value, "
+           "sum(percent_nav) / count(DISTINCT proj_id) AS percent_nav_avg FROM lines WHERE security IS NOT NULL "
+           "GROUP BY security ORDER BY funds DESC, total_value DESC NULLS LAST, security"
+           + (f" LIMIT {int(limit)}" if limit is not None else ""))
+    return store.query(sql, [quarter])

@@ -158,6 +158,9 @@ class SimulatorApp:
         self.request_count = 0
         self.requests: list[tuple[str, str]] = []
         self.queries: list[tuple[str, str, str]] = []
+        # requests inside their latency together now, and the most since the counters were reset: how
+        # many went out in one round trip (counted, not timed)
+        self.in_flight = self.most_in_flight = 0
         self._rng = random.Random(seed)
         # fund answers over a market-scale data set, and daily NAVs, built once per filter set (dashboard/demo/successor.py)
         self.answer_cache: dict[tuple, list[dict]] = {}
@@ -221,6 +224,7 @@ class SimulatorApp:
         self.request_count = 0
         self.requests = []
         self.queries = []
+        self.most_in_flight = self.in_flight
 
     def _next_fault(self) -> tuple[str, float | None] | None:
         with self._lock:
@@ -251,7 +255,12 @@ class SimulatorApp:
         self.requests.append((method, path))
         self.queries.append((method, path, scope.get("query_string", b"").decode("latin-1")))
         if self.latency_ms > 0:
-            await asyncio.sleep(self.latency_ms / 1000.0)
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+            try:
+                await asyncio.sleep(self.latency_ms / 1000.0)
+            finally:
+                self.in_flight -= 1
         if self.legacy_gone:
             await _send_json(send, 404, NOT_FOUND_BODY)
             return

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 
 import pandas as pd
 import pytest
@@ -286,12 +285,11 @@ def test_a_20_fund_basket_loads_concurrently(make_client, dataset, simulator):
     for f in funds:
         basket.add(f["proj_id"], f)
     simulator.app.latency_ms = 100
-    started = time.perf_counter()
+    simulator.app.reset_counters()
     run(basket.load())
-    elapsed = time.perf_counter() - started
     assert simulator.app.request_count == 20 * len(BASKET_PARTS)
-    sequential = simulator.app.request_count * 0.1  # the latency alone, one call after another
-    assert elapsed < 0.4 * sequential, f"basket took {elapsed:.2f} s; sequential would take {sequential:.1f} s"
+    # counted, not timed: the calls were inside the service's latency together (one after another: 1)
+    assert simulator.app.most_in_flight >= 4 * len(BASKET_PARTS), simulator.app.most_in_flight
     assert len(basket.loaded) == 20
 
 

@@ -352,6 +352,11 @@ COLUMN_TITLES: dict[str, str] = {
     "enforcement_date": "Date", "enforcement_details": "Sanction", "enforcement_remark": "Remark",
     "fund_status": "Status", "risk_spectrum": "Risk level", "policy_desc": "Policy type", "period": "Quarter",
     "last_upd_date": "Updated", "size_bytes": "Size", "regis_date": "Registered", "cancel_date": "Cancelled", "reason": "Warning", "disclosure_date": "Disclosed",
+    "class_abbr_name": "Unit class", "class_name": "Unit class name", "enforcement_type_label_en": "Kind of action (English)",
+    "company_name_en": "Company", "proj_retail_type": "Who may buy", "tax_incentives": "Tax incentive",
+    "total_fee_actual": "Total annual fee, charged (%)", "total_fee_ceiling": "Total annual fee, ceiling (%)",
+    "return_1y": "1-year return (%)", "issuer": "Issuer", "issue_code": "Issue code", "isin_code": "ISIN",
+    "percent_nav": "% of NAV", "assetliab_value": "Value (baht)", "assetliab_desc": "Asset type", "website": "Website",
 }
 
 

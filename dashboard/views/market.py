@@ -20,7 +20,7 @@ from dashboard.market.screen import MarketScreen
 from dashboard.present import charts
 from dashboard.present.text import (csv_bytes, risk_text, display_frame, empty_html, esc, fmt_datetime, fmt_percent, policy_type_text, status_text,
                                     typed_number)
-from dashboard.records.labels import FUND_STATUS, RISK_LEVEL
+from dashboard.records.labels import FUND_STATUS, PROJ_RETAIL_TYPE, RISK_LEVEL
 from dashboard.views.common import (TabView, chart_pane, data_table, html_pane, notify_error, notify_warning,
                                     progress_value, section_title, text_box)
 
@@ -49,6 +49,12 @@ SYNC_COMMAND = "sec-dashboard market sync"
 # ellipsis for overflowing text then drew a dot beside every box, which read as a narrow empty column.
 TICK_BOX_CSS = ".tabulator-cell:has(> input[type='checkbox']) {text-overflow: clip; padding-left: 4px; padding-right: 4px;}"
 POLL_MS = 5000
+
+
+def retail_text(code) -> str:
+    """Who may buy a fund, in words with its code beside it ("fund for general investors (R)"); an unknown code as sent."""
+    label = PROJ_RETAIL_TYPE.get(code) if isinstance(code, str) else None
+    return f"{label[1]} ({code})" if label else ("" if code is None or code != code else str(code))
 
 
 def results_frame(results: pd.DataFrame) -> pd.DataFrame:
@@ -413,7 +419,7 @@ class MarketView(TabView):
         """The screener's results as CSV for Excel (every matching fund): UTF-8 with a byte-order mark, readable
         titles, and status and risk level in words beside their codes, through the one CSV writer."""
         frame = self.market.results.copy()
-        for column, words in (("fund_status", status_text), ("risk_spectrum", risk_text)):
+        for column, words in (("fund_status", status_text), ("risk_spectrum", risk_text), ("proj_retail_type", retail_text)):
             if column in frame.columns:
                 frame[column] = frame[column].map(words)
         return io.BytesIO(csv_bytes(frame))

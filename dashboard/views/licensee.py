@@ -17,7 +17,7 @@ from dashboard.records.labels import (
     ENFORCEMENT_REMARK_MEANING,
 )
 from dashboard.views.common import data_table, html_pane, html_text, notify_error, section_title, stale_badge, text_box
-from dashboard.present.text import display_frame, empty_html, esc, fmt_date, kv_table
+from dashboard.present.text import PERSON_ID_TITLE, display_frame, empty_html, esc, fmt_date, kv_table
 
 COMPANY_COLUMNS = ["unique_id", "name_en", "name_th", "last_upd_date"]
 COMPANY_TITLES = {"unique_id": "Identifier", "name_en": "English name", "name_th": "Thai name", "last_upd_date": "Updated"}
@@ -28,7 +28,7 @@ APPROVAL_TITLES = {"lic_name_en": "Approval", "lic_code": "Approval code", "regi
                    "privilege_type_label_en": "Privilege"}
 DUTY_COLUMNS = ["company", "lic_action_name_en", "lic_action_code", "action_start_date", "action_end_date",
                 "is_current"]
-DUTY_TITLES = {"company": "Company", "person_unique_id": "Person", "lic_action_name_en": "Duty",
+DUTY_TITLES = {"company": "Company", "person_unique_id": PERSON_ID_TITLE, "lic_action_name_en": "Duty",
                "lic_action_code": "Duty code", "action_start_date": "Since", "action_end_date": "Until",
                "is_current": "Current"}
 PERSONNEL_COLUMNS = ["person_unique_id", "lic_action_name_en", "lic_action_code", "action_start_date", "action_end_date"]
@@ -70,6 +70,8 @@ TABLES = {
     "cases": ("cases", CASE_COLUMNS, CASE_TITLES, {"layout": "fit_columns", **READABLE}),
     "alert_cases": ("alert-cases", ALERT_CASE_COLUMNS, ALERT_CASE_TITLES, {"header_filters": True, "layout": "fit_columns", **READABLE}),
 }
+PERSONNEL_NOTE = ("The service gives people on duty by their id only (none of its lookups names a person by id). "
+                  "Click one to see their approvals and duties below.")
 UNKNOWN_TYPE = "Kind of action not stated: every meaning is shown"
 # Plain numbers: what a type means depends on the field (the specification's lists differ).
 ACTION_TYPES = {UNKNOWN_TYPE: 0, **{f"Type {n}": n for n in range(1, 6)}}
@@ -167,6 +169,7 @@ class LicenseeView(pn.viewable.Viewer):
         self.tables["companies"].on_click(self._pick_company)
         self.tables["former"].on_click(self._pick_former)
         self.tables["people"].on_click(self._pick_person)
+        self.tables["personnel"].on_click(self._pick_person_on_duty)
         self.tables["cases"].on_click(self._pick_case)
         self.tables["alert_cases"].on_click(self._pick_alert)
         #: Each lookup's note: its failure, or what it found when it found nothing.
@@ -221,6 +224,7 @@ class LicenseeView(pn.viewable.Viewer):
             pn.pane.Markdown("**Licences and registrations**", margin=(0, 10)),
             tables["company_licences"],
             pn.pane.Markdown("**People on duty**", margin=(0, 10)),
+            pn.pane.Markdown(PERSONNEL_NOTE, margin=(0, 10), css_classes=["sd-muted"]),
             tables["personnel"],
             pn.pane.Markdown("**Business activities**", margin=(0, 10)),
             tables["business"],
@@ -394,6 +398,13 @@ class LicenseeView(pn.viewable.Viewer):
         row = self._row(self.licence.people, event)
         if row and row.get("unique_id"):
             self.person_id = str(row["unique_id"])
+            pn.state.execute(self.load_person)
+
+    def _pick_person_on_duty(self, event):
+        """A person on duty clicked: their approvals and duties below (the service names no one by id)."""
+        row = self._row(self.licence.personnel, event)
+        if row and row.get("person_unique_id"):
+            self.person_id = str(row["person_unique_id"])
             pn.state.execute(self.load_person)
 
     def _pick_case(self, event):

@@ -583,3 +583,10 @@ def test_readable_enforcement_names_the_kind_of_action_from_the_case_list(cli, d
     assert "How to read it" in stdout and "the date is the" in " ".join(stdout.split())
     code, as_json, _ = cli("licensee", "enforcement", uid, case_id, "--json")
     assert code == 0 and "enforcement_type" not in json.loads(as_json)  # the service's record as sent
+
+
+def test_people_on_duty_are_titled_as_ids(simulator, dataset, tmp_path, monkeypatch, capsys):
+    """The service names no person by id: `licensee company` titles the column so, its CSV too (issue 30)."""
+    cli = in_process_cli(simulator, "successor", tmp_path / "cache", monkeypatch, capsys)
+    code, stdout, _ = cli("licensee", "company", dataset.amcs[0]["unique_id"])
+    assert code == 0 and "Licensed person (id)" in stdout

@@ -175,12 +175,28 @@ def allocation_stacked(frame: pd.DataFrame | None) -> hv.Element:
         return empty_chart("No asset allocation for the funds in the basket")
     data = frame[["fund", "asset_name", "asset_ratio"]].dropna(subset=["asset_ratio"])
     data = data.astype({"fund": str, "asset_name": str, "asset_ratio": float})
-    data = data.assign(asset_name=data["asset_name"].map(asset_label).map(_short))
-    assets = data["asset_name"].nunique()
-    return hv.Bars(data, kdims=[hv.Dimension("fund", label="Fund"), hv.Dimension("asset_name", label="Asset")],
+    data = data.assign(asset_name=data["asset_name"].map(asset_label).map(lambda n: _short(n, STACK_LEGEND_CHARS)))
+    funds, assets = data["fund"].nunique(), data["asset_name"].nunique()
+    # Lying bars, a fund a row with its name level on the left (the basket's first fund on top), and the legend
+    # underneath: standing bars left a phone's width to a legend on the right and slanted names that overlapped.
+    order = list(dict.fromkeys(data["fund"]))[::-1]  # a lying chart's first category is at the bottom
+    rows = -(-assets // STACK_LEGEND_COLUMNS)
+    return hv.Bars(data, kdims=[hv.Dimension("fund", label="Fund", values=order), hv.Dimension("asset_name", label="Asset")],
                    vdims=[hv.Dimension("asset_ratio", label="% of NAV")]).opts(
-        stacked=True, height=max(HEIGHT + 40, 24 * assets + 110), tools=["hover"], cmap="Category20", legend_position="right",
-        xrotation=30 if len(data["fund"].unique()) > 6 else 0, title="Asset allocation across the basket", **_COMMON)
+        stacked=True, invert_axes=True, height=STACK_ROW_PX * funds + STACK_LEGEND_ROW_PX * rows + 120, tools=["hover"],
+        cmap="Category20", legend_position="bottom", hooks=[_legend_in_columns],
+        title="Asset allocation across the basket", **_COMMON)
+
+
+STACK_ROW_PX, STACK_LEGEND_ROW_PX, STACK_LEGEND_COLUMNS, STACK_LEGEND_CHARS = 34, 22, 1, 30
+
+
+def _legend_in_columns(plot, element) -> None:
+    """The legend under the chart in STACK_LEGEND_COLUMNS columns (a phone's width holds one name a row)."""
+    for legend in plot.state.legend:
+        legend.orientation = "vertical"
+        legend.ncols = STACK_LEGEND_COLUMNS
+        legend.label_text_font_size = "11px"
 
 
 # ---- holdings ---------------------------------------------------------------------------------

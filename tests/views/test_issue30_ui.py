@@ -83,8 +83,9 @@ def test_the_screeners_filters_are_kept_in_the_link(tmp_path):
         market.close()
 
 
-def test_the_basket_allocation_names_its_funds_slanted(tmp_path):
-    """The basket's stacked allocation bars: fund names slanted (level, they ran into each other on a phone)."""
+def test_the_basket_allocation_lies_with_fund_names_level_and_the_legend_underneath(tmp_path):
+    """The basket's stacked allocation: bars lying, a fund a row named level on the left, the legend under the chart
+    a name a row (standing bars were squeezed beside a legend on a phone, their slanted names overlapping)."""
     import holoviews as hv
 
     from dashboard.app import create_dashboard
@@ -99,7 +100,11 @@ def test_the_basket_allocation_names_its_funds_slanted(tmp_path):
         pane = app.views["allocation"]._stacked
         chart = pane.object() if callable(pane.object) else pane.object
         assert isinstance(chart, hv.Bars)
-        assert hv.render(chart).xaxis[0].major_label_orientation == 45 * 3.141592653589793 / 180
+        plot = hv.render(chart)
+        funds = {str(f) for f in chart.data["fund"]}
+        assert set(plot.y_range.factors) == funds and plot.yaxis[0].major_label_orientation == "horizontal"
+        assert not plot.right and all(legend.ncols == 1 for legend in plot.legend) and plot.legend[0] in plot.below
+        assert plot.height >= 34 * len(funds)  # a row per fund, however many
         app.market.close()
     finally:
         client.close()

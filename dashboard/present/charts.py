@@ -184,19 +184,21 @@ def allocation_stacked(frame: pd.DataFrame | None) -> hv.Element:
     return hv.Bars(data, kdims=[hv.Dimension("fund", label="Fund", values=order), hv.Dimension("asset_name", label="Asset")],
                    vdims=[hv.Dimension("asset_ratio", label="% of NAV")]).opts(
         stacked=True, invert_axes=True, height=STACK_ROW_PX * funds + STACK_LEGEND_ROW_PX * rows + 120, tools=["hover"],
-        cmap="Category20", legend_position="bottom", hooks=[_legend_in_columns],
+        cmap="Category20", legend_position="bottom", hooks=[legend_columns(STACK_LEGEND_COLUMNS)],
         title="Asset allocation across the basket", **_COMMON)
 
 
 STACK_ROW_PX, STACK_LEGEND_ROW_PX, STACK_LEGEND_COLUMNS, STACK_LEGEND_CHARS = 34, 22, 1, 30
 
 
-def _legend_in_columns(plot, element) -> None:
-    """The legend under the chart in STACK_LEGEND_COLUMNS columns (a phone's width holds one name a row)."""
-    for legend in plot.state.legend:
-        legend.orientation = "vertical"
-        legend.ncols = STACK_LEGEND_COLUMNS
-        legend.label_text_font_size = "11px"
+def legend_columns(columns: int):
+    """A hook setting the legend in `columns` columns of 11 px names (a phone's width holds one name a row)."""
+    def hook(plot, element) -> None:
+        for legend in plot.state.legend:
+            legend.orientation = "vertical"
+            legend.ncols = columns
+            legend.label_text_font_size = "11px"
+    return hook
 
 
 # ---- holdings ---------------------------------------------------------------------------------
@@ -471,9 +473,10 @@ def market_spectrum_bars(spectrum: pd.DataFrame | None, title: str = "Funds per 
     return hv.Bars(data, kdims=[hv.Dimension("level", label="Risk level", values=levels),
                                 hv.Dimension("policy", label="Policy type", values=policies)],
                    vdims=[hv.Dimension("funds", label="Funds")]).opts(
-        stacked=True, height=HEIGHT + 40, tools=["hover"], color="policy", cmap=colors, title=title,
-        show_legend=True, legend_position="bottom", legend_cols=3, xlabel="Risk level (RS1 low to RS8+ high)", ylabel="Funds",
-        **_COMMON)
+        # The legend a name a row under the chart: in three columns its right column ran off a phone's screen.
+        stacked=True, height=HEIGHT + 22 * len(policies), tools=["hover"], color="policy", cmap=colors, title=title,
+        show_legend=True, legend_position="bottom", hooks=[legend_columns(1)], xlabel="Risk level (RS1 low to RS8+ high)",
+        ylabel="Funds", **_COMMON)
 
 
 def market_fee_ranges(fees: pd.DataFrame | None, position: dict | None = None) -> hv.Element:
@@ -488,7 +491,9 @@ def market_fee_ranges(fees: pd.DataFrame | None, position: dict | None = None) -
     data["y"] = [float(i) for i in range(len(data))]
     data = data.astype({"min": float, "p25": float, "median": float, "p75": float, "max": float, "funds": float})
     data["y0"], data["y1"] = data["y"] - 0.28, data["y"] + 0.28
-    ticks = list(zip(data["y"], data["policy"]))
+    # The axis names the policy types in English (the Thai is in the hover): with the Thai beside them the names took
+    # half a phone's width, and the title, the ticks and the axis label were cut or ran together.
+    ticks = list(zip(data["y"], data["policy"].map(lambda p: p.split(" · ")[0])))
     hover = [hv.Dimension("policy", label="Policy type"), hv.Dimension("funds", label="Funds"),
              hv.Dimension("min", label="Lowest, %"), hv.Dimension("median", label="Median, %"),
              hv.Dimension("max", label="Highest, %")]
@@ -509,6 +514,6 @@ def market_fee_ranges(fees: pd.DataFrame | None, position: dict | None = None) -
                                                                      hv.Dimension("percentile", label="Percentile")]).opts(
                 size=13, color="#d62728", line_color="black", marker="diamond", tools=["hover"])
     return layers.opts(hv.opts.Overlay(
-        height=int(max(200, 46 * len(data) + 110)), title="Total annual fee as charged, by policy type (% a year)",
-        xlabel="Total annual fee, as charged (% a year)", ylabel="", yticks=ticks, ylim=(-0.7, len(data) - 0.3),
+        height=int(max(200, 46 * len(data) + 110)), title="Fees charged, by policy type",
+        xlabel="Total annual fee, % a year", ylabel="", yticks=ticks, xticks=5, ylim=(-0.7, len(data) - 0.3),
         **_COMMON))

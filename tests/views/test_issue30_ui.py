@@ -133,3 +133,25 @@ def test_names_at_the_top_risk_level_are_drawn_inside_the_chart():
 
     assert aligns(risk_spectrum_chart(risk)) == {"EDGE": "right", "MID": "center"}
     assert aligns(risk_scatter(risk, "return_1y")) == {"EDGE": "right", "MID": "left"}
+
+
+def test_the_market_charts_fit_a_phone():
+    """At 390 px the risk spectrum's legend ran off the screen in three columns, and the fee chart's axis names
+    (English and Thai) took half the width: its title and axis label were cut and its ticks ran together."""
+    import holoviews as hv
+    import pandas as pd
+
+    from dashboard.present.charts import market_fee_ranges, market_spectrum_bars
+
+    hv.extension("bokeh")
+    spectrum = pd.DataFrame({"risk_spectrum": ["RS4", "RS6", "RS8"], "risk_rank": [4, 6, 8],
+                             "policy_type": ["ตราสารทุน", "ผสม", "ทรัพย์สินทางเลือก"], "funds": [3, 5, 1]})
+    plot = hv.render(market_spectrum_bars(spectrum))
+    assert [legend.ncols for legend in plot.legend] == [1] and plot.legend[0] in plot.below
+    fees = pd.DataFrame({"policy_type": ["ทรัพย์สินทางเลือก", "ตราสารทุน"], "min": [0.2, 0.5], "p25": [0.4, 0.9],
+                         "median": [0.6, 1.2], "p75": [0.8, 1.4], "max": [1.0, 1.9], "funds": [4, 9]})
+    plot = hv.render(market_fee_ranges(fees))
+    names = list(plot.yaxis[0].major_label_overrides.values())
+    assert names and all(not any("\u0e00" <= ch <= "\u0e7f" for ch in n) for n in names), names
+    assert max(len(n) for n in names) <= 24 and len(plot.title.text) <= 30
+    assert plot.xaxis[0].ticker.desired_num_ticks <= 6

@@ -54,7 +54,20 @@ WRAP_NAMES_CSS = "".join(f".tabulator-row .tabulator-cell[tabulator-field='{fiel
 # Name columns never narrower than their titles: on a phone "fit_columns" squeezed them to "En…".
 NAMES_MIN_CSS = "".join(f".tabulator-col[tabulator-field='{field}'], .tabulator-cell[tabulator-field='{field}'] "
                         "{min-width: 130px !important;}" for field in ("name_en", "name_th"))
-READABLE = {"stylesheets": [WRAP_NAMES_CSS, NAMES_MIN_CSS]}
+
+def _columns(fields: tuple[str, ...], rule: str) -> str:
+    return ", ".join(f".tabulator-col[tabulator-field='{f}'], .tabulator-cell[tabulator-field='{f}']" for f in fields) + rule
+
+
+# On a phone the names fit the screen: the date (and a person's registration number, shown with their approvals)
+# left out, the identifier as wide as an identifier, the names sharing the rest; the Thai name ran off the screen.
+PHONE_NAMES_CSS = ("@media (max-width: 600px) {"
+                   + _columns(("last_upd_date", "regis_sale_no"), " {display: none !important;}")
+                   + _columns(("unique_id", "case_id"), " {width: 124px !important; min-width: 124px !important;}")
+                   + _columns(("name_en", "name_th"), " {width: calc((100vw - 152px) / 2) !important; "
+                                                     "min-width: 100px !important;}")
+                   + ".tabulator-col-title {white-space: normal !important;}}")
+READABLE = {"stylesheets": [WRAP_NAMES_CSS, NAMES_MIN_CSS, PHONE_NAMES_CSS]}
 # Each model frame's table: its name in the page, the columns shown, their titles, and table options.
 TABLES = {
     "companies": ("companies", COMPANY_COLUMNS, COMPANY_TITLES,

@@ -195,3 +195,42 @@ def test_on_a_phone_the_basket_allocation_names_its_funds_level_and_leaves_the_b
         assert drawn["factors"] and len(drawn["factors"]) >= 2, drawn
         assert drawn["angle"] == "horizontal" and drawn["legend_right"] == 0, drawn
         assert drawn["width"] >= 200, f"the bars get {drawn['width']} px of a 390 px screen"
+
+
+# Name and identifier cells of the Licensee tab's lists cut at their right (past their table's visible area or
+# narrower than their text): [field, text, how].
+NAME_CELLS_CUT_JS = """(width) => { const out = [];
+  // A Thai mark drawn above its first line or below its last line past the cell's edge (the cell clips): the
+  // text's ink (canvas metrics in the cell's font) against its line boxes.
+  const ctx = document.createElement('canvas').getContext('2d');
+  const inkOutside = cell => { const range = document.createRange(); range.selectNodeContents(cell);
+    const lines = [...range.getClientRects()]; if (!lines.length) return null;
+    ctx.font = getComputedStyle(cell).font; const m = ctx.measureText(cell.textContent.trim());
+    const top = lines[0].top + m.fontBoundingBoxAscent - m.actualBoundingBoxAscent;
+    const bottom = lines[lines.length - 1].bottom - m.fontBoundingBoxDescent + m.actualBoundingBoxDescent;
+    const box = cell.getBoundingClientRect();
+    return top < box.top - 0.5 || bottom > box.bottom + 0.5 ? `ink ${Math.round(top)}..${Math.round(bottom)} outside ${Math.round(box.top)}..${Math.round(box.bottom)}` : null; };
+  const walk = root => { for (const holder of root.querySelectorAll('.tabulator-tableholder')) {
+      if (holder.offsetParent === null) continue; const edge = Math.min(holder.getBoundingClientRect().right, width);
+      for (const cell of holder.querySelectorAll(".tabulator-cell:is([tabulator-field='name_th'], [tabulator-field='name_en'], [tabulator-field='unique_id'])")) {
+        const box = cell.getBoundingClientRect(), text = cell.textContent.trim();
+        if (!text || box.width === 0) continue;
+        if (box.right > edge + 1) out.push([cell.getAttribute('tabulator-field'), text, `ends at ${Math.round(box.right)} of ${Math.round(edge)} px`]);
+        else if (cell.scrollWidth > cell.clientWidth + 1) out.push([cell.getAttribute('tabulator-field'), text, 'narrower than its text']);
+        else { const ink = inkOutside(cell); if (ink) out.push([cell.getAttribute('tabulator-field'), text, ink]); } } }
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot); };
+  walk(document); return out; }"""
+
+
+def test_on_a_phone_the_licensee_names_thai_and_english_are_whole_on_the_screen(browser, server, artifacts_dir):
+    """At 390 px the company and person lists show each identifier and each name, Thai and English, whole within the
+    screen: the Thai name column ran off the right edge ("จำกั…" cut), and identifiers were squeezed to "P00000…"."""
+    with opened(browser, 390, server.url + "?tab=licensee") as page:
+        expect(page.locator(".tabulator-cell[tabulator-field='name_th']").first).to_be_visible(timeout=LONG)
+        page.get_by_role("button", name="Find people").click()
+        page.wait_for_function(f"() => ({COUNT_JS})(\".tabulator-cell[tabulator-field='regis_sale_no']\") > 0",
+                               timeout=LONG)
+        wait_idle(page, LONG)
+        cut = page.evaluate(NAME_CELLS_CUT_JS, 390)
+        assert not cut, cut[:8]
+        screenshot_full(page, artifacts_dir / "i30-licensee-names-390.png")

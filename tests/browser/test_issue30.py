@@ -234,3 +234,20 @@ def test_on_a_phone_the_licensee_names_thai_and_english_are_whole_on_the_screen(
         cut = page.evaluate(NAME_CELLS_CUT_JS, 390)
         assert not cut, cut[:8]
         screenshot_full(page, artifacts_dir / "i30-licensee-names-390.png")
+
+
+def test_a_person_on_duty_clicked_opens_their_approvals(browser, server):
+    """People on duty are ids (the service names no one by id), titled so; one clicked fills the person box and opens
+    their approvals and duties."""
+    with opened(browser, 1280, server.url + "?tab=licensee") as page:
+        expect(page.get_by_text("Licensed person (id)").first).to_be_visible(timeout=LONG)
+        cells = page.locator(".tabulator-cell[tabulator-field='person_unique_id']")
+        cells.first.wait_for(timeout=LONG)
+        wait_idle(page, LONG)
+        box = page.get_by_label("Person identifier", exact=True)
+        cell = next(c for c in cells.all() if c.inner_text().strip() != box.input_value())  # not the one shown
+        person = cell.inner_text().strip()
+        cell.click()
+        expect(box).to_have_value(person, timeout=LONG)
+        page.wait_for_function("(p) => new URLSearchParams(location.search).get('person') === p", arg=person,
+                               timeout=LONG)

@@ -67,14 +67,19 @@ def results_frame(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def snapshot_html(market: MarketScreen) -> str:
-    """One line on the snapshot: when it was fetched and how many funds; how to make one when there is none."""
-    if not market.has_store:
-        return ""
-    when = f"{fmt_datetime(market.snapshot_at)} UTC" if market.snapshot_at else "an unknown time"
-    age = f" ({age_text(market.age_s)} old)" if market.age_s is not None else ""
+    """One line on the snapshot: when it was fetched and how many funds, and a sync running; nothing when there is
+    none and none is being made (the empty state says how to make one)."""
+    running = ""
     if market.syncing:  # a snapshot is incomplete while a sync fills it: that is not a sync that stopped
         count = f": {market.sync_done:,} of {market.sync_total:,} datasets" if market.sync_total else ""
-        note = f' <span class="sd-pill">a sync is running{count}</span>'
+        running = f'<span class="sd-pill">a sync is running{count}</span>'
+    if not market.has_store:
+        # the first snapshot being made: the progress bar moves below, and this line says what it is
+        return f'<div class="sd-stat">Making the market snapshot. {running}</div>' if running else ""
+    when = f"{fmt_datetime(market.snapshot_at)} UTC" if market.snapshot_at else "an unknown time"
+    age = f" ({age_text(market.age_s)} old)" if market.age_s is not None else ""
+    if running:
+        note = f" {running}"
     else:
         note = "" if market.complete else ' <span class="sd-pill sd-warn">incomplete: a sync stopped part way</span>'
     return (f'<div class="sd-stat">Market snapshot from {esc(when)}{esc(age)}; {market.fund_count:,} funds. '
@@ -221,8 +226,9 @@ class MarketView(TabView):
         self._sync_message = html_pane(pn.bind(lambda m: f'<span class="sd-muted">{esc(m, "")}</span>',
                                                market.param.sync_message), visible=market.param.syncing,
                                        name="market-sync-message")
-        no_store = html_pane(pn.bind(lambda has: "" if has else no_store_html(market, self.demo), market.param.has_store),
-                             name="market-empty")
+        # While the first snapshot is being made the line above says so; "there is no snapshot yet" is not repeated.
+        no_store = html_pane(pn.bind(lambda has, syncing: "" if has or syncing else no_store_html(market, self.demo),
+                                     market.param.has_store, market.param.syncing), name="market-empty")
         self._empty = pn.Column(no_store, self.sync_button, sizing_mode="stretch_width")
 
     def _build_screener(self) -> None:

@@ -34,6 +34,19 @@ def test_a_running_sync_says_so_with_its_count_not_that_it_stopped(tmp_path):
     assert "stopped part way" not in html
 
 
+def test_the_first_snapshot_being_made_says_a_sync_is_running(tmp_path):
+    """The demo's button on an empty cache: until the store's first datasets are in, the line said nothing beside the
+    moving bar; it says a sync is running, with its count (issue 30)."""
+    market = _market(tmp_path)
+    try:
+        assert snapshot_html(market) == ""  # no snapshot, no sync: the empty state speaks
+        market.param.update(syncing=True, sync_done=2, sync_total=11)
+        html = snapshot_html(market)
+        assert "a sync is running: 2 of 11 datasets" in html and "stopped part way" not in html
+    finally:
+        market.close()
+
+
 def test_period_names_under_the_performance_bars_are_slanted():
     """On a phone the period names ran into each other ("since inception" over "5 years"): they are slanted,
     and the chart's own hooks (group names only on the axis) still run."""

@@ -50,7 +50,7 @@ ALERT_CASE_TITLES = {"case_id": "Case", "name_en": "Name", "name_th": "Thai name
 COMPANY_WIDTHS = {"unique_id": 130, "last_upd_date": 110}
 # Names wrap in their cells rather than end in "…".
 WRAP_NAMES_CSS = "".join(f".tabulator-row .tabulator-cell[tabulator-field='{field}'] {{white-space: normal !important; "
-                         "overflow-wrap: anywhere;}" for field in ("name_en", "name_th"))
+                         "overflow-wrap: anywhere;}" for field in ("name_en", "name_th", "enforcement_type_label_en"))
 # Name columns never narrower than their titles: on a phone "fit_columns" squeezed them to "En…".
 NAMES_MIN_CSS = "".join(f".tabulator-col[tabulator-field='{field}'], .tabulator-cell[tabulator-field='{field}'] "
                         "{min-width: 130px !important;}" for field in ("name_en", "name_th"))

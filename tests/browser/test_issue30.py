@@ -131,8 +131,11 @@ def test_every_tab_screenshotted(browser, server, artifacts_dir, width):
         problems = []
         for key, name in TAB_TITLES.items():
             open_tab(page, name, timeout=LONG)
-            if key == "market":  # the snapshot's screen, read after the tab opens
+            if key == "market":  # the snapshot's screen and the market seen whole, read after the tab opens
                 page.get_by_text("Market snapshot from").first.wait_for(timeout=LONG)
+                page.wait_for_function(f"() => ({COUNT_JS})(\".tabulator-cell[tabulator-field='isin_code']\") > 0",
+                                       timeout=LONG)
+                page.wait_for_function(f"() => ({COUNT_JS})('.bk-Figure') >= 2", timeout=LONG)
             wait_idle(page, LONG)
             if width < 600:
                 page.wait_for_function(f"() => ({COUNT_JS})('canvas') >= 0", timeout=LONG)
@@ -212,7 +215,7 @@ NAME_CELLS_CUT_JS = """(width) => { const out = [];
     return top < box.top - 0.5 || bottom > box.bottom + 0.5 ? `ink ${Math.round(top)}..${Math.round(bottom)} outside ${Math.round(box.top)}..${Math.round(box.bottom)}` : null; };
   const walk = root => { for (const holder of root.querySelectorAll('.tabulator-tableholder')) {
       if (holder.offsetParent === null) continue; const edge = Math.min(holder.getBoundingClientRect().right, width);
-      for (const cell of holder.querySelectorAll(".tabulator-cell:is([tabulator-field='name_th'], [tabulator-field='name_en'], [tabulator-field='unique_id'])")) {
+      for (const cell of holder.querySelectorAll(".tabulator-cell:is([tabulator-field='name_th'], [tabulator-field='name_en'], [tabulator-field='unique_id'], [tabulator-field='enforcement_type_label_en'])")) {
         const box = cell.getBoundingClientRect(), text = cell.textContent.trim();
         if (!text || box.width === 0) continue;
         if (box.right > edge + 1) out.push([cell.getAttribute('tabulator-field'), text, `ends at ${Math.round(box.right)} of ${Math.round(edge)} px`]);

@@ -25,6 +25,8 @@ hv.extension("bokeh", logo=False)
 WIDTH = 640
 HEIGHT = 340
 DONUT_SIZE = 260  # the ring's frame in px: with its legend underneath it fits a 390 px phone
+# The basket's lying stacked bars: px a fund, px a legend row, legend columns, characters of an asset's name.
+STACK_ROW_PX, STACK_LEGEND_ROW_PX, STACK_LEGEND_COLUMNS, STACK_LEGEND_CHARS = 34, 22, 1, 30
 CHANGE_COLORS = {"new": "#2ca02c", "increased": "#98df8a", "decreased": "#ff9896", "exited": "#d62728", "unchanged": "#c7c7c7"}
 RISK_COLORS = ["#1a9850", "#66bd63", "#a6d96a", "#d9ef8b", "#fee08b", "#fdae61", "#f46d43", "#d73027", "#a50026"]
 SERIES_COLORS = ["#3b6ea5", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
@@ -170,6 +172,16 @@ def _donut_ranges(plot, element) -> None:
     state.width, state.height = state.frame_width + 70, state.frame_height + 70 + 20 * entries
 
 
+def legend_columns(columns: int):
+    """A hook setting the legend in `columns` columns of 11 px names (a phone's width holds one name a row)."""
+    def hook(plot, element) -> None:
+        for legend in plot.state.legend:
+            legend.orientation = "vertical"
+            legend.ncols = columns
+            legend.label_text_font_size = "11px"
+    return hook
+
+
 def allocation_stacked(frame: pd.DataFrame | None) -> hv.Element:
     if frame is None or frame.empty or frame["asset_ratio"].isna().all():
         return empty_chart("No asset allocation for the funds in the basket")
@@ -186,19 +198,6 @@ def allocation_stacked(frame: pd.DataFrame | None) -> hv.Element:
         stacked=True, invert_axes=True, height=STACK_ROW_PX * funds + STACK_LEGEND_ROW_PX * rows + 120, tools=["hover"],
         cmap="Category20", legend_position="bottom", hooks=[legend_columns(STACK_LEGEND_COLUMNS)],
         title="Asset allocation across the basket", **_COMMON)
-
-
-STACK_ROW_PX, STACK_LEGEND_ROW_PX, STACK_LEGEND_COLUMNS, STACK_LEGEND_CHARS = 34, 22, 1, 30
-
-
-def legend_columns(columns: int):
-    """A hook setting the legend in `columns` columns of 11 px names (a phone's width holds one name a row)."""
-    def hook(plot, element) -> None:
-        for legend in plot.state.legend:
-            legend.orientation = "vertical"
-            legend.ncols = columns
-            legend.label_text_font_size = "11px"
-    return hook
 
 
 # ---- holdings ---------------------------------------------------------------------------------

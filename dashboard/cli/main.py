@@ -183,8 +183,18 @@ def cmd_licensee_person(args) -> int:
 
 
 def cmd_licensee_enforcement(args) -> int:
+    """One case (E19); read, with the kind of action its case list names and what its date, details and remark
+    then are (as the Licensee tab and the licence report show it). --json gives the service's record as sent."""
+    from dashboard.models.licensee import enforcement_meanings, kind_label
+
     args.unique_id = _identifier(args.unique_id, "person or company", PERSON_FINDER)
-    record = _answer(args, "E19", unique_id=args.unique_id, case_id=args.case_id)
+    check = _licence_check(args)
+    record = run(check.load_enforcement(args.unique_id, args.case_id))
+    meanings = enforcement_meanings(check.enforcement_kind)
+    if record and meanings and not args.json:
+        record = {"enforcement_type": f"{kind_label(check.enforcement_kind)}, as the case list names it",
+                  "how_to_read_it": f"the date is the {meanings['date'][1]}; the details are the "
+                                    f"{meanings['details'][1]}; the remark is the {meanings['remark'][1]}", **record}
     return emit(args, record, empty_note=f"no enforcement action {args.case_id} for {args.unique_id}")
 
 

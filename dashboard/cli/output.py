@@ -11,7 +11,7 @@ from typing import Any
 
 from dashboard.cli.terminal import (cell, display_width, err, json_text, out, plain, readable_frame, record_table, terminal_text,
                                    write_csv)
-from dashboard.present.text import apply_type_text, asset_type_text, column_title
+from dashboard.present.text import PERSON_ID_TITLE, apply_type_text, asset_type_text, column_title
 from dashboard.records.successor import NOT_PUBLISHED_NOTE, not_published
 
 EXIT_OK = 0
@@ -34,7 +34,7 @@ TABLE_COLUMNS = {
 # Column headings where the field name would mean little to a reader (the rest: present.text.column_title).
 HEADERS = {"issue_code": "issue", "isin_code": "ISIN", "assetliab_desc": "asset type",
            "assetliab_value": "value (baht)", "percent_nav": "% of NAV", "approval": "Approval", "duty": "Duty",
-           "licence": "Licence", "activity": "Business activity", "person_unique_id": "Person id",
+           "licence": "Licence", "activity": "Business activity", "person_unique_id": PERSON_ID_TITLE,
            "apply_type": "Licensed or registered"}
 
 

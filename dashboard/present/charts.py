@@ -25,6 +25,8 @@ hv.extension("bokeh", logo=False)
 WIDTH = 640
 HEIGHT = 340
 DONUT_SIZE = 260  # the ring's frame in px: with its legend underneath it fits a 390 px phone
+# The basket's lying stacked bars: px a fund, px a legend row, legend columns, characters of an asset's name.
+STACK_ROW_PX, STACK_LEGEND_ROW_PX, STACK_LEGEND_COLUMNS, STACK_LEGEND_CHARS = 34, 22, 1, 30
 CHANGE_COLORS = {"new": "#2ca02c", "increased": "#98df8a", "decreased": "#ff9896", "exited": "#d62728", "unchanged": "#c7c7c7"}
 RISK_COLORS = ["#1a9850", "#66bd63", "#a6d96a", "#d9ef8b", "#fee08b", "#fdae61", "#f46d43", "#d73027", "#a50026"]
 SERIES_COLORS = ["#3b6ea5", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
@@ -170,17 +172,32 @@ def _donut_ranges(plot, element) -> None:
     state.width, state.height = state.frame_width + 70, state.frame_height + 70 + 20 * entries
 
 
+def legend_columns(columns: int):
+    """A hook setting the legend in `columns` columns of 11 px names (a phone's width holds one name a row)."""
+    def hook(plot, element) -> None:
+        for legend in plot.state.legend:
+            legend.orientation = "vertical"
+            legend.ncols = columns
+            legend.label_text_font_size = "11px"
+    return hook
+
+
 def allocation_stacked(frame: pd.DataFrame | None) -> hv.Element:
     if frame is None or frame.empty or frame["asset_ratio"].isna().all():
         return empty_chart("No asset allocation for the funds in the basket")
     data = frame[["fund", "asset_name", "asset_ratio"]].dropna(subset=["asset_ratio"])
     data = data.astype({"fund": str, "asset_name": str, "asset_ratio": float})
-    data = data.assign(asset_name=data["asset_name"].map(asset_label).map(_short))
-    assets = data["asset_name"].nunique()
-    return hv.Bars(data, kdims=[hv.Dimension("fund", label="Fund"), hv.Dimension("asset_name", label="Asset")],
+    data = data.assign(asset_name=data["asset_name"].map(asset_label).map(lambda n: _short(n, STACK_LEGEND_CHARS)))
+    funds, assets = data["fund"].nunique(), data["asset_name"].nunique()
+    # Lying bars, a fund a row with its name level on the left (the basket's first fund on top), and the legend
+    # underneath: standing bars left a phone's width to a legend on the right and slanted names that overlapped.
+    order = list(dict.fromkeys(data["fund"]))[::-1]  # a lying chart's first category is at the bottom
+    rows = -(-assets // STACK_LEGEND_COLUMNS)
+    return hv.Bars(data, kdims=[hv.Dimension("fund", label="Fund", values=order), hv.Dimension("asset_name", label="Asset")],
                    vdims=[hv.Dimension("asset_ratio", label="% of NAV")]).opts(
-        stacked=True, height=max(HEIGHT + 40, 24 * assets + 110), tools=["hover"], cmap="Category20", legend_position="right",
-        xrotation=30 if len(data["fund"].unique()) > 6 else 0, title="Asset allocation across the basket", **_COMMON)
+        stacked=True, invert_axes=True, height=STACK_ROW_PX * funds + STACK_LEGEND_ROW_PX * rows + 120, tools=["hover"],
+        cmap="Category20", legend_position="bottom", hooks=[legend_columns(STACK_LEGEND_COLUMNS)],
+        title="Asset allocation across the basket", **_COMMON)
 
 
 # ---- holdings ---------------------------------------------------------------------------------
@@ -455,9 +472,10 @@ def market_spectrum_bars(spectrum: pd.DataFrame | None, title: str = "Funds per 
     return hv.Bars(data, kdims=[hv.Dimension("level", label="Risk level", values=levels),
                                 hv.Dimension("policy", label="Policy type", values=policies)],
                    vdims=[hv.Dimension("funds", label="Funds")]).opts(
-        stacked=True, height=HEIGHT + 40, tools=["hover"], color="policy", cmap=colors, title=title,
-        show_legend=True, legend_position="bottom", legend_cols=3, xlabel="Risk level (RS1 low to RS8+ high)", ylabel="Funds",
-        **_COMMON)
+        # The legend a name a row under the chart: in three columns its right column ran off a phone's screen.
+        stacked=True, height=HEIGHT + 22 * len(policies), tools=["hover"], color="policy", cmap=colors, title=title,
+        show_legend=True, legend_position="bottom", hooks=[legend_columns(1)], xlabel="Risk level (RS1 low to RS8+ high)",
+        ylabel="Funds", **_COMMON)
 
 
 def market_fee_ranges(fees: pd.DataFrame | None, position: dict | None = None) -> hv.Element:
@@ -472,7 +490,9 @@ def market_fee_ranges(fees: pd.DataFrame | None, position: dict | None = None) -
     data["y"] = [float(i) for i in range(len(data))]
     data = data.astype({"min": float, "p25": float, "median": float, "p75": float, "max": float, "funds": float})
     data["y0"], data["y1"] = data["y"] - 0.28, data["y"] + 0.28
-    ticks = list(zip(data["y"], data["policy"]))
+    # The axis names the policy types in English (the Thai is in the hover): with the Thai beside them the names took
+    # half a phone's width, and the title, the ticks and the axis label were cut or ran together.
+    ticks = list(zip(data["y"], data["policy"].map(lambda p: p.split(" · ")[0])))
     hover = [hv.Dimension("policy", label="Policy type"), hv.Dimension("funds", label="Funds"),
              hv.Dimension("min", label="Lowest, %"), hv.Dimension("median", label="Median, %"),
              hv.Dimension("max", label="Highest, %")]
@@ -493,6 +513,6 @@ def market_fee_ranges(fees: pd.DataFrame | None, position: dict | None = None) -
                                                                      hv.Dimension("percentile", label="Percentile")]).opts(
                 size=13, color="#d62728", line_color="black", marker="diamond", tools=["hover"])
     return layers.opts(hv.opts.Overlay(
-        height=int(max(200, 46 * len(data) + 110)), title="Total annual fee as charged, by policy type (% a year)",
-        xlabel="Total annual fee, as charged (% a year)", ylabel="", yticks=ticks, ylim=(-0.7, len(data) - 0.3),
+        height=int(max(200, 46 * len(data) + 110)), title="Fees charged, by policy type",
+        xlabel="Total annual fee, % a year", ylabel="", yticks=ticks, xticks=5, ylim=(-0.7, len(data) - 0.3),
         **_COMMON))

@@ -337,11 +337,14 @@ def status_text(code: object) -> str:
     return f"{known[1]} ({key})" if known else str(code)
 
 
+# The service names no person by id (no licence endpoint takes a person's id and gives a name: the person search
+# takes a name or a registration number), so a person on duty is shown by the id, titled so.
+PERSON_ID_TITLE = "Licensed person (id)"
 # Readable titles for the service's field names, where a table or a CSV would otherwise show the field name.
 COLUMN_TITLES: dict[str, str] = {
     "proj_id": "Fund id", "proj_abbr_name": "Fund", "proj_name_en": "Fund name", "proj_name_th": "Fund name (Thai)",
     "unique_id": "Id", "comp_name_en": "Company", "comp_name_th": "Company (Thai)", "company": "Company",
-    "company_unique_id": "Company id", "person_unique_id": "Person id", "name_en": "Name", "name_th": "Name (Thai)",
+    "company_unique_id": "Company id", "person_unique_id": PERSON_ID_TITLE, "name_en": "Name", "name_th": "Name (Thai)",
     "regis_sale_no": "Registration no.", "lic_code": "Licence type", "lic_no": "Licence no.",
     "lic_name_en": "Licence", "lic_name_th": "Licence (Thai)", "lic_action_code": "Duty",
     "lic_action_name_en": "Duty", "lic_action_name_th": "Duty (Thai)", "apply_type": "Licensed or registered",
@@ -352,6 +355,11 @@ COLUMN_TITLES: dict[str, str] = {
     "enforcement_date": "Date", "enforcement_details": "Sanction", "enforcement_remark": "Remark",
     "fund_status": "Status", "risk_spectrum": "Risk level", "policy_desc": "Policy type", "period": "Quarter",
     "last_upd_date": "Updated", "size_bytes": "Size", "regis_date": "Registered", "cancel_date": "Cancelled", "reason": "Warning", "disclosure_date": "Disclosed",
+    "class_abbr_name": "Unit class", "class_name": "Unit class name", "enforcement_type_label_en": "Kind of action (English)",
+    "company_name_en": "Company", "proj_retail_type": "Who may buy", "tax_incentives": "Tax incentive",
+    "total_fee_actual": "Total annual fee, charged (%)", "total_fee_ceiling": "Total annual fee, ceiling (%)",
+    "return_1y": "1-year return (%)", "issuer": "Issuer", "issue_code": "Issue code", "isin_code": "ISIN",
+    "percent_nav": "% of NAV", "assetliab_value": "Value (baht)", "assetliab_desc": "Asset type", "website": "Website",
 }
 
 

@@ -27,7 +27,7 @@ from dashboard.records.labels import label
 from dashboard.reports.blocks import Card, Caution, Column, Heading, Note, Table, date_col, key_values, table
 from dashboard.reports.document import ReportDocument
 from dashboard.reports.embed import safe_chart
-from dashboard.present.text import apply_type_text, fmt_date, fmt_datetime, is_missing, latest_update, text
+from dashboard.present.text import PERSON_ID_TITLE, apply_type_text, fmt_date, fmt_datetime, is_missing, latest_update, text
 
 def name_with_code(record, code_key: str, name_key: str) -> str | None:
     """An approval or duty by name with its code beside it ("Investment planner (IP)"); the code alone when no
@@ -241,7 +241,7 @@ def _company_record_sections(doc: ReportDocument, record: LicenceCheck) -> None:
     ], css_id="company-licences-table", empty="No licences or registrations are recorded."))
     sec = doc.section("personnel", "People on duty")
     sec.add(table(record.personnel, [
-        Column("Person id", "person_unique_id"), Column("Duty", lambda r: name_with_code(r, "lic_action_code", "lic_action_name")),
+        Column(PERSON_ID_TITLE, "person_unique_id"), Column("Duty", lambda r: name_with_code(r, "lic_action_code", "lic_action_name")),
         date_col("Started", "action_start_date"),
     ], css_id="personnel-table", empty="No people on duty are recorded."))
     sec = doc.section("business", "Business activities")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 
-import holoviews as hv
 import panel as pn
 
 from dashboard.models.dashboard_state import DashboardState
@@ -103,9 +102,7 @@ class AllocationView(TabView):
         basket = self.state.basket
         if not basket.proj_ids:
             return charts.empty_chart("The basket is empty: add funds from the Fund explorer")
-        chart = charts.allocation_stacked(basket.allocation_frame())
-        # Fund names slanted: level, they ran into each other on a phone ("DLNDDI…").
-        return chart.opts(xrotation=45) if isinstance(chart, hv.Bars) else chart
+        return charts.allocation_stacked(basket.allocation_frame())
 
     def _basket_note_html(self, *_) -> str:
         basket = self.state.basket

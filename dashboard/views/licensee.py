@@ -17,7 +17,7 @@ from dashboard.records.labels import (
     ENFORCEMENT_REMARK_MEANING,
 )
 from dashboard.views.common import data_table, html_pane, html_text, notify_error, section_title, stale_badge, text_box
-from dashboard.present.text import display_frame, empty_html, esc, fmt_date, kv_table
+from dashboard.present.text import PERSON_ID_TITLE, display_frame, empty_html, esc, fmt_date, kv_table
 
 COMPANY_COLUMNS = ["unique_id", "name_en", "name_th", "last_upd_date"]
 COMPANY_TITLES = {"unique_id": "Identifier", "name_en": "English name", "name_th": "Thai name", "last_upd_date": "Updated"}
@@ -28,7 +28,7 @@ APPROVAL_TITLES = {"lic_name_en": "Approval", "lic_code": "Approval code", "regi
                    "privilege_type_label_en": "Privilege"}
 DUTY_COLUMNS = ["company", "lic_action_name_en", "lic_action_code", "action_start_date", "action_end_date",
                 "is_current"]
-DUTY_TITLES = {"company": "Company", "person_unique_id": "Person", "lic_action_name_en": "Duty",
+DUTY_TITLES = {"company": "Company", "person_unique_id": PERSON_ID_TITLE, "lic_action_name_en": "Duty",
                "lic_action_code": "Duty code", "action_start_date": "Since", "action_end_date": "Until",
                "is_current": "Current"}
 PERSONNEL_COLUMNS = ["person_unique_id", "lic_action_name_en", "lic_action_code", "action_start_date", "action_end_date"]
@@ -50,11 +50,24 @@ ALERT_CASE_TITLES = {"case_id": "Case", "name_en": "Name", "name_th": "Thai name
 COMPANY_WIDTHS = {"unique_id": 130, "last_upd_date": 110}
 # Names wrap in their cells rather than end in "…".
 WRAP_NAMES_CSS = "".join(f".tabulator-row .tabulator-cell[tabulator-field='{field}'] {{white-space: normal !important; "
-                         "overflow-wrap: anywhere;}" for field in ("name_en", "name_th"))
+                         "overflow-wrap: anywhere;}" for field in ("name_en", "name_th", "enforcement_type_label_en"))
 # Name columns never narrower than their titles: on a phone "fit_columns" squeezed them to "En…".
 NAMES_MIN_CSS = "".join(f".tabulator-col[tabulator-field='{field}'], .tabulator-cell[tabulator-field='{field}'] "
                         "{min-width: 130px !important;}" for field in ("name_en", "name_th"))
-READABLE = {"stylesheets": [WRAP_NAMES_CSS, NAMES_MIN_CSS]}
+
+def _columns(fields: tuple[str, ...], rule: str) -> str:
+    return ", ".join(f".tabulator-col[tabulator-field='{f}'], .tabulator-cell[tabulator-field='{f}']" for f in fields) + rule
+
+
+# On a phone the names fit the screen: the date (and a person's registration number, shown with their approvals)
+# left out, the identifier as wide as an identifier, the names sharing the rest; the Thai name ran off the screen.
+PHONE_NAMES_CSS = ("@media (max-width: 600px) {"
+                   + _columns(("last_upd_date", "regis_sale_no"), " {display: none !important;}")
+                   + _columns(("unique_id", "case_id"), " {width: 124px !important; min-width: 124px !important;}")
+                   + _columns(("name_en", "name_th"), " {width: calc((100vw - 152px) / 2) !important; "
+                                                     "min-width: 100px !important;}")
+                   + ".tabulator-col-title {white-space: normal !important;}}")
+READABLE = {"stylesheets": [WRAP_NAMES_CSS, NAMES_MIN_CSS, PHONE_NAMES_CSS]}
 # Each model frame's table: its name in the page, the columns shown, their titles, and table options.
 TABLES = {
     "companies": ("companies", COMPANY_COLUMNS, COMPANY_TITLES,
@@ -70,6 +83,8 @@ TABLES = {
     "cases": ("cases", CASE_COLUMNS, CASE_TITLES, {"layout": "fit_columns", **READABLE}),
     "alert_cases": ("alert-cases", ALERT_CASE_COLUMNS, ALERT_CASE_TITLES, {"header_filters": True, "layout": "fit_columns", **READABLE}),
 }
+PERSONNEL_NOTE = ("The service gives people on duty by their id only (none of its lookups names a person by id). "
+                  "Click one to see their approvals and duties below.")
 UNKNOWN_TYPE = "Kind of action not stated: every meaning is shown"
 # Plain numbers: what a type means depends on the field (the specification's lists differ).
 ACTION_TYPES = {UNKNOWN_TYPE: 0, **{f"Type {n}": n for n in range(1, 6)}}
@@ -167,6 +182,7 @@ class LicenseeView(pn.viewable.Viewer):
         self.tables["companies"].on_click(self._pick_company)
         self.tables["former"].on_click(self._pick_former)
         self.tables["people"].on_click(self._pick_person)
+        self.tables["personnel"].on_click(self._pick_person_on_duty)
         self.tables["cases"].on_click(self._pick_case)
         self.tables["alert_cases"].on_click(self._pick_alert)
         #: Each lookup's note: its failure, or what it found when it found nothing.
@@ -221,6 +237,7 @@ class LicenseeView(pn.viewable.Viewer):
             pn.pane.Markdown("**Licences and registrations**", margin=(0, 10)),
             tables["company_licences"],
             pn.pane.Markdown("**People on duty**", margin=(0, 10)),
+            pn.pane.Markdown(PERSONNEL_NOTE, margin=(0, 10), css_classes=["sd-muted"]),
             tables["personnel"],
             pn.pane.Markdown("**Business activities**", margin=(0, 10)),
             tables["business"],
@@ -394,6 +411,13 @@ class LicenseeView(pn.viewable.Viewer):
         row = self._row(self.licence.people, event)
         if row and row.get("unique_id"):
             self.person_id = str(row["unique_id"])
+            pn.state.execute(self.load_person)
+
+    def _pick_person_on_duty(self, event):
+        """A person on duty clicked: their approvals and duties below (the service names no one by id)."""
+        row = self._row(self.licence.personnel, event)
+        if row and row.get("person_unique_id"):
+            self.person_id = str(row["person_unique_id"])
             pn.state.execute(self.load_person)
 
     def _pick_case(self, event):

@@ -20,7 +20,7 @@ from dashboard.market.screen import MarketScreen
 from dashboard.present import charts
 from dashboard.present.text import (csv_bytes, risk_text, display_frame, empty_html, esc, fmt_datetime, fmt_percent, policy_type_text, status_text,
                                     typed_number)
-from dashboard.records.labels import FUND_STATUS, RISK_LEVEL
+from dashboard.records.labels import FUND_STATUS, PROJ_RETAIL_TYPE, RISK_LEVEL
 from dashboard.views.common import (TabView, chart_pane, data_table, html_pane, notify_error, notify_warning,
                                     progress_value, section_title, text_box)
 
@@ -51,6 +51,12 @@ TICK_BOX_CSS = ".tabulator-cell:has(> input[type='checkbox']) {text-overflow: cl
 POLL_MS = 5000
 
 
+def retail_text(code) -> str:
+    """Who may buy a fund, in words with its code beside it ("fund for general investors (R)"); an unknown code as sent."""
+    label = PROJ_RETAIL_TYPE.get(code) if isinstance(code, str) else None
+    return f"{label[1]} ({code})" if label else ("" if code is None or code != code else str(code))
+
+
 def results_frame(results: pd.DataFrame) -> pd.DataFrame:
     """The screener's rows as shown: status and risk level in words, numbers as numbers."""
     frame = results.assign(
@@ -61,14 +67,19 @@ def results_frame(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def snapshot_html(market: MarketScreen) -> str:
-    """One line on the snapshot: when it was fetched and how many funds; how to make one when there is none."""
-    if not market.has_store:
-        return ""
-    when = f"{fmt_datetime(market.snapshot_at)} UTC" if market.snapshot_at else "an unknown time"
-    age = f" ({age_text(market.age_s)} old)" if market.age_s is not None else ""
+    """One line on the snapshot: when it was fetched and how many funds, and a sync running; nothing when there is
+    none and none is being made (the empty state says how to make one)."""
+    running = ""
     if market.syncing:  # a snapshot is incomplete while a sync fills it: that is not a sync that stopped
         count = f": {market.sync_done:,} of {market.sync_total:,} datasets" if market.sync_total else ""
-        note = f' <span class="sd-pill">a sync is running{count}</span>'
+        running = f'<span class="sd-pill">a sync is running{count}</span>'
+    if not market.has_store:
+        # the first snapshot being made: the progress bar moves below, and this line says what it is
+        return f'<div class="sd-stat">Making the market snapshot. {running}</div>' if running else ""
+    when = f"{fmt_datetime(market.snapshot_at)} UTC" if market.snapshot_at else "an unknown time"
+    age = f" ({age_text(market.age_s)} old)" if market.age_s is not None else ""
+    if running:
+        note = f" {running}"
     else:
         note = "" if market.complete else ' <span class="sd-pill sd-warn">incomplete: a sync stopped part way</span>'
     return (f'<div class="sd-stat">Market snapshot from {esc(when)}{esc(age)}; {market.fund_count:,} funds. '
@@ -215,8 +226,9 @@ class MarketView(TabView):
         self._sync_message = html_pane(pn.bind(lambda m: f'<span class="sd-muted">{esc(m, "")}</span>',
                                                market.param.sync_message), visible=market.param.syncing,
                                        name="market-sync-message")
-        no_store = html_pane(pn.bind(lambda has: "" if has else no_store_html(market, self.demo), market.param.has_store),
-                             name="market-empty")
+        # While the first snapshot is being made the line above says so; "there is no snapshot yet" is not repeated.
+        no_store = html_pane(pn.bind(lambda has, syncing: "" if has or syncing else no_store_html(market, self.demo),
+                                     market.param.has_store, market.param.syncing), name="market-empty")
         self._empty = pn.Column(no_store, self.sync_button, sizing_mode="stretch_width")
 
     def _build_screener(self) -> None:
@@ -413,7 +425,7 @@ class MarketView(TabView):
         """The screener's results as CSV for Excel (every matching fund): UTF-8 with a byte-order mark, readable
         titles, and status and risk level in words beside their codes, through the one CSV writer."""
         frame = self.market.results.copy()
-        for column, words in (("fund_status", status_text), ("risk_spectrum", risk_text)):
+        for column, words in (("fund_status", status_text), ("risk_spectrum", risk_text), ("proj_retail_type", retail_text)):
             if column in frame.columns:
                 frame[column] = frame[column].map(words)
         return io.BytesIO(csv_bytes(frame))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,19 @@ BENIGN_CONSOLE = ("favicon.ico", "Download the React DevTools", "[Deprecation]")
 def artifacts_dir() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def market_cache(tmp_path_factory):
+    """A cache directory holding the demo market's snapshot (`sec-dashboard --demo market sync`), made once a session."""
+    root = Path(__file__).resolve().parents[2]
+    cache = tmp_path_factory.mktemp("market-cache")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SEC_")}
+    env.update(SEC_DASHBOARD_CACHE_DIR=str(cache), PYTHONPATH=str(root))
+    done = subprocess.run([sys.executable, "-m", "dashboard", "--demo", "market", "sync"], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return cache
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ Screenshots: test-artifacts/i30-<tab>-<width>.png.
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 
 import pytest
 from playwright.sync_api import expect
@@ -21,14 +22,27 @@ LONG = 60_000
 
 
 @pytest.fixture(scope="module")
-def server(artifacts_dir):
-    with DashboardProcess(demo=True, log_path=artifacts_dir / "i30-server.log") as server:
+def server(market_cache, artifacts_dir):
+    """The demo dashboard with the demo market's snapshot (so the Market tab shows the market, not its empty state)."""
+    with DashboardProcess(demo=True, env={"SEC_DASHBOARD_CACHE_DIR": str(market_cache)},
+                          log_path=artifacts_dir / "i30-server.log") as server:
         yield server
 
 
-def _page(browser, width: int):
+@contextmanager
+def opened(browser, width: int, url: str | None = None, *, overview: bool = False):
+    """A fresh page `width` px wide (a phone's height below 600 px), at `url` when given, and when `overview`, once
+    the selected fund's overview is drawn; its context is closed after."""
     context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900}, locale="en-US")
-    return context, context.new_page()
+    try:
+        page = context.new_page()
+        if url is not None:
+            page.goto(url, wait_until="domcontentloaded")
+        if overview:
+            wait_for_overview(page)
+        yield page
+    finally:
+        context.close()
 
 
 def _demo():
@@ -44,9 +58,7 @@ def test_a_company_clicked_in_the_results_opens(browser, server):
     other = next(a for a in data.amcs[1:] if {r.get("lic_no") for r in data.company_licences.get(a["unique_id"], [])}
                  - {r.get("lic_no") for r in data.company_licences.get(first, [])} - {"", None})
     lic_no = next(r["lic_no"] for r in data.company_licences[other["unique_id"]] if r.get("lic_no"))
-    context, page = _page(browser, 1280)
-    try:
-        page.goto(server.url + "?tab=licensee", wait_until="domcontentloaded")
+    with opened(browser, 1280, server.url + "?tab=licensee") as page:
         box = page.get_by_label("Company identifier", exact=True)
         expect(box).to_have_value(first, timeout=LONG)
         row = page.locator(".tabulator-row").filter(has_text=other["name_en"]).first
@@ -56,16 +68,11 @@ def test_a_company_clicked_in_the_results_opens(browser, server):
         expect(box).to_have_value(other["unique_id"], timeout=LONG)
         expect(page.locator(".tabulator-cell[tabulator-field='lic_no']").filter(has_text=lic_no).first).to_be_visible(
             timeout=LONG)
-    finally:
-        context.close()
 
 
 def test_each_report_is_named_after_what_it_is(browser, server):
     """After a fund's report, the Licensee tab's report is the licence check's file, not fund-<id>.html."""
-    context, page = _page(browser, 1280)
-    try:
-        page.goto(server.url, wait_until="domcontentloaded")
-        wait_for_overview(page)
+    with opened(browser, 1280, server.url, overview=True) as page:
         button = page.get_by_role("button", name="Download report")
         with page.expect_download(timeout=LONG) as fund:
             button.click()
@@ -76,8 +83,6 @@ def test_each_report_is_named_after_what_it_is(browser, server):
         with page.expect_download(timeout=LONG) as licence:
             button.click()
         assert licence.value.suggested_filename == f"licensee-{person}.html"
-    finally:
-        context.close()
 
 
 def _person_shown(page) -> str:
@@ -96,10 +101,7 @@ IN_VIEW_JS = """() => { let found = null;
 
 def test_a_picked_fund_is_shown_where_the_eye_is_and_names_are_whole(browser, server):
     """At 1280 px: no fund name in the results ends in "…", and a fund picked there brings its overview into view."""
-    context, page = _page(browser, 1280)
-    try:
-        page.goto(server.url, wait_until="domcontentloaded")
-        wait_for_overview(page)
+    with opened(browser, 1280, server.url, overview=True) as page:
         names = page.locator(".sd-results .tabulator-cell:is([tabulator-field='proj_name_en'], [tabulator-field='status'])")
         expect(names.first).to_be_visible(timeout=LONG)
         cut = [c.inner_text() for c in names.all() if c.evaluate("c => c.scrollWidth > c.clientWidth + 1")]
@@ -110,8 +112,6 @@ def test_a_picked_fund_is_shown_where_the_eye_is_and_names_are_whole(browser, se
         picked.click()
         page.wait_for_function(f"() => {{ const r = ({IN_VIEW_JS})(); return r && r[3].includes({abbr!r}) "
                                "&& r[0] >= 0 && r[1] <= r[2]; }", timeout=LONG)
-    finally:
-        context.close()
 
 
 # The right edge of what is drawn (canvases, tables, text blocks), past the screen's width when cut.
@@ -127,13 +127,15 @@ OVERFLOW_JS = """(width) => { const out = [];
 def test_every_tab_screenshotted(browser, server, artifacts_dir, width):
     """Every tab at 1280 px and at 390 px, saved as test-artifacts/i30-<tab>-<width>.png; on the phone,
     nothing is drawn past the screen's right edge."""
-    context, page = _page(browser, width)
-    try:
-        page.goto(server.url, wait_until="domcontentloaded")
-        wait_for_overview(page)
+    with opened(browser, width, server.url, overview=True) as page:
         problems = []
         for key, name in TAB_TITLES.items():
             open_tab(page, name, timeout=LONG)
+            if key == "market":  # the snapshot's screen and the market seen whole, read after the tab opens
+                page.get_by_text("Market snapshot from").first.wait_for(timeout=LONG)
+                page.wait_for_function(f"() => ({COUNT_JS})(\".tabulator-cell[tabulator-field='isin_code']\") > 0",
+                                       timeout=LONG)
+                page.wait_for_function(f"() => ({COUNT_JS})('.bk-Figure') >= 2", timeout=LONG)
             wait_idle(page, LONG)
             if width < 600:
                 page.wait_for_function(f"() => ({COUNT_JS})('canvas') >= 0", timeout=LONG)
@@ -142,8 +144,6 @@ def test_every_tab_screenshotted(browser, server, artifacts_dir, width):
             screenshot_full(page, shot)
             assert shot.stat().st_size > 5_000
         assert not problems, "\n".join(problems)
-    finally:
-        context.close()
 
 
 HEADER_JS = """() => { let bar = null, banner = null;
@@ -156,9 +156,7 @@ HEADER_JS = """() => { let bar = null, banner = null;
 
 
 def test_on_a_phone_the_title_leaves_the_banner_and_the_licensee_lines_are_whole(browser, server):
-    context, page = _page(browser, 390)
-    try:
-        page.goto(server.url + "?tab=licensee", wait_until="domcontentloaded")
+    with opened(browser, 390, server.url + "?tab=licensee") as page:
         names = page.locator(".tabulator-cell[tabulator-field='name_en']")
         expect(names.first).to_be_visible(timeout=LONG)
         page.wait_for_function(f"() => {{ const r = ({HEADER_JS})(); return r !== null; }}", timeout=LONG)
@@ -168,19 +166,91 @@ def test_on_a_phone_the_title_leaves_the_banner_and_the_licensee_lines_are_whole
         assert min(widths) >= 100, f"company names squeezed to {widths} px"
         search = page.get_by_role("button", name="Search companies")
         assert search.evaluate("b => b.scrollWidth <= b.clientWidth + 1 && b.getBoundingClientRect().right <= 391")
-    finally:
-        context.close()
 
 
 def test_the_basket_drawer_shuts_when_the_window_narrows(browser, server):
-    context, page = _page(browser, 1280)
-    try:
-        page.goto(server.url, wait_until="domcontentloaded")
-        wait_for_overview(page)
+    with opened(browser, 1280, server.url, overview=True) as page:
         download = page.get_by_role("button", name="Download report")
         expect(download).to_be_visible(timeout=LONG)  # the drawer is open beside the content
         page.set_viewport_size({"width": 390, "height": 844})
         expect(download).to_be_hidden(timeout=LONG)
         expect(page.get_by_role("tab", name="Fund explorer")).to_be_visible()
-    finally:
-        context.close()
+
+
+# The basket's stacked allocation plot as drawn: its fund axis's names, their angle, and the room the bars get.
+STACKED_JS = """() => { for (const doc of Bokeh.documents) {
+    const models = doc._all_models instanceof Map ? [...doc._all_models.values()] : [...doc.all_models];
+    for (const m of models) {
+      if (!m.title || m.title.text !== 'Asset allocation across the basket') continue;
+      const axis = (m.left || []).find(a => a.major_label_orientation !== undefined);
+      return {factors: m.y_range.factors || null, angle: axis ? axis.major_label_orientation : null,
+              width: m.inner_width, legend_right: (m.right || []).length}; } }
+  return null; }"""
+
+
+def test_on_a_phone_the_basket_allocation_names_its_funds_level_and_leaves_the_bars_room(browser, server, artifacts_dir):
+    """At 390 px the basket's stacked allocation lies: a fund a row named level on the y axis, the legend under the
+    chart (standing bars were squeezed beside the legend, their slanted names overlapping)."""
+    with opened(browser, 390, server.url, overview=True) as page:
+        open_tab(page, "Allocation", timeout=LONG)
+        page.wait_for_function(f"() => ({STACKED_JS})() !== null", timeout=LONG)
+        drawn = page.evaluate(STACKED_JS)
+        assert drawn["factors"] and len(drawn["factors"]) >= 2, drawn
+        assert drawn["angle"] == "horizontal" and drawn["legend_right"] == 0, drawn
+        assert drawn["width"] >= 200, f"the bars get {drawn['width']} px of a 390 px screen"
+
+
+# Name and identifier cells of the Licensee tab's lists cut at their right (past their table's visible area or
+# narrower than their text): [field, text, how].
+NAME_CELLS_CUT_JS = """(width) => { const out = [];
+  // A Thai mark drawn above its first line or below its last line past the cell's edge (the cell clips): the
+  // text's ink (canvas metrics in the cell's font) against its line boxes.
+  const ctx = document.createElement('canvas').getContext('2d');
+  const inkOutside = cell => { const range = document.createRange(); range.selectNodeContents(cell);
+    const lines = [...range.getClientRects()]; if (!lines.length) return null;
+    ctx.font = getComputedStyle(cell).font; const m = ctx.measureText(cell.textContent.trim());
+    const top = lines[0].top + m.fontBoundingBoxAscent - m.actualBoundingBoxAscent;
+    const bottom = lines[lines.length - 1].bottom - m.fontBoundingBoxDescent + m.actualBoundingBoxDescent;
+    const box = cell.getBoundingClientRect();
+    return top < box.top - 0.5 || bottom > box.bottom + 0.5 ? `ink ${Math.round(top)}..${Math.round(bottom)} outside ${Math.round(box.top)}..${Math.round(box.bottom)}` : null; };
+  const walk = root => { for (const holder of root.querySelectorAll('.tabulator-tableholder')) {
+      if (holder.offsetParent === null) continue; const edge = Math.min(holder.getBoundingClientRect().right, width);
+      for (const cell of holder.querySelectorAll(".tabulator-cell:is([tabulator-field='name_th'], [tabulator-field='name_en'], [tabulator-field='unique_id'], [tabulator-field='enforcement_type_label_en'])")) {
+        const box = cell.getBoundingClientRect(), text = cell.textContent.trim();
+        if (!text || box.width === 0) continue;
+        if (box.right > edge + 1) out.push([cell.getAttribute('tabulator-field'), text, `ends at ${Math.round(box.right)} of ${Math.round(edge)} px`]);
+        else if (cell.scrollWidth > cell.clientWidth + 1) out.push([cell.getAttribute('tabulator-field'), text, 'narrower than its text']);
+        else { const ink = inkOutside(cell); if (ink) out.push([cell.getAttribute('tabulator-field'), text, ink]); } } }
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot); };
+  walk(document); return out; }"""
+
+
+def test_on_a_phone_the_licensee_names_thai_and_english_are_whole_on_the_screen(browser, server, artifacts_dir):
+    """At 390 px the company and person lists show each identifier and each name, Thai and English, whole within the
+    screen: the Thai name column ran off the right edge ("จำกั…" cut), and identifiers were squeezed to "P00000…"."""
+    with opened(browser, 390, server.url + "?tab=licensee") as page:
+        expect(page.locator(".tabulator-cell[tabulator-field='name_th']").first).to_be_visible(timeout=LONG)
+        page.get_by_role("button", name="Find people").click()
+        page.wait_for_function(f"() => ({COUNT_JS})(\".tabulator-cell[tabulator-field='regis_sale_no']\") > 0",
+                               timeout=LONG)
+        wait_idle(page, LONG)
+        cut = page.evaluate(NAME_CELLS_CUT_JS, 390)
+        assert not cut, cut[:8]
+        screenshot_full(page, artifacts_dir / "i30-licensee-names-390.png")
+
+
+def test_a_person_on_duty_clicked_opens_their_approvals(browser, server):
+    """People on duty are ids (the service names no one by id), titled so; one clicked fills the person box and opens
+    their approvals and duties."""
+    with opened(browser, 1280, server.url + "?tab=licensee") as page:
+        expect(page.get_by_text("Licensed person (id)").first).to_be_visible(timeout=LONG)
+        cells = page.locator(".tabulator-cell[tabulator-field='person_unique_id']")
+        cells.first.wait_for(timeout=LONG)
+        wait_idle(page, LONG)
+        box = page.get_by_label("Person identifier", exact=True)
+        cell = next(c for c in cells.all() if c.inner_text().strip() != box.input_value())  # not the one shown
+        person = cell.inner_text().strip()
+        cell.click()
+        expect(box).to_have_value(person, timeout=LONG)
+        page.wait_for_function("(p) => new URLSearchParams(location.search).get('person') === p", arg=person,
+                               timeout=LONG)

@@ -4,13 +4,9 @@ directory: the screener's rows, a filter, and screenshots at 1280 and 390 px
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
-from tests.browser.dashboard_server import COUNT_JS, ROOT, DashboardProcess, screenshot_full, wait_idle
+from tests.browser.dashboard_server import COUNT_JS, DashboardProcess, screenshot_full, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -32,18 +28,6 @@ SPILLING_CELLS_JS = """() => {
   walk(document);
   return [...new Set(out)];
 }"""
-
-
-@pytest.fixture(scope="module")
-def market_cache(tmp_path_factory, artifacts_dir):
-    """A cache directory holding the demo market's snapshot (`sec-dashboard --demo market sync`)."""
-    cache = tmp_path_factory.mktemp("market-cache")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SEC_")}
-    env.update(SEC_DASHBOARD_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, "-m", "dashboard", "--demo", "market", "sync"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return cache
 
 
 @pytest.fixture(scope="module")

@@ -565,3 +565,28 @@ def test_licensee_company_is_titled_by_name_and_says_licensed_in_english(simulat
     assert f"{amc['name_en']} ({amc['unique_id']}): licences and registrations" in stdout
     assert "licensed (ใบอนุญาต)" in stdout or "registered (จดทะเบียน)" in stdout
     assert "apply_type" not in stdout and "lic_code" not in stdout
+
+
+def test_readable_enforcement_names_the_kind_of_action_from_the_case_list(cli, dataset, simulator):
+    """`licensee enforcement` says what kind of action the case is (the case list names it on the current service)
+    and how its date and details read, as the Licensee tab and the licence report do (issue 30)."""
+    from dashboard.demo.pools import ENFORCEMENT_TYPE_TH
+
+    (uid, case_id), _ = next(iter(dataset.enforcement.items()))
+    code, stdout, _ = cli("licensee", "enforcement", uid, case_id)
+    assert code == 0
+    if simulator.app.layout == "legacy":  # no case list there: the kind is not known, and nothing is made up
+        assert "Kind of action" not in stdout
+        return
+    kind_line = next(line for line in stdout.splitlines() if line.startswith("Kind of action"))
+    assert ENFORCEMENT_TYPE_TH[dataset.enforcement_types[(uid, case_id)]] in kind_line
+    assert "How to read it" in stdout and "the date is the" in " ".join(stdout.split())
+    code, as_json, _ = cli("licensee", "enforcement", uid, case_id, "--json")
+    assert code == 0 and "enforcement_type" not in json.loads(as_json)  # the service's record as sent
+
+
+def test_people_on_duty_are_titled_as_ids(simulator, dataset, tmp_path, monkeypatch, capsys):
+    """The service names no person by id: `licensee company` titles the column so, its CSV too (issue 30)."""
+    cli = in_process_cli(simulator, "successor", tmp_path / "cache", monkeypatch, capsys)
+    code, stdout, _ = cli("licensee", "company", dataset.amcs[0]["unique_id"])
+    assert code == 0 and "Licensed person (id)" in stdout

@@ -23,3 +23,28 @@ def test_quarters_read_as_quarters():
     assert quarter_text(202612) == "Q4 2026"
     assert quarter_text("202603") == "Q1 2026"
     assert quarter_text("latest") == "latest"
+
+
+def test_every_csv_column_has_a_title_for_people_not_its_field_name():
+    """The CSV of every table (the command line's kinds, `market screen` and `market holders`, the Market tab's
+    results) is titled for people: "Class abbr name", "Total fee actual" were field names with spaces (issue 30)."""
+    from dashboard.cli import market
+    from dashboard.cli.output import HEADERS, TABLE_COLUMNS
+    from dashboard.market.screen import empty_results
+    from dashboard.present.text import COLUMN_TITLES
+
+    written = {c: HEADERS.get(c) or COLUMN_TITLES.get(c) for columns in TABLE_COLUMNS.values() for c in columns}
+    written.update({c: market.HEADERS.get(c) or COLUMN_TITLES.get(c) for c in (*market.SCREEN_COLUMNS, *market.HOLDER_COLUMNS)})
+    untitled = sorted(c for c, title in written.items() if not title)
+    assert not untitled, untitled
+    tab = pd.read_csv(io.BytesIO(csv_bytes(empty_results())), encoding="utf-8-sig").columns
+    assert set(tab) <= set(COLUMN_TITLES.values()), sorted(set(tab) - set(COLUMN_TITLES.values()))
+    assert "Unit class" in list(pd.read_csv(io.BytesIO(csv_bytes(pd.DataFrame({"class_abbr_name": ["A"]}))),
+                                            encoding="utf-8-sig").columns)
+
+
+def test_the_market_csv_says_who_may_buy_in_words():
+    from dashboard.views.market import retail_text
+
+    assert retail_text("R") == "fund for general investors (R)"
+    assert retail_text("Q") == "Q" and retail_text(None) == ""

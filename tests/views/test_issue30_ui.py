@@ -34,6 +34,19 @@ def test_a_running_sync_says_so_with_its_count_not_that_it_stopped(tmp_path):
     assert "stopped part way" not in html
 
 
+def test_the_first_snapshot_being_made_says_a_sync_is_running(tmp_path):
+    """The demo's button on an empty cache: until the store's first datasets are in, the line said nothing beside the
+    moving bar; it says a sync is running, with its count (issue 30)."""
+    market = _market(tmp_path)
+    try:
+        assert snapshot_html(market) == ""  # no snapshot, no sync: the empty state speaks
+        market.param.update(syncing=True, sync_done=2, sync_total=11)
+        html = snapshot_html(market)
+        assert "a sync is running: 2 of 11 datasets" in html and "stopped part way" not in html
+    finally:
+        market.close()
+
+
 def test_period_names_under_the_performance_bars_are_slanted():
     """On a phone the period names ran into each other ("since inception" over "5 years"): they are slanted,
     and the chart's own hooks (group names only on the axis) still run."""
@@ -83,8 +96,9 @@ def test_the_screeners_filters_are_kept_in_the_link(tmp_path):
         market.close()
 
 
-def test_the_basket_allocation_names_its_funds_slanted(tmp_path):
-    """The basket's stacked allocation bars: fund names slanted (level, they ran into each other on a phone)."""
+def test_the_basket_allocation_lies_with_fund_names_level_and_the_legend_underneath(tmp_path):
+    """The basket's stacked allocation: bars lying, a fund a row named level on the left, the legend under the chart
+    a name a row (standing bars were squeezed beside a legend on a phone, their slanted names overlapping)."""
     import holoviews as hv
 
     from dashboard.app import create_dashboard
@@ -99,7 +113,11 @@ def test_the_basket_allocation_names_its_funds_slanted(tmp_path):
         pane = app.views["allocation"]._stacked
         chart = pane.object() if callable(pane.object) else pane.object
         assert isinstance(chart, hv.Bars)
-        assert hv.render(chart).xaxis[0].major_label_orientation == 45 * 3.141592653589793 / 180
+        plot = hv.render(chart)
+        funds = {str(f) for f in chart.data["fund"]}
+        assert set(plot.y_range.factors) == funds and plot.yaxis[0].major_label_orientation == "horizontal"
+        assert not plot.right and all(legend.ncols == 1 for legend in plot.legend) and plot.legend[0] in plot.below
+        assert plot.height >= 34 * len(funds)  # a row per fund, however many
         app.market.close()
     finally:
         client.close()
@@ -128,3 +146,25 @@ def test_names_at_the_top_risk_level_are_drawn_inside_the_chart():
 
     assert aligns(risk_spectrum_chart(risk)) == {"EDGE": "right", "MID": "center"}
     assert aligns(risk_scatter(risk, "return_1y")) == {"EDGE": "right", "MID": "left"}
+
+
+def test_the_market_charts_fit_a_phone():
+    """At 390 px the risk spectrum's legend ran off the screen in three columns, and the fee chart's axis names
+    (English and Thai) took half the width: its title and axis label were cut and its ticks ran together."""
+    import holoviews as hv
+    import pandas as pd
+
+    from dashboard.present.charts import market_fee_ranges, market_spectrum_bars
+
+    hv.extension("bokeh")
+    spectrum = pd.DataFrame({"risk_spectrum": ["RS4", "RS6", "RS8"], "risk_rank": [4, 6, 8],
+                             "policy_type": ["ตราสารทุน", "ผสม", "ทรัพย์สินทางเลือก"], "funds": [3, 5, 1]})
+    plot = hv.render(market_spectrum_bars(spectrum))
+    assert [legend.ncols for legend in plot.legend] == [1] and plot.legend[0] in plot.below
+    fees = pd.DataFrame({"policy_type": ["ทรัพย์สินทางเลือก", "ตราสารทุน"], "min": [0.2, 0.5], "p25": [0.4, 0.9],
+                         "median": [0.6, 1.2], "p75": [0.8, 1.4], "max": [1.0, 1.9], "funds": [4, 9]})
+    plot = hv.render(market_fee_ranges(fees))
+    names = list(plot.yaxis[0].major_label_overrides.values())
+    assert names and all(not any("\u0e00" <= ch <= "\u0e7f" for ch in n) for n in names), names
+    assert max(len(n) for n in names) <= 24 and len(plot.title.text) <= 30
+    assert plot.xaxis[0].ticker.desired_num_ticks <= 6

@@ -71,3 +71,13 @@ def _is_flagged(dataset, pid) -> bool:
 
     return not duties_past_approval(records_frame("approval", dataset.approvals.get(pid) or []),
                                     records_frame("duty", dataset.duties.get(pid) or []), TODAY).empty
+
+
+def test_people_on_duty_are_titled_as_ids_the_service_gives_no_name_for(demo_client, dataset):
+    """The personnel endpoint gives a person's id only, and no licence endpoint names a person by id: the column
+    says it is an id, and a note says so (a column titled "Person" over ids read as names gone missing) (issue 30)."""
+    view = LicenseeView(licence=LicenceCheck(client=demo_client))
+    table = view.tables["personnel"]
+    assert table.titles.get("person_unique_id") == "Licensed person (id)"
+    texts = " ".join(str(p.object) for p in view.__panel__().select(pn.pane.Markdown))
+    assert "by their id only" in texts

@@ -7,6 +7,7 @@ port (the command a user runs), waits until it answers, and stops it by its own 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -150,3 +151,25 @@ def screenshot_full(page, path: Path) -> None:
 
 def wait_for_overview(page, timeout: float = 30_000) -> None:
     page.get_by_text("Registration no.").first.wait_for(timeout=timeout)
+
+
+# Words of developers, not of investors or compliance officers (the Licensee tab is checked by its owner).
+DEVELOPER_WORDS = re.compile(r"\(E\d{1,2}\)|\bactual_value\b|\brate_num\b|\bunique_id\b|\bproj_id\b|inception date")
+MY_TABS = ("Fund explorer", "Allocation", "Fees", "Risk", "Performance")
+
+
+# Panel draws into shadow roots: gather the visible text of the whole tree, shadow roots included.
+TEXT_JS = """() => { const out = [];
+  const walk = (root) => { for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      for (const n of el.childNodes) if (n.nodeType === 3 && n.textContent.trim() && el.offsetParent !== null) out.push(n.textContent.trim()); } };
+  walk(document); return out.join('\\n'); }"""
+
+
+# The right edge of every drawn chart (Bokeh canvases live in shadow roots).
+CANVAS_RIGHT_JS = """() => { let right = 0;
+  const walk = (root) => { for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      if (el.tagName === 'CANVAS' && el.offsetParent !== null) {
+        const box = el.getBoundingClientRect(); if (box.width > 0) right = Math.max(right, box.right); } } };
+  walk(document); return right; }"""

@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from dashboard.errors import SecApiError
 from dashboard.models.licensee import LicenceCheck, duties_past_approval, enforcement_meanings, kind_label
-from dashboard.records.labels import (
+from dashboard.records.licence_labels import (
     ENFORCEMENT_DATE_MEANING,
     ENFORCEMENT_DETAILS_MEANING,
     ENFORCEMENT_REMARK_MEANING,

@@ -19,7 +19,7 @@ class the fund does not have, a service that fails: each leaves a sentence in `e
 says which case it is), and the frames it gives are then empty.
 
 Beyond the interface agreed in notes/nav-interface.md (additions, nothing changed): `state`,
-`notes`, `selected_class()`, `figures(as_of=...)` (the published figures' date, to compare like with
+`notes`, `failure`, `selected_class()`, `figures(as_of=...)` (the published figures' date, to compare like with
 like), `last_nav_date()`, `message()`, and the module's `RANGE_LABELS` and `load_start()`.
 """
 
@@ -97,6 +97,8 @@ class FundNav(ServiceModel):
         super().__init__(client=client, **params)
         self._config_error = config_error
         self._cache: dict[tuple, Any] = {}
+        # The error of the last load that failed (None otherwise): the command line's exit code comes from it.
+        self.failure: SecApiError | None = None
         if config_error:
             self.error = config_error
         self.param.watch(self._rate_set, ["risk_free_pct"])
@@ -107,15 +109,16 @@ class FundNav(ServiceModel):
     async def load(self, proj_id: str, *, years: int = DEFAULT_YEARS) -> None:
         """Fetch `years` years of every class's NAV and distributions (one load; the client's cache).
 
-        Sets `history`, `notes`, `state` and `error`; never raises for bad input or a failing service.
+        Sets `history`, `notes`, `state` and `error` (and `failure`, the exception behind an error); never
+        raises for bad input or a failing service.
         A new fund's load clears the previous fund's history first, so nothing of it stays on view.
         """
-        if self._config_error:
-            self.param.update(error=self._config_error, state=FAILED)
-            return
-        if not isinstance(years, int) or isinstance(years, bool) or not 1 <= years <= MAX_YEARS:
-            self.param.update(error=f"the years of history to load must be a whole number from 1 to {MAX_YEARS}, "
-                                    f"not {quoted(years)}", state=FAILED)
+        refusal = self._config_error
+        if not refusal and (not isinstance(years, int) or isinstance(years, bool) or not 1 <= years <= MAX_YEARS):
+            refusal = f"the years of history to load must be a whole number from 1 to {MAX_YEARS}, not {quoted(years)}"
+        if refusal:
+            self.failure = BadInputError(refusal)
+            self.param.update(error=refusal, state=FAILED)
             return
         target = str(proj_id or "").strip()
         if target != self.proj_id:
@@ -126,11 +129,14 @@ class FundNav(ServiceModel):
             history = await self._fetched(afetch_nav_history(self.api.async_client, target,
                                                              start=load_start(end, years), end=end))
         except NotFoundError as exc:
+            self.failure = exc
             self.param.update(history=None, notes=[], state=EMPTY, error=without_endpoint_code(str(exc)))
             return
         except SecApiError as exc:  # a malformed id (BadInputError), a rejected key, a service down
+            self.failure = exc
             self.param.update(history=None, notes=[], state=FAILED, error=without_endpoint_code(str(exc)))
             return
+        self.failure = None
         self.param.update(history=history, notes=list(history.notes), state=LOADED, error=self._class_error(history))
 
     def _rate_set(self, event: param.parameterized.Event) -> None:

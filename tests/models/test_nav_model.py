@@ -15,6 +15,7 @@ import pytest
 from dashboard.api.connect import open_client
 from dashboard.config import ApiSettings, parse_risk_free_pct, risk_free_pct_from_env
 from dashboard.demo.nav import minus_months
+from dashboard.errors import BadInputError, NotFoundError
 from dashboard.models.nav import EMPTY, FAILED, IDLE, LOADED, RANGES, FundNav, load_start
 from dashboard.models.source import run
 from tests.conftest import TODAY
@@ -115,7 +116,7 @@ def test_the_class_markers_of_a_fund_without_classes(demo, dataset):
 def test_a_fund_with_no_nav_yet_is_an_explicit_empty_state(demo, dataset):
     offering = next(f["proj_id"] for f in dataset.funds if f["fund_status"] == "SE")
     model = loaded(demo, offering)
-    assert model.state == EMPTY and model.history is None
+    assert model.state == EMPTY and model.history is None and isinstance(model.failure, NotFoundError)
     assert "has no NAV" in model.error and "a new fund may not have published one yet" in model.error
     assert model.classes() == [] and model.series().empty and model.figures() is None
 
@@ -123,6 +124,7 @@ def test_a_fund_with_no_nav_yet_is_an_explicit_empty_state(demo, dataset):
 def test_a_malformed_id_and_bad_years_are_sentences(demo):
     model = loaded(demo, "not an id")
     assert model.state == FAILED and "is not a fund project id" in model.error and model.history is None
+    assert isinstance(model.failure, BadInputError)  # the command line's exit code 2 comes from it
     run(model.load("M0001_2558", years=0))
     assert model.state == FAILED and "whole number from 1 to 30" in model.error
 
@@ -140,6 +142,7 @@ def test_a_failed_load_leaves_nothing_of_the_previous_fund(demo, dataset, tmp_pa
         down.close()
     assert model.state == FAILED and model.error and model.history is None and model.series().empty
     assert not model.error.startswith("S8")  # the program's endpoint codes are not for people
+    assert model.failure is not None and model.failure.exit_code == 4  # the service, not the input
 
 
 def test_risk_free_rate_from_the_environment(demo, dataset, monkeypatch):

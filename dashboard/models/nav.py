@@ -99,6 +99,7 @@ class FundNav(ServiceModel):
         self._cache: dict[tuple, Any] = {}
         # The error of the last load that failed (None otherwise): the command line's exit code comes from it.
         self.failure: SecApiError | None = None
+        self._loads = 0  # loads started: only the latest one's outcome is applied
         if config_error:
             self.error = config_error
         self.param.watch(self._rate_set, ["risk_free_pct"])
@@ -111,7 +112,8 @@ class FundNav(ServiceModel):
 
         Sets `history`, `notes`, `state` and `error` (and `failure`, the exception behind an error); never
         raises for bad input or a failing service.
-        A new fund's load clears the previous fund's history first, so nothing of it stays on view.
+        A new fund's load clears the previous fund's history first, so nothing of it stays on view; when
+        loads overlap (a person switching funds quickly), only the one started last is applied.
         """
         refusal = self._config_error
         if not refusal and (not isinstance(years, int) or isinstance(years, bool) or not 1 <= years <= MAX_YEARS):
@@ -123,20 +125,22 @@ class FundNav(ServiceModel):
         target = str(proj_id or "").strip()
         if target != self.proj_id:
             self.param.update(history=None, notes=[], proj_id=target)
-        self._cache.clear()
+        self._loads += 1
+        mine = self._loads
         try:
             end = self.api.today
             history = await self._fetched(afetch_nav_history(self.api.async_client, target,
                                                              start=load_start(end, years), end=end))
-        except NotFoundError as exc:
-            self.failure = exc
-            self.param.update(history=None, notes=[], state=EMPTY, error=without_endpoint_code(str(exc)))
+        except SecApiError as exc:  # a malformed id (BadInputError), no NAV (NotFoundError), a key, the service
+            if mine == self._loads:
+                self.failure = exc
+                self.param.update(history=None, notes=[], state=EMPTY if isinstance(exc, NotFoundError) else FAILED,
+                                  error=without_endpoint_code(str(exc)))
             return
-        except SecApiError as exc:  # a malformed id (BadInputError), a rejected key, a service down
-            self.failure = exc
-            self.param.update(history=None, notes=[], state=FAILED, error=without_endpoint_code(str(exc)))
+        if mine != self._loads:  # a later load (another fund asked meanwhile) has the last word
             return
         self.failure = None
+        self._cache.clear()
         self.param.update(history=history, notes=list(history.notes), state=LOADED, error=self._class_error(history))
 
     def _rate_set(self, event: param.parameterized.Event) -> None:
@@ -200,7 +204,8 @@ class FundNav(ServiceModel):
         return nav.reset_index(drop=True)
 
     def distributions(self) -> pd.DataFrame:
-        """The selected class's distributions (ex_date, pay_date, per_unit) with an ex date within `range`."""
+        """The selected class's distributions (ex_date, pay_date, per_unit) with an ex date after the range's
+        first NAV (one on that day is not part of the range's return); every one for MAX."""
         found = self._class()
         if found is None:
             return _empty_dividends()

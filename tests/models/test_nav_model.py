@@ -194,3 +194,35 @@ def test_the_model_does_not_import_panel():
     code = "import sys, dashboard.models.nav, dashboard.present.nav; print('panel' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_overlapping_loads_keep_the_fund_asked_last(demo, dataset, monkeypatch):
+    """A person switching funds quickly: the first fund's answer arriving last must not replace the second's."""
+    import asyncio
+    import threading
+
+    import dashboard.models.nav as nav_module
+
+    first = multi_class(dataset)
+    second = profile_where(dataset, lambda p: p["classes"][0]["name"] == "main" and p["frequency"] == "daily")
+    released = threading.Event()
+    real_fetch = nav_module.afetch_nav_history
+
+    async def first_fund_answers_late(client, proj_id, **kw):
+        while proj_id == first and not released.is_set():
+            await asyncio.sleep(0.01)
+        return await real_fetch(client, proj_id, **kw)
+
+    monkeypatch.setattr(nav_module, "afetch_nav_history", first_fund_answers_late)
+    model = FundNav(demo)
+
+    async def switch():
+        late = asyncio.create_task(model.load(first))
+        await asyncio.sleep(0)  # the first load is under way
+        await model.load(second)
+        released.set()
+        await late
+
+    run(switch())
+    assert model.proj_id == second and model.history.proj_id == second and model.classes() == [""]
+    assert model.state == LOADED and not model.loading

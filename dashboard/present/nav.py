@@ -173,13 +173,15 @@ def figure_rows(figures: ClassFigures, published: Iterable[Mapping] | None,
 
     The difference is the computed minus the published figure, in percentage points; taken from
     `at_published` (the same class's figures as of the published date) when given, else from `figures`.
+    `published` None (the factsheet could not be read) leaves the published and difference texts empty;
+    an empty list says "not published" where the factsheet has such a figure.
     """
     values = _published_values(published)
     rows = []
     for figure in figures.figures:
         target = PUBLISHED_FOR.get(figure.key)
         raw_published, as_of, shown, difference, compared = None, None, "", "", None
-        if target is not None:
+        if target is not None and published is not None:
             raw_published, as_of = values.get(target, (None, None))
             shown = NOT_PUBLISHED if raw_published is None else fmt_percent(raw_published, 2, up_to=4)
             base = at_published if at_published is not None else figures

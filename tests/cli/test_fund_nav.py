@@ -199,21 +199,36 @@ def test_a_fund_with_no_nav_yet_is_said_so(cli, dataset):
     assert code == 0 and out == "" and "no data:" in err
 
 
-def test_service_text_reaches_the_terminal_without_control_characters(capsys):
+def printed(name: str, days: int, fund: dict | None = None) -> str:
+    """What the readable output prints for one class of `days` daily NAVs (no service needed)."""
     from dashboard.cli.nav import _class_data, _print
 
-    days = pd.bdate_range("2026-01-05", periods=30)
-    nav = pd.DataFrame({"nav_date": days, "nav": 10.0 + 0.01 * pd.Series(range(30)), "offer": float("nan"),
+    dates = pd.bdate_range("2026-01-05", periods=days)
+    nav = pd.DataFrame({"nav_date": dates, "nav": 10.0 + 0.01 * pd.Series(range(days)), "offer": float("nan"),
                         "bid": float("nan"), "net_asset": float("nan")})
     dividends = pd.DataFrame({"ex_date": pd.Series([], dtype="datetime64[ns]"),
                               "pay_date": pd.Series([], dtype="datetime64[ns]"), "per_unit": pd.Series([], dtype=float)})
-    evil = "X-\x1b]0;owned\x07A\x1b[2J"
-    history = NavHistory("M0001_2560", {evil: ClassHistory("M0001_2560", evil, nav, dividends, "daily")},
-                         date(2026, 1, 1), date(2026, 2, 20), ("a note \x1b[31mred\x1b[0m",))
+    history = NavHistory("M0001_2560", {name: ClassHistory("M0001_2560", name, nav, dividends, "daily")},
+                         date(2026, 1, 1), date(2026, 2, 20))
     model = FundNav(None)
-    model.param.update(history=history, proj_id="M0001_2560", state="loaded", notes=list(history.notes))
-    classes = {evil: _class_data(model, evil, None, None, None)}
-    _print(model, {"proj_abbr_name": "FUND\x1b[5m"}, classes)
+    model.param.update(history=history, proj_id="M0001_2560", state="loaded")
+    _print(model, fund, {name: _class_data(model, name, None, None, None)})
+    return model
+
+
+def test_a_class_with_one_nav_gets_no_figure_and_says_why(capsys):
+    printed("X-A", 1)
+    out = capsys.readouterr().out
+    assert "last NAV 10 baht per unit on 5 Jan 2026 (1 daily NAVs from 5 Jan 2026)" in out
+    assert "Only one NAV (2026-01-05): a figure needs at least two." in out
+    rows = [line for line in out.splitlines() if line.startswith(("  Return", "  Total", "  Volatility", "  Maximum",
+                                                                   "  Sharpe ratio,"))]
+    assert len(rows) == len(FIGURE_KEYS) and not any("%" in row for row in rows)  # every figure empty, none from one NAV
+
+
+def test_service_text_reaches_the_terminal_without_control_characters(capsys):
+    evil = "X-\x1b]0;owned\x07A\x1b[2J"
+    printed(evil, 30, {"proj_abbr_name": "FUND\x1b[5m"})
     captured = capsys.readouterr()
     assert "\x1b" not in captured.out + captured.err and "\x07" not in captured.out
     assert "CLASS X-A" in captured.out

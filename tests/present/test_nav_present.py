@@ -133,6 +133,14 @@ def test_figure_rows_without_a_figure_give_the_reason():
     assert row.published == "3.00 %" and row.difference == DASH
 
 
+def test_figure_rows_without_the_factsheet_compare_nothing():
+    figures = class_figures(_series())
+    unknown = {r.key: r for r in figure_rows(figures, None)}  # the factsheet could not be read
+    none = {r.key: r for r in figure_rows(figures, [])}  # read: it publishes no figure
+    assert unknown["return_1y"].published == "" and unknown["return_1y"].difference == ""
+    assert none["return_1y"].published == NOT_PUBLISHED and none["return_1y"].difference == DASH
+
+
 def test_a_difference_that_rounds_to_nothing_has_no_sign():
     figures = class_figures(_series())
     value = figures["return_1y"].value

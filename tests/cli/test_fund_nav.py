@@ -18,6 +18,9 @@ from dashboard.models.nav_figures import FIGURE_KEYS, class_figures, gaps
 from tests.conftest import KEY, TODAY
 from tests.shared_files import CAPTURES, require
 
+# The demo's in-memory rate limit is shared by every demo client of the process: these tests keep out of it.
+UNLIMITED = 1_000_000
+
 
 @pytest.fixture
 def clock(monkeypatch):
@@ -25,7 +28,8 @@ def clock(monkeypatch):
     state = {"today": TODAY, "made": []}
 
     def pinned_client(settings=None):
-        client = open_client(settings or ApiSettings.from_env(), today=lambda: state["today"])
+        client = open_client(settings or ApiSettings.from_env(), today=lambda: state["today"],
+                             rate_limit_calls=UNLIMITED)
         state["made"].append(client)
         return client
 
@@ -59,7 +63,8 @@ def dividend(dataset) -> tuple[str, str]:
 
 
 def demo_history(proj_id: str) -> NavHistory:
-    client = open_client(ApiSettings.from_env(demo=True, layout="successor", environ={}), today=lambda: TODAY)
+    client = open_client(ApiSettings.from_env(demo=True, layout="successor", environ={}), today=lambda: TODAY,
+                         rate_limit_calls=UNLIMITED)
     try:
         return fetch_nav_history(client, proj_id, start=load_start(TODAY, 5), end=TODAY)
     finally:

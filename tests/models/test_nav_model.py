@@ -21,11 +21,15 @@ from dashboard.models.source import run
 from tests.conftest import TODAY
 from tests.helpers import free_port
 
+# The demo's in-memory rate limit is shared by every demo client of the process: these tests keep out of it.
+UNLIMITED = 1_000_000
+
 
 @pytest.fixture(scope="module")
 def demo():
     """The embedded demo playing the current service (the older one has a month of NAVs at most)."""
-    client = open_client(ApiSettings.from_env(demo=True, layout="successor", environ={}), today=lambda: TODAY)
+    client = open_client(ApiSettings.from_env(demo=True, layout="successor", environ={}), today=lambda: TODAY,
+                         rate_limit_calls=UNLIMITED)
     yield client
     client.close()
 

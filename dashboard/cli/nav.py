@@ -83,7 +83,9 @@ def run_fund_nav(args: argparse.Namespace, client, resolve: Callable[[str], tupl
     rate = _risk_free(args)
     first, last = _window(args, client.today)
     proj_id, fund = resolve(args.query)
-    years = DEFAULT_YEARS if first is None else min(max(DEFAULT_YEARS, client.today.year - first.year + 1), MAX_YEARS)
+    # Enough history for the series asked for and for the five-year figures up to --to.
+    reach = first.year if first is not None else last.year - DEFAULT_YEARS if last is not None else None
+    years = DEFAULT_YEARS if reach is None else min(max(DEFAULT_YEARS, client.today.year - reach + 1), MAX_YEARS)
     model = FundNav(client, class_name=clean_class(args.class_name or ""), risk_free_pct=rate)
     run(model.load(proj_id, years=years))
     _chosen_class(model, clean_class(args.class_name or ""))

@@ -144,6 +144,16 @@ def test_figures_are_computed_up_to_the_to_date(cli, dataset):
     assert mine["figures"]["return_1y"]["value"] == pytest.approx(expected["return_1y"].value)
 
 
+def test_an_early_to_date_loads_the_history_before_it(cli, dataset):
+    pid = multi(dataset)
+    code, out, err = cli("--demo", "fund", "nav", pid, "--to", "2022-06-30", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    mine = next(iter(data["classes"].values()))
+    assert data["loaded"]["start"] <= "2017-01-01" and mine["series"][0]["nav_date"] < "2021-10-01"
+    assert mine["last_nav_date"] == "2022-06-30" and mine["figures"]["return_6m"]["value"] is not None
+
+
 def test_a_class_in_another_case_and_the_service_marker(cli, dataset):
     pid = multi(dataset)
     name = next(iter(demo_history(pid).classes))

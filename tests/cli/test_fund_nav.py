@@ -158,10 +158,12 @@ def test_a_class_in_another_case_and_the_service_marker(cli, dataset):
     pid = multi(dataset)
     name = next(iter(demo_history(pid).classes))
     code, out, err = cli("--demo", "fund", "nav", pid, "--class", name.lower(), "--json")
-    assert code == 0, err and list(json.loads(out)["classes"]) == [name]
+    assert code == 0, err
+    assert list(json.loads(out)["classes"]) == [name]
     single = demo_fund(dataset, lambda p: p["classes"][0]["name"] == "main" and p["frequency"] == "daily")
     code, out, err = cli("--demo", "fund", "nav", single, "--class", "main", "--json")
-    assert code == 0, err and list(json.loads(out)["classes"]) == [""]
+    assert code == 0, err
+    assert list(json.loads(out)["classes"]) == [""]
 
 
 @pytest.mark.parametrize("args, message", [

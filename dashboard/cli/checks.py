@@ -58,8 +58,8 @@ def size_text(size: Any) -> str:
 
 
 # Commands whose answer is a table, which --csv writes.
-CSV_COMMANDS = {("fund", "search"), ("fund", "amc"), ("fund", "classes"), ("fund", "holdings"), ("licensee", "search"),
-                ("licensee", "former"), ("licensee", "person-search"), ("licensee", "cases"), ("licensee", "alerts"),
+CSV_COMMANDS = {("fund", "search"), ("fund", "amc"), ("fund", "classes"), ("fund", "holdings"), ("fund", "nav"),
+                ("licensee", "search"), ("licensee", "former"), ("licensee", "person-search"), ("licensee", "cases"), ("licensee", "alerts"),
                 ("licensee", "enforcement"), ("licensee", "alert"), ("market", "screen"), ("market", "holders")}
 
 

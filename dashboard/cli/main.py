@@ -17,6 +17,7 @@ from dashboard import __version__
 from dashboard.cli.checks import check_csv, size_text
 from dashboard.cli.factsheet import print_factsheet
 from dashboard.cli.market import CSV_HELP, add_market_commands, join_option_values
+from dashboard.cli.nav import add_nav_command, run_fund_nav
 from dashboard.cli.output import EXIT_OK, emit, print_readable
 from dashboard.cli.terminal import MESSAGE_WIDTH, TerminalFormatter, baht, err, json_text, out, terminal_text
 from dashboard.api.deadline import run_deadline
@@ -115,6 +116,10 @@ def cmd_fund_show(args) -> int:
             err(f"no data: the service has no factsheet data for {proj_id}")
         return EXIT_OK
     return emit(args, data, empty_note="" if has_data else f"the service has no factsheet data for {proj_id}")
+
+
+def cmd_fund_nav(args) -> int:
+    return run_fund_nav(args, _client(args), lambda query: _resolve_fund(args, query))
 
 
 def cmd_fund_holdings(args) -> int:
@@ -405,7 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         return p
 
-    fund = sub.add_parser("fund", help="fund factsheets: search, a company's funds, unit classes, a whole factsheet, holdings").add_subparsers(dest="fund_command", required=True, metavar="ACTION")
+    fund = sub.add_parser("fund", help="fund factsheets: search, a company's funds, unit classes, a whole factsheet, holdings, NAV history").add_subparsers(dest="fund_command", required=True, metavar="ACTION")
     add(fund, "search", cmd_fund_search, "funds by part of a name or abbreviation", as_json).add_argument("name")
     add(fund, "amc", cmd_fund_amc, "all funds of an asset management company", as_json).add_argument("unique_id")
     add(fund, "classes", cmd_fund_classes, "unit classes by part of an abbreviation", as_json).add_argument("name")
@@ -413,6 +418,7 @@ def build_parser() -> argparse.ArgumentParser:
     holdings = add(fund, "holdings", cmd_fund_holdings, "portfolio holdings of one quarter", as_json)
     holdings.add_argument("query", help="proj_id or exact abbreviation")
     holdings.add_argument("--period", help="quarter YYYYMM (default: the latest published)")
+    add_nav_command(fund, add, cmd_fund_nav, as_json)
 
     lic = sub.add_parser("licensee", help="licence register: licensed companies, approved persons, enforcement, investor alerts").add_subparsers(dest="licensee_command", required=True, metavar="ACTION")
     add(lic, "search", cmd_licensee_search, "licensed companies by part of a name", as_json).add_argument("name")

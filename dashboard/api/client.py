@@ -510,19 +510,21 @@ class AsyncSecClient:
                     self._check_up(ep, where, health, caller)
                     if end() <= time.monotonic():
                         raise self._past_deadline(ep, where)
+                    in_limit = [True]  # still waiting for this process's rate limit (nothing sent yet)
                     try:
                         async with asyncio.timeout(run_ends - time.monotonic() if run_ends is not None else None):
                             # Held: the call counts from when its answer came back, when it surely reached the service.
                             async with limiter.hold() as waited:
+                                in_limit[0] = False
                                 own_end[0] += waited
                                 left = end() - time.monotonic()
                                 if left <= 0:
-                                    raise self._past_deadline(ep, where)
+                                    raise self._limit_deadline(ep, where) if waited else self._past_deadline(ep, where)
                                 return await self._attempt(ep, method, path, body, query, headers, layout, probe,
                                                            timeout=min(self.timeout, left), health=health,
                                                            caller=caller)
                     except TimeoutError:
-                        raise self._past_deadline(ep, where) from None
+                        raise (self._limit_deadline(ep, where) if in_limit[0] else self._past_deadline(ep, where)) from None
         except Retryable as final:
             raise final.error from None
         raise AssertionError("unreachable: tenacity either returns or raises")
@@ -538,6 +540,14 @@ class AsyncSecClient:
         bound = f"{self.deadline_s:g} s" if run_end() is None else "this run's deadline"
         return ServiceError(f"{where}: no answer within {bound} (SEC_API_DEADLINE_S); the service may be overloaded "
                             "or down, try again later", endpoint=ep.id)
+
+    def _limit_deadline(self, ep: Endpoint, where: str) -> ServiceError:
+        """The run's time went waiting for our own rate limit: the service was never asked, so it is not
+        called overloaded or down."""
+        calls, period = self.rate_limit
+        return ServiceError(f"{where}: not sent: the time allowed (SEC_API_DEADLINE_S) ran out waiting for the rate "
+                            f"limit of {calls} calls per {period:g} s (SEC_API_RATE_LIMIT), used up by this run's "
+                            "earlier calls; try again in a few minutes", endpoint=ep.id)
 
     async def _attempt(self, ep: Endpoint, method: str, path: str, body: dict | None, query: dict | None,
                        headers: dict, layout: str, probe: bool, *, timeout: float | None = None,

@@ -23,7 +23,8 @@ def _client(base_url: str, **options) -> AsyncSecClient:
     settings = ApiSettings.from_env(base_url=base_url, api_key=KEY, layout="successor", use_cache=False, environ={})
     options.setdefault("backoff_base", 0.05)
     options.setdefault("backoff_max", 0.1)
-    return AsyncSecClient(settings, cache=None, today=lambda: TODAY, rate_limit_calls=1_000_000, **options)
+    options.setdefault("rate_limit_calls", 1_000_000)
+    return AsyncSecClient(settings, cache=None, today=lambda: TODAY, **options)
 
 
 async def _many_calls(client: AsyncSecClient) -> list:
@@ -189,3 +190,26 @@ def test_a_context_a_finished_run_left_behind_starts_a_run_of_its_own():
 
     run = left_behind.run(later)
     assert run is not first and run.health.down() is None  # asked afresh: the service may be back
+
+
+def test_a_run_that_waits_out_its_deadline_on_our_own_rate_limit_says_so(simulator):
+    """The service answers at once, but the run's two calls a minute are spent: the run ends by its deadline
+    saying it waited for the rate limit, not that the service may be overloaded or down (the service was
+    never asked)."""
+    client = _client(simulator.base_url, rate_limit_calls=2, rate_limit_period=60.0)
+
+    async def three_calls():
+        outcomes = []
+        for proj_id in ("M0001_2560", "M0002_2560", "M0003_2560"):
+            try:
+                outcomes.append(await client.fetch("E8", proj_id=proj_id))
+            except ServiceError as exc:
+                outcomes.append(exc)
+        await client.aclose()
+        return outcomes
+
+    outcomes, _took = _run_timed(three_calls(), deadline_s=1.5)
+    assert simulator.app.request_count == 2
+    message = str(outcomes[-1])
+    assert isinstance(outcomes[-1], ServiceError) and "rate limit of 2 calls per 60 s" in message, message
+    assert "overloaded" not in message and "down" not in message

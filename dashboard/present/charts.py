@@ -28,18 +28,18 @@ DONUT_SIZE = 260  # the ring's frame in px: with its legend underneath it fits a
 # The basket's lying stacked bars: px a fund, px a legend row, legend columns, characters of an asset's name.
 STACK_ROW_PX, STACK_LEGEND_ROW_PX, STACK_LEGEND_COLUMNS, STACK_LEGEND_CHARS = 34, 22, 1, 30
 CHANGE_COLORS = {"new": "#2ca02c", "increased": "#98df8a", "decreased": "#ff9896", "exited": "#d62728", "unchanged": "#c7c7c7"}
-RISK_COLORS = ["#1a9850", "#66bd63", "#a6d96a", "#d9ef8b", "#fee08b", "#fdae61", "#f46d43", "#d73027", "#a50026"]
 SERIES_COLORS = ["#3b6ea5", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
 PERFORMANCE_SERIES = {"fund_return": "Fund", "benchmark_return": "Benchmark", "peer_average": "Peer average"}
 VOLATILITY_SERIES = {"fund_volatility": "Fund", "benchmark_volatility": "Benchmark"}
-_COMMON = dict(responsive=True, toolbar=None, default_tools=[], min_width=280)
+# Options every responsive chart shares (the risk charts in risk_charts.py too).
+COMMON_OPTS = dict(responsive=True, toolbar=None, default_tools=[], min_width=280)
 
 
 def empty_chart(message: str, height: int = 120) -> hv.Element:
     """A blank plot that says why it is blank (no data is not the same as a broken chart)."""
     return hv.Text(0.5, 0.5, message).opts(
         xaxis=None, yaxis=None, height=height, text_font_size="12pt", text_color="#777", show_frame=False,
-        xlim=(0, 1), ylim=(0, 1), **_COMMON)
+        xlim=(0, 1), ylim=(0, 1), **COMMON_OPTS)
 
 
 def _group_labels_only(plot, element) -> None:
@@ -72,7 +72,7 @@ def grouped_bars(data: pd.DataFrame, group: str, series: str, value: str, *, gro
                    vdims=[hv.Dimension(value, label=value_label), *(extra_vdims or [])]).opts(
         height=height, tools=["hover"], color=series, cmap={name: colors[i % len(colors)] for i, name in enumerate(names)},
         title=title, show_legend=True, legend_position="right", xlabel=group_label, hooks=[_group_labels_only],
-        **_COMMON)
+        **COMMON_OPTS)
 
 
 def _quarter(period: str) -> str:
@@ -197,7 +197,7 @@ def allocation_stacked(frame: pd.DataFrame | None) -> hv.Element:
                    vdims=[hv.Dimension("asset_ratio", label="% of NAV")]).opts(
         stacked=True, invert_axes=True, height=STACK_ROW_PX * funds + STACK_LEGEND_ROW_PX * rows + 120, tools=["hover"],
         cmap="Category20", legend_position="bottom", hooks=[legend_columns(STACK_LEGEND_COLUMNS)],
-        title="Asset allocation across the basket", **_COMMON)
+        title="Asset allocation across the basket", **COMMON_OPTS)
 
 
 # ---- holdings ---------------------------------------------------------------------------------
@@ -211,7 +211,7 @@ def top_holdings_bars(table: pd.DataFrame | None, period: str | None) -> hv.Elem
     return hv.Bars(data, kdims=[hv.Dimension("security", label="Holding")],
                    vdims=[hv.Dimension("percent_nav", label="% of NAV"), hv.Dimension("issuer", label="Issuer")]).opts(
         invert_axes=True, height=max(220, 26 * len(data) + 70), tools=["hover"], color="#3b6ea5",
-        title=f"Top {len(data)} holdings, {_quarter(period)}", **_COMMON)
+        title=f"Top {len(data)} holdings, {_quarter(period)}", **COMMON_OPTS)
 
 
 def holdings_heatmap(weights: pd.DataFrame | None) -> hv.Element:
@@ -227,7 +227,7 @@ def holdings_heatmap(weights: pd.DataFrame | None) -> hv.Element:
                       vdims=[hv.Dimension("percent_nav", label="% of NAV")]).opts(
         height=max(300, 18 * weights.shape[0] + 110), tools=["hover"], cmap="Blues", colorbar=True,
         xrotation=45, title=f"Holding weights across the {len(quarters)} quarters (largest holdings)",
-        clipping_colors={"NaN": "#eeeeee"}, **_COMMON)
+        clipping_colors={"NaN": "#eeeeee"}, **COMMON_OPTS)
 
 
 def holdings_changes_bars(changes: pd.DataFrame | None, start: str | None, end: str | None, limit: int = 25) -> hv.Element:
@@ -242,7 +242,7 @@ def holdings_changes_bars(changes: pd.DataFrame | None, start: str | None, end: 
                    vdims=[hv.Dimension("change_pp", label="Change, percentage points"), hv.Dimension("change", label="Change")]).opts(
         invert_axes=True, color="change", cmap=CHANGE_COLORS, height=max(240, 22 * len(moved) + 90),
         tools=["hover"], title=f"What changed, {_quarter(min(start, end))} to {_quarter(max(start, end))}",
-        show_legend=True, legend_position="bottom_right", **_COMMON)
+        show_legend=True, legend_position="bottom_right", **COMMON_OPTS)
 
 
 # ---- fees -------------------------------------------------------------------------------------
@@ -282,72 +282,11 @@ def fee_bars(fees: pd.DataFrame | None, value: str = "actual_value_num", fee_typ
                        vdims=[hv.Dimension(value, label=ylabel), hv.Dimension("unit", label="Unit"),
                               hv.Dimension("fee_type", label="Fee type")]).opts(
             height=HEIGHT, tools=["hover"], color="#3b6ea5" if value == "actual_value_num" else "#9c755f",
-            xrotation=30 if len(table) > 4 or table["series"].str.len().max() > 12 else 0, title=title, **_COMMON)
+            xrotation=30 if len(table) > 4 or table["series"].str.len().max() > 12 else 0, title=title, **COMMON_OPTS)
     table = data[["fee_type", "series", value, "unit"]].astype({value: float})
     return grouped_bars(table, "fee_type", "series", value, groups=list(dict.fromkeys(table["fee_type"])),
                         names=list(dict.fromkeys(table["series"])), group_label="Fee type", value_label=ylabel,
                         title=title, extra_vdims=[hv.Dimension("unit", label="Unit")], height=HEIGHT + 40)
-
-
-# ---- risk -------------------------------------------------------------------------------------
-
-
-def risk_spectrum_chart(risk: pd.DataFrame | None) -> hv.Element:
-    if risk is None or risk.empty or risk["risk_rank"].isna().all():
-        return empty_chart("No risk levels for the funds in the basket")
-    data = risk.dropna(subset=["risk_rank"]).copy()
-    data["slot"] = data.groupby("risk_rank").cumcount() + 1
-    data = data.fillna({"name_en": "", "risk_level": ""}).astype(
-        {"fund": str, "risk_level": str, "risk_rank": float, "slot": float, "proj_id": str, "name_en": str})
-    ticks = [(i + 1, f"RS{label}") for i, label in enumerate(RISK_LEVELS)]
-    points = hv.Points(data, kdims=["risk_rank", "slot"],
-                       vdims=[hv.Dimension("fund", label="Fund"), hv.Dimension("name_en", label="Name"),
-                              hv.Dimension("risk_level", label="Risk level"), hv.Dimension("proj_id", label="proj_id")]).opts(
-        size=16, color="risk_rank", cmap=RISK_COLORS, clim=(0.5, 9.5), tools=["hover"], line_color="black")
-    # Names at the top level end at their point: centred, they ran off the chart's right edge.
-    last = data["risk_rank"] >= LAST_RISK_RANK
-    labels = (hv.Labels(data[~last], kdims=["risk_rank", "slot"], vdims=["fund"]).opts(yoffset=0.38, text_font_size="9pt")
-              * hv.Labels(data[last], kdims=["risk_rank", "slot"], vdims=["fund"]).opts(
-                  yoffset=0.38, xoffset=0.3, text_align="right", text_font_size="9pt"))
-    top = int(data["slot"].max())
-    bands = pd.DataFrame({"x0": [i + 0.5 for i in range(9)], "y0": 0.0, "x1": [i + 1.5 for i in range(9)],
-                          "y1": float(top) + 2, "level": [float(i + 1) for i in range(9)]})
-    band = hv.Rectangles(bands, vdims=["level"]).opts(color="level", cmap=RISK_COLORS, clim=(0.5, 9.5), alpha=0.18,
-                                                       line_alpha=0, tools=[])
-    return (band * points * labels).opts(
-        hv.opts.Overlay(height=int(max(HEIGHT - 60, 90 * top + 100)), title="Risk spectrum (RS1 low to RS8+ high)", **_COMMON),
-        hv.opts.Points(xticks=ticks, xlim=(0.5, 9.5), ylim=(0.4, top + 0.9), yaxis=None, xlabel="Risk level"),
-    )
-
-
-SCATTER_MEASURES = {"total_annual_fee": "Total annual fee (actual), % a year", "return_1y": "1-year return, %"}
-
-
-def risk_scatter(risk: pd.DataFrame | None, measure: str) -> hv.Element:
-    """Risk level against `total_annual_fee` or `return_1y`, funds named on hover and beside the point."""
-    label = SCATTER_MEASURES[measure]
-    short = label.split(",")[0]
-    data = risk.dropna(subset=["risk_rank", measure]) if risk is not None and not risk.empty else None
-    if data is None or data.empty:
-        return empty_chart(f"No {short.lower()} figures for the basket")
-    data = data.fillna({"name_en": "", "risk_level": ""}).astype(
-        {"fund": str, "risk_rank": float, measure: float, "risk_level": str, "proj_id": str, "name_en": str})
-    ticks = [(i + 1, f"RS{lv}") for i, lv in enumerate(RISK_LEVELS)]
-    points = hv.Scatter(data, kdims=[hv.Dimension("risk_rank", label="Risk level")],
-                        vdims=[hv.Dimension(measure, label=label), hv.Dimension("fund", label="Fund"),
-                               hv.Dimension("name_en", label="Name"), hv.Dimension("risk_level", label="Risk level"),
-                               hv.Dimension("proj_id", label="proj_id")]).opts(
-        size=12, tools=["hover"], xticks=ticks, xlim=(0.5, 9.5), color="#3b6ea5", line_color="black")
-    last = data["risk_rank"] >= LAST_RISK_RANK  # names at the top level to the left of their point, not off the chart
-    names = (hv.Labels(data[~last], kdims=["risk_rank", measure], vdims=["fund"]).opts(
-        xoffset=0.12, text_align="left", text_font_size="8pt")
-             * hv.Labels(data[last], kdims=["risk_rank", measure], vdims=["fund"]).opts(
-                 xoffset=-0.12, text_align="right", text_font_size="8pt"))
-    return (points * names).opts(hv.opts.Overlay(height=HEIGHT, title=f"Risk against {short.lower()}", **_COMMON))
-
-
-# The chart's last risk level (RS8+, drawn at 9): its points' names are drawn to their left.
-LAST_RISK_RANK = 9
 
 
 # ---- performance ------------------------------------------------------------------------------
@@ -475,7 +414,7 @@ def market_spectrum_bars(spectrum: pd.DataFrame | None, title: str = "Funds per 
         # The legend a name a row under the chart: in three columns its right column ran off a phone's screen.
         stacked=True, height=HEIGHT + 22 * len(policies), tools=["hover"], color="policy", cmap=colors, title=title,
         show_legend=True, legend_position="bottom", hooks=[legend_columns(1)], xlabel="Risk level (RS1 low to RS8+ high)",
-        ylabel="Funds", **_COMMON)
+        ylabel="Funds", **COMMON_OPTS)
 
 
 def market_fee_ranges(fees: pd.DataFrame | None, position: dict | None = None) -> hv.Element:
@@ -515,4 +454,4 @@ def market_fee_ranges(fees: pd.DataFrame | None, position: dict | None = None) -
     return layers.opts(hv.opts.Overlay(
         height=int(max(200, 46 * len(data) + 110)), title="Fees charged, by policy type",
         xlabel="Total annual fee, % a year", ylabel="", yticks=ticks, xticks=5, ylim=(-0.7, len(data) - 0.3),
-        **_COMMON))
+        **COMMON_OPTS))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import holoviews as hv
 import pandas as pd
 
-from dashboard.present.charts import risk_spectrum_chart
+from dashboard.present.risk_charts import risk_spectrum_chart
 
 
 def test_risk_spectrum_stacks_funds_of_one_level():
@@ -64,3 +64,57 @@ def test_allocation_past_100_percent_is_bars_and_a_whole_is_a_ring():
     ring = allocation_chart(whole)
     assert isinstance(ring, hv.Donut) and "bars" not in allocation_caption(whole)
     assert sorted(ring.dframe()["asset_ratio"]) == sorted(whole["asset_ratio"])
+
+
+def _label_places(chart) -> dict[str, tuple[float, float]]:
+    """Each fund's name on a rendered risk chart: (risk rank, height on the value axis)."""
+    out = {}
+    for renderer in hv.render(chart).renderers:
+        source = getattr(renderer, "data_source", None)
+        if source is not None and "fund" in source.data and hasattr(renderer.glyph, "text_align"):
+            xs, ys = source.data["risk_rank"], source.data["label_y"]
+            out.update({str(n): (float(x), float(y)) for n, x, y in zip(source.data["fund"], xs, ys)})
+    return out
+
+
+BASKET_RISK = pd.DataFrame({"fund": ["DLN-CX", "DDI-CX", "DDI-FI", "DDI-SSF"], "proj_id": list("ABCD"), "name_en": list("wxyz"),
+                            "risk_level": ["8+", "8+", "4", "6"], "risk_rank": [9.0, 9.0, 4.0, 6.0],
+                            "risk_spectrum": ["RS81", "RS81", "RS4", "RS6"],
+                            "total_annual_fee": [0.79, 0.82, 0.93, 1.62], "return_1y": [-3.3, 6.4, 1.9, -8.6]})
+
+
+def test_names_of_funds_at_one_risk_level_with_close_values_are_drawn_apart():
+    """Two funds at RS8+ charging 0.79 % and 0.82 %: their names were drawn on top of each other. They are at
+    least a line of 8 pt text (11 px) apart on the smallest plot area the chart has; a name with no neighbour
+    stays at its point."""
+    from dashboard.present.risk_charts import risk_scatter
+
+    chart = risk_scatter(BASKET_RISK, "total_annual_fee")
+    plot = hv.render(chart)
+    places = _label_places(chart)
+    px_per_unit = (plot.height - 100) / (plot.y_range.end - plot.y_range.start)  # the frame: less title and axis
+    apart = abs(places["DLN-CX"][1] - places["DDI-CX"][1]) * px_per_unit
+    assert apart >= 11, f"the names are {apart:.1f} px apart"
+    assert places["DLN-CX"][1] < places["DDI-CX"][1]  # in the order of their points
+    assert places["DDI-FI"][1] == 0.93 and places["DDI-SSF"][1] == 1.62
+    for _, y in places.values():
+        assert plot.y_range.start < y < plot.y_range.end
+
+
+def test_spread_labels_moves_names_apart_around_their_points():
+    from dashboard.present.risk_charts import spread_labels
+
+    assert spread_labels([1.0, 5.0], 1.0) == [1.0, 5.0]  # far apart: left where they are
+    assert spread_labels([2.0, 2.0, 2.0], 1.0) == [1.0, 2.0, 3.0]  # one value: around it
+    assert spread_labels([3.1, 3.0], 1.0) == [3.55, 2.55]  # the order of the values is kept
+
+
+def test_names_at_neighbouring_levels_in_one_row_of_the_spectrum_are_above_and_below():
+    """Funds at RS5 and RS6, each the first at its level: on a phone a level is narrower than a name, and the
+    two names side by side ran into each other; one is drawn under its point."""
+    from dashboard.present.risk_charts import risk_spectrum_chart
+
+    risk = BASKET_RISK.assign(risk_rank=[5.0, 6.0, 1.0, 9.0], risk_level=["5", "6", "1", "8+"])
+    places = _label_places(risk_spectrum_chart(risk))
+    assert places["DLN-CX"][1] > 1 > places["DDI-CX"][1]  # RS5 above its point, RS6 under it
+    assert places["DDI-FI"][1] > 1 and places["DDI-SSF"][1] > 1  # alone at their level and row: above

@@ -128,7 +128,7 @@ def test_names_at_the_top_risk_level_are_drawn_inside_the_chart():
     import holoviews as hv
     import pandas as pd
 
-    from dashboard.present.charts import risk_scatter, risk_spectrum_chart
+    from dashboard.present.risk_charts import risk_scatter, risk_spectrum_chart
 
     hv.extension("bokeh")
     risk = pd.DataFrame({"fund": ["EDGE", "MID"], "proj_id": ["A", "B"], "name_en": ["x", "y"], "risk_level": ["8+", "4"],

@@ -27,6 +27,8 @@ HEIGHT = 340
 DONUT_SIZE = 260  # the ring's frame in px: with its legend underneath it fits a 390 px phone
 # The basket's lying stacked bars: px a fund, px a legend row, legend columns, characters of an asset's name.
 STACK_ROW_PX, STACK_LEGEND_ROW_PX, STACK_LEGEND_COLUMNS, STACK_LEGEND_CHARS = 34, 22, 1, 30
+# Lying grouped bars: px a bar, px of space between groups (a group's name is 9.5 pt, 13 px high).
+LYING_BAR_PX, LYING_GROUP_PX = 9, 10
 CHANGE_COLORS = {"new": "#2ca02c", "increased": "#98df8a", "decreased": "#ff9896", "exited": "#d62728", "unchanged": "#c7c7c7"}
 SERIES_COLORS = ["#3b6ea5", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
 PERFORMANCE_SERIES = {"fund_return": "Fund", "benchmark_return": "Benchmark", "peer_average": "Peer average"}
@@ -43,8 +45,13 @@ def empty_chart(message: str, height: int = 120) -> hv.Element:
 
 
 def _group_labels_only(plot, element) -> None:
-    """Grouped bars: show the group names on the axis, the series only in the legend (inner labels overlap)."""
-    for axis in plot.state.xaxis:
+    """Grouped bars: show the group names on the axis, the series only in the legend (inner labels overlap).
+    Lying bars have their group names level."""
+    from bokeh.models import CategoricalAxis
+
+    for axis in [*plot.state.xaxis, *plot.state.yaxis]:
+        if not isinstance(axis, CategoricalAxis):
+            continue
         # Alpha, not font size: the Material theme re-applies its label font size in the browser.
         axis.major_label_text_alpha = 0.0
         axis.major_label_text_font_size = "1px"
@@ -53,25 +60,36 @@ def _group_labels_only(plot, element) -> None:
         axis.group_text_font_style = "normal"
         axis.group_text_color = "#444"
         axis.separator_line_alpha = 0.4
+        if axis in plot.state.yaxis:
+            axis.group_label_orientation = "horizontal"
 
 
 def grouped_bars(data: pd.DataFrame, group: str, series: str, value: str, *, groups: list[str], names: list[str],
                  group_label: str, value_label: str, title: str, colors: list[str] | None = None,
-                 extra_vdims: list[hv.Dimension] | None = None, height: int = HEIGHT) -> hv.Element:
+                 extra_vdims: list[hv.Dimension] | None = None, height: int = HEIGHT, lying: bool = False) -> hv.Element:
     """Bars grouped by `group`, one bar per `series` in a fixed order and colour, series named in the legend.
 
     (HoloViews' single-level grouped bars order each group differently; nested factors keep one order.)
+    `lying`: a group a block of lying bars, its name level on the left (the first group on top), the legend a
+    name a row underneath and the height growing with the bars: standing, on a phone the legend on the right
+    took the chart's width and the group names ran into each other ("since inception" over "5 years").
     """
     colors = colors or SERIES_COLORS
     # Rows in group then series order: the legend lists series in the order they first appear.
     order = {name: i for i, name in enumerate(names)}
     rank = {g: i for i, g in enumerate(groups)}
     data = data.assign(_g=data[group].map(rank), _s=data[series].map(order)).sort_values(["_g", "_s"]).drop(columns=["_g", "_s"])
+    cmap = {name: colors[i % len(colors)] for i, name in enumerate(names)}
+    placed = dict(legend_position="right", height=height, hooks=[_group_labels_only])
+    if lying:  # a lying chart's first category is at the bottom
+        groups, names = groups[::-1], names[::-1]
+        placed = dict(legend_position="bottom", invert_axes=True, hooks=[_group_labels_only, legend_columns(1)],
+                      height=LYING_BAR_PX * len(groups) * len(names) + LYING_GROUP_PX * len(groups)
+                      + STACK_LEGEND_ROW_PX * len(names) + 120)
     return hv.Bars(data, kdims=[hv.Dimension(group, label=group_label, values=groups),
                                 hv.Dimension(series, label="Series", values=names)],
                    vdims=[hv.Dimension(value, label=value_label), *(extra_vdims or [])]).opts(
-        height=height, tools=["hover"], color=series, cmap={name: colors[i % len(colors)] for i, name in enumerate(names)},
-        title=title, show_legend=True, legend_position="right", xlabel=group_label, hooks=[_group_labels_only],
+        tools=["hover"], color=series, cmap=cmap, title=title, show_legend=True, xlabel=group_label, **placed,
         **COMMON_OPTS)
 
 
@@ -309,7 +327,7 @@ def _period_bars(data: pd.DataFrame, kinds: dict[str, str], ylabel: str, title: 
     series = [s for s in kinds.values() if s in set(data["series"])]
     data = data[["period", "series", "performance_val"]].astype({"performance_val": float})
     return grouped_bars(data, "period", "series", "performance_val", groups=periods, names=series,
-                        group_label="Period", value_label=ylabel, title=title)
+                        group_label="Period", value_label=ylabel, title=title, lying=True)
 
 
 def performance_bars(performance: pd.DataFrame | None, class_name: str | None = None) -> hv.Element:
@@ -342,7 +360,8 @@ def basket_return_bars(performance: pd.DataFrame | None) -> hv.Element:
     funds = [f for f in dict.fromkeys(performance["fund"].astype(str)) if f in set(data["fund"])]
     data = data[["period", "fund", "performance_val"]].astype({"performance_val": float})
     return grouped_bars(data, "period", "fund", "performance_val", groups=periods, names=funds, group_label="Period",
-                        value_label="Fund return, %", title="Fund return across the basket (first unit class)")
+                        value_label="Fund return, %", title="Fund return across the basket (first unit class)",
+                        lying=True)
 
 
 # ---- licences ---------------------------------------------------------------------------------

@@ -118,3 +118,39 @@ def test_names_at_neighbouring_levels_in_one_row_of_the_spectrum_are_above_and_b
     places = _label_places(risk_spectrum_chart(risk))
     assert places["DLN-CX"][1] > 1 > places["DDI-CX"][1]  # RS5 above its point, RS6 under it
     assert places["DDI-FI"][1] > 1 and places["DDI-SSF"][1] > 1  # alone at their level and row: above
+
+
+PERIODS = ["year to date", "3 months", "6 months", "1 year", "3 years", "5 years", "10 years", "since inception"]
+
+
+def _performance_rows() -> pd.DataFrame:
+    rows = [{"proj_id": "P1", "fund": "DLN-CX", "class_abbr_name": None, "performance_kind": kind,
+             "performance_val": float(i - 3 + k), "reference_period": period, "reference_period_order": i,
+             "reference_period_label_en": period, "as_of_date": pd.Timestamp("2026-10-31")}
+            for i, period in enumerate(PERIODS)
+            for k, kind in enumerate(["fund_return", "benchmark_return", "peer_average", "fund_volatility"])]
+    return pd.DataFrame(rows)
+
+
+def test_performance_bars_lie_with_period_names_level_and_the_legend_underneath():
+    """At 390 px the legend on the right took the chart's width and "since inception" ran into "5 years" under
+    the bars. The bars lie, a period a block named level on the left (the first period on top) with room for its
+    name's line (9.5 pt, 13 px), the legend under the chart a series a row; the same for volatility and for the
+    basket's returns."""
+    from dashboard.present.charts import SERIES_COLORS, basket_return_bars, performance_bars, volatility_bars
+
+    perf = _performance_rows()
+    basket = pd.concat([perf, perf.assign(proj_id="P2", fund="DDI-CX")])
+    for chart, series in ((performance_bars(perf), 3), (volatility_bars(perf), 1), (basket_return_bars(basket), 2)):
+        plot = hv.render(chart)
+        assert [group for group, _ in plot.y_range.factors][::series] == PERIODS[::-1]  # the first on top
+        axis = plot.yaxis[0]
+        assert axis.group_label_orientation == "horizontal" and axis.major_label_text_alpha == 0.0
+        assert not plot.right and plot.legend[0] in plot.below and all(legend.ncols == 1 for legend in plot.legend)
+        assert not hasattr(plot.xaxis[0], "group_label_orientation")  # values across: no names to collide
+        frame = plot.height - 120 - 22 * series  # less the title, the value axis and the legend
+        assert frame / len(PERIODS) >= 13 and frame / (len(PERIODS) * series) >= 8  # a period's name; a bar
+    plot = hv.render(performance_bars(perf))
+    colors = plot.renderers[0].glyph.fill_color.transform.palette
+    factors = plot.renderers[0].glyph.fill_color.transform.factors
+    assert dict(zip(factors, colors))["Fund"] == SERIES_COLORS[0]  # the fund in the first colour, as everywhere

@@ -369,8 +369,10 @@ def basket_return_bars(performance: pd.DataFrame | None) -> hv.Element:
 LICENCE_KIND_COLORS = {"approval": "#3b6ea5", "approval (no expiry)": "#9ecae1", "duty": "#59a14f"}
 
 
-def licence_timeline(approvals: pd.DataFrame, duties: pd.DataFrame, today) -> hv.Element:
-    """Approvals (effective to expiry) and current duties (start to today) as bars on a time axis."""
+def licence_timeline(approvals: pd.DataFrame, duties: pd.DataFrame, today, names: dict[str, str] | None = None) -> hv.Element:
+    """Approvals (effective to expiry) and current duties (start to today) as bars on a time axis; a duty's company
+    by its name from `names` (by identifier) where it has one."""
+    names = names or {}
     rows = []
     now = pd.Timestamp(today)
     for r in approvals.sort_values("effective_date").to_dict("records"):
@@ -386,7 +388,8 @@ def licence_timeline(approvals: pd.DataFrame, duties: pd.DataFrame, today) -> hv
         if pd.isna(r.get("action_start_date")):
             continue
         end = now if pd.isna(r.get("action_end_date")) else r["action_end_date"]
-        rows.append({"what": f"duty {r.get('lic_action_code') or '?'} at {r.get('company_unique_id') or '?'}", "kind": "duty",
+        company = r.get("company_unique_id") or "?"
+        rows.append({"what": f"duty {r.get('lic_action_code') or '?'} at {_short(names.get(company, company), 44)}", "kind": "duty",
                      "start": r["action_start_date"], "end": max(end, r["action_start_date"]),
                      "state": "serving" if pd.isna(r.get("action_end_date")) else "ended",
                      "from": fmt_date(r["action_start_date"]),

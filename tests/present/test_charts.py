@@ -32,6 +32,18 @@ def test_licence_timeline_draws_open_approvals_to_today_and_says_when_nothing_is
     assert (segments["end"].iloc[1], segments["end"].iloc[2]) == (today, today)
     empty = licence_timeline(approvals.iloc[0:0], duties.iloc[0:0], today)
     assert isinstance(empty, hv.Text)
+    assert list(segments["what"])[-1] == "duty MD at C0000000101"  # no name known: the identifier
+
+
+def test_licence_timeline_names_a_dutys_company():
+    """The timeline labelled a duty with its company's bare identifier ("duty MD at C0000000216") (issue 30)."""
+    from dashboard.present.charts import licence_timeline
+
+    duties = pd.DataFrame({"action_start_date": pd.to_datetime(["2021-03-01"]), "action_end_date": pd.to_datetime([None]),
+                           "lic_action_code": ["MD"], "company_unique_id": ["C0000000216"]})
+    chart = licence_timeline(pd.DataFrame(columns=["effective_date"]), duties, pd.Timestamp("2026-11-23"),
+                             {"C0000000216": "Demo Chao Phraya Securities Co., Ltd."})
+    assert list(chart.get(0).dframe()["what"]) == ["duty MD at Demo Chao Phraya Securities Co., Ltd."]
 
 
 # A fund that publishes a negative line (net liabilities): the shares add to 100 % only with it.

@@ -385,3 +385,4 @@ def test_licence_report_names_a_duty_at_a_company_that_is_not_an_asset_manager(m
     name = next(r["name_en"] for r in dataset_module.licensees if r["unique_id"] == company)
     page = html.unescape(licensee_report_html(module_client, pid, generated_at=GENERATED))
     assert f"{name} ({company})" in page
+    assert f"at {company}" not in page  # the timeline's duty too

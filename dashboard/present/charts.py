@@ -336,7 +336,7 @@ def performance_bars(performance: pd.DataFrame | None, class_name: str | None = 
         return empty_chart("No past performance published for this fund")
     suffix = f" ({class_name})" if class_name and class_name != SINGLE_CLASS else ""
     return _period_bars(_class_rows(performance, class_name), PERFORMANCE_SERIES, "Return, %",
-                        "Return against benchmark and peer average" + suffix, "No return figures for this class")
+                        "Return by period" + suffix, "No return figures for this class")
 
 
 def volatility_bars(performance: pd.DataFrame | None, class_name: str | None = None) -> hv.Element:
@@ -360,7 +360,7 @@ def basket_return_bars(performance: pd.DataFrame | None) -> hv.Element:
     funds = [f for f in dict.fromkeys(performance["fund"].astype(str)) if f in set(data["fund"])]
     data = data[["period", "fund", "performance_val"]].astype({"performance_val": float})
     return grouped_bars(data, "period", "fund", "performance_val", groups=periods, names=funds, group_label="Period",
-                        value_label="Fund return, %", title="Fund return across the basket (first unit class)",
+                        value_label="Fund return, %", title="Returns, first unit class",
                         lying=True)
 
 

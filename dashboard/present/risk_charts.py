@@ -19,7 +19,7 @@ LAST_RISK_RANK = 9
 SCATTER_MEASURES = {"total_annual_fee": "Total annual fee (actual), % a year", "return_1y": "1-year return, %"}
 # The scatter's names: 8 pt text is 11 px high; names at one level are kept LABEL_GAP_PX apart on a plot
 # area of at least SCATTER_FRAME_PX (the chart's height less its title and risk-level axis).
-LABEL_GAP_PX = 15
+LABEL_GAP_PX = 18
 SCATTER_FRAME_PX = HEIGHT - 100
 SCATTER_PADDING = 0.1  # share of the values' span left free above and below them
 

@@ -162,6 +162,8 @@ def test_performance_bars_lie_with_period_names_level_and_the_legend_underneath(
         assert not hasattr(plot.xaxis[0], "group_label_orientation")  # values across: no names to collide
         frame = plot.height - 120 - 22 * series  # less the title, the value axis and the legend
         assert frame / len(PERIODS) >= 13 and frame / (len(PERIODS) * series) >= 8  # a period's name; a bar
+        # The title runs over the plot area only: a phone's (about 250 px beside the period names) holds 30 characters.
+        assert len(plot.title.text) <= 30, plot.title.text
     plot = hv.render(performance_bars(perf))
     colors = plot.renderers[0].glyph.fill_color.transform.palette
     factors = plot.renderers[0].glyph.fill_color.transform.factors

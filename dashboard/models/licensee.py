@@ -332,6 +332,16 @@ class LicenceCheck(ServiceModel):
         await self._apply(self._former())
         return self.former
 
+    async def load_register_names(self) -> dict[str, str]:
+        """Names of every entity in the service's company list (E16), by identifier: read once (a person's lookup
+        reads them with duties); empty while the list cannot be read."""
+        if self.register_names is None:
+            await self._apply(self._register_update())
+        return dict(self.register_names or {})
+
+    async def _register_update(self) -> dict:
+        return {"register_names": await self._register_names()}
+
     async def load_person(self, unique_id: str | None = None) -> "LicenceCheck":
         """A person's approvals and current duties (E17, E18)."""
         await self._apply(self._person(validate_path_param("unique_id", self.person_id if unique_id is None else unique_id)))

@@ -565,6 +565,13 @@ def test_licensee_company_is_titled_by_name_and_says_licensed_in_english(simulat
     assert f"{amc['name_en']} ({amc['unique_id']}): licences and registrations" in stdout
     assert "licensed (ใบอนุญาต)" in stdout or "registered (จดทะเบียน)" in stdout
     assert "apply_type" not in stdout and "lic_code" not in stdout
+    # a company that is not an asset manager: named from the service's company list (it was "company C0000000216")
+    amcs = {a["unique_id"] for a in dataset.amcs}
+    other = next(d["company_unique_id"] for _, duties in sorted(dataset.duties.items()) for d in duties
+                 if d["company_unique_id"] not in amcs)
+    name = next(r["name_en"] for r in dataset.licensees if r["unique_id"] == other)
+    code, stdout, _ = cli("licensee", "company", other)
+    assert code == 0 and f"{name} ({other}): licences and registrations" in stdout and f"company {other}" not in stdout
 
 
 def test_readable_enforcement_names_the_kind_of_action_from_the_case_list(cli, dataset, simulator):

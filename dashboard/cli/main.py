@@ -236,7 +236,7 @@ def cmd_licensee_company(args) -> int:
         return emit(args, data)
     from dashboard.models.licensee import amc_names
 
-    name = amc_names(check.api).get(args.unique_id)
+    name = amc_names(check.api).get(args.unique_id) or run(check.load_register_names()).get(args.unique_id)
     who = f"{name} ({args.unique_id})" if name else f"company {args.unique_id}"
     for title, rows, kind in (("licences and registrations", data["licences"], "company_licence"),
                               ("personnel on duty", data["personnel"], "duty"),

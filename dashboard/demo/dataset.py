@@ -40,7 +40,7 @@ class DemoDataset:
     urls: dict[str, dict] = field(default_factory=dict)  # E14
     empty_200: set[tuple[str, str]] = field(default_factory=set)
     licensees: list[dict] = field(default_factory=list)  # E15 (searched by name)
-    former_licensees: list[dict] = field(default_factory=list)  # E16
+    former_licensees: list[dict] = field(default_factory=list)  # in E16 (see `company_register`)
     approvals: dict[str, list[dict]] = field(default_factory=dict)  # E17: person unique_id ->
     duties: dict[str, list[dict]] = field(default_factory=dict)  # E18: person unique_id ->
     enforcement: dict[tuple[str, str], dict] = field(default_factory=dict)  # E19: (unique_id, case_id) ->
@@ -87,6 +87,12 @@ class DemoDataset:
             if record.get("unique_id") == unique_id:
                 return record.get(key) or unique_id
         return unique_id
+
+    def company_register(self) -> list[dict]:
+        """E16's list, entities that ever held a licence: the licensees people are on duty at (their duties name
+        them; a duty at a company missing from the list showed a bare identifier), then the former licensees."""
+        on_duty = {d.get("company_unique_id") for duties in self.duties.values() for d in duties}
+        return [*(r for r in self.licensees if r.get("unique_id") in on_duty), *self.former_licensees]
 
     def person(self, unique_id: str) -> dict | None:
         return next((p for p in self.persons if p.get("unique_id") == unique_id), None)

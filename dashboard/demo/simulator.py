@@ -182,7 +182,7 @@ class SimulatorApp:
             "E13": lambda p, b: self.dataset.allocation.get(p["proj_id"]),
             "E14": lambda p, b: self.dataset.urls.get(p["proj_id"]),
             "E15": self._licensee_search,
-            "E16": lambda p, b: self.dataset.former_licensees,
+            "E16": lambda p, b: self.dataset.company_register(),
             "E17": lambda p, b: self.dataset.approvals.get(p["unique_id"]),
             "E18": lambda p, b: self.dataset.duties.get(p["unique_id"]),
             "E19": lambda p, b: self.dataset.enforcement.get((p["unique_id"], p["case_id"])),

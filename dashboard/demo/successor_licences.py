@@ -27,7 +27,7 @@ class LicenceRows:
         return rows
 
     def companies(self, params: dict, body: dict) -> list[dict]:
-        return [dict(r) for r in self.ds.former_licensees]
+        return [dict(r) for r in self.ds.company_register()]
 
     def company_search(self, params: dict, body: dict) -> list[dict]:
         needle = (body.get("Name") or body.get("name") or "").strip().casefold()

@@ -147,6 +147,18 @@ def amc_names(client) -> dict[str, str]:
     return names
 
 
+def _entity_names(frame: pd.DataFrame | None) -> dict[str, str]:
+    """English (else Thai) names by identifier of a frame of licensed entities (E15, E16)."""
+    names: dict[str, str] = {}
+    if frame is None or frame.empty:
+        return names
+    for uid, en, th in zip(frame["unique_id"], frame["name_en"], frame["name_th"]):
+        name = en if isinstance(en, str) and en.strip() else th
+        if isinstance(uid, str) and isinstance(name, str) and name.strip():
+            names[uid] = name.strip()
+    return names
+
+
 class LicenceCheck(ServiceModel):
     """The licence register (E15 to E20) for a compliance check of a company or a person."""
 
@@ -176,6 +188,9 @@ class LicenceCheck(ServiceModel):
     cases = param.DataFrame(default=None, allow_None=True, doc="Enforcement cases of a person or company (type and case).")
     alert_cases = param.DataFrame(default=None, allow_None=True, doc="Every investor-alert case the service lists.")
     records = param.Dict(default={}, doc="The normalised, JSON-ready records of the last lookups, by part.")
+    register_names = param.Dict(default=None, allow_None=True, doc=(
+        "English (else Thai) names, by identifier, of every entity in the service's company list (E16): read once, "
+        "with the first person whose duties name companies; None until then or while the list cannot be read."))
 
     FRAMES = (("companies", "licensee"), ("former", "licensee"), ("approvals", "approval"), ("duties", "duty"),
               ("people", "person"), ("company_licences", "company_licence"), ("personnel", "duty"),
@@ -209,10 +224,23 @@ class LicenceCheck(ServiceModel):
         (approvals, _, stale_a), (duties, _, stale_d) = (outcome(r) for r in results)
         approvals = approvals or []
         empty = not approvals and not duties
-        return {"person_id": unique_id, "approvals": records_frame("approval", approvals),
-                "duties": records_frame("duty", duties or []), "stale": stale_a or stale_d,
-                "records": {**self.records, "approvals": approvals, "duties": duties or []},
-                "message": f"no approvals or duties are recorded for person {unique_id}" if empty else ""}
+        update = {"person_id": unique_id, "approvals": records_frame("approval", approvals),
+                  "duties": records_frame("duty", duties or []), "stale": stale_a or stale_d,
+                  "records": {**self.records, "approvals": approvals, "duties": duties or []},
+                  "message": f"no approvals or duties are recorded for person {unique_id}" if empty else ""}
+        if duties and self.register_names is None:  # duties name companies by id: the company list names them
+            update["register_names"] = await self._register_names()
+        return update
+
+    async def _register_names(self) -> dict[str, str] | None:
+        """Names from the service's company list (E16, one call, cached like every answer); None when it cannot be
+        read: the duties then show their companies' identifiers, and the next person's lookup asks again."""
+        try:
+            rows = await self.api.async_client.fetch("E16") or []
+        except SecApiError as exc:
+            log.info("the company list could not be read (%s); duties show their companies' identifiers", exc)
+            return None
+        return _entity_names(records_frame("licensee", rows))
 
     async def _enforcement(self, unique_id: str, case_id: str) -> dict:
         record = await self.api.async_client.fetch("E19", unique_id=unique_id, case_id=case_id)
@@ -261,15 +289,10 @@ class LicenceCheck(ServiceModel):
         return await self._list("S6", "alert_cases", "alert_case", "the service lists no investor-alert cases")
 
     def company_names(self) -> dict[str, str]:
-        """English (else Thai) names of the companies any lookup so far has listed, by identifier."""
-        names: dict[str, str] = {}
+        """English (else Thai) names of the companies the company list and any lookup so far have listed, by identifier."""
+        names = dict(self.register_names or {})
         for frame in (self.former, self.companies):
-            if frame is None or frame.empty:
-                continue
-            for uid, en, th in zip(frame["unique_id"], frame["name_en"], frame["name_th"]):
-                name = en if isinstance(en, str) and en.strip() else th
-                if isinstance(uid, str) and isinstance(name, str) and name.strip():
-                    names[uid] = name.strip()
+            names.update(_entity_names(frame))
         return names
 
     def with_company_names(self, frame: pd.DataFrame, id_column: str = "company_unique_id") -> pd.DataFrame:
@@ -308,6 +331,16 @@ class LicenceCheck(ServiceModel):
         """Entities that once held a licence or registration (E16)."""
         await self._apply(self._former())
         return self.former
+
+    async def load_register_names(self) -> dict[str, str]:
+        """Names of every entity in the service's company list (E16), by identifier: read once (a person's lookup
+        reads them with duties); empty while the list cannot be read."""
+        if self.register_names is None:
+            await self._apply(self._register_update())
+        return dict(self.register_names or {})
+
+    async def _register_update(self) -> dict:
+        return {"register_names": await self._register_names()}
 
     async def load_person(self, unique_id: str | None = None) -> "LicenceCheck":
         """A person's approvals and current duties (E17, E18)."""

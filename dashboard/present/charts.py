@@ -27,24 +27,31 @@ HEIGHT = 340
 DONUT_SIZE = 260  # the ring's frame in px: with its legend underneath it fits a 390 px phone
 # The basket's lying stacked bars: px a fund, px a legend row, legend columns, characters of an asset's name.
 STACK_ROW_PX, STACK_LEGEND_ROW_PX, STACK_LEGEND_COLUMNS, STACK_LEGEND_CHARS = 34, 22, 1, 30
+# Lying grouped bars: px a bar, px of space between groups (a group's name is 9.5 pt, 13 px high).
+LYING_BAR_PX, LYING_GROUP_PX = 9, 10
 CHANGE_COLORS = {"new": "#2ca02c", "increased": "#98df8a", "decreased": "#ff9896", "exited": "#d62728", "unchanged": "#c7c7c7"}
-RISK_COLORS = ["#1a9850", "#66bd63", "#a6d96a", "#d9ef8b", "#fee08b", "#fdae61", "#f46d43", "#d73027", "#a50026"]
 SERIES_COLORS = ["#3b6ea5", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
 PERFORMANCE_SERIES = {"fund_return": "Fund", "benchmark_return": "Benchmark", "peer_average": "Peer average"}
 VOLATILITY_SERIES = {"fund_volatility": "Fund", "benchmark_volatility": "Benchmark"}
-_COMMON = dict(responsive=True, toolbar=None, default_tools=[], min_width=280)
+# Options every responsive chart shares (the risk charts in risk_charts.py too).
+COMMON_OPTS = dict(responsive=True, toolbar=None, default_tools=[], min_width=280)
 
 
 def empty_chart(message: str, height: int = 120) -> hv.Element:
     """A blank plot that says why it is blank (no data is not the same as a broken chart)."""
     return hv.Text(0.5, 0.5, message).opts(
         xaxis=None, yaxis=None, height=height, text_font_size="12pt", text_color="#777", show_frame=False,
-        xlim=(0, 1), ylim=(0, 1), **_COMMON)
+        xlim=(0, 1), ylim=(0, 1), **COMMON_OPTS)
 
 
 def _group_labels_only(plot, element) -> None:
-    """Grouped bars: show the group names on the axis, the series only in the legend (inner labels overlap)."""
-    for axis in plot.state.xaxis:
+    """Grouped bars: show the group names on the axis, the series only in the legend (inner labels overlap).
+    Lying bars have their group names level."""
+    from bokeh.models import CategoricalAxis
+
+    for axis in [*plot.state.xaxis, *plot.state.yaxis]:
+        if not isinstance(axis, CategoricalAxis):
+            continue
         # Alpha, not font size: the Material theme re-applies its label font size in the browser.
         axis.major_label_text_alpha = 0.0
         axis.major_label_text_font_size = "1px"
@@ -53,26 +60,37 @@ def _group_labels_only(plot, element) -> None:
         axis.group_text_font_style = "normal"
         axis.group_text_color = "#444"
         axis.separator_line_alpha = 0.4
+        if axis in plot.state.yaxis:
+            axis.group_label_orientation = "horizontal"
 
 
 def grouped_bars(data: pd.DataFrame, group: str, series: str, value: str, *, groups: list[str], names: list[str],
                  group_label: str, value_label: str, title: str, colors: list[str] | None = None,
-                 extra_vdims: list[hv.Dimension] | None = None, height: int = HEIGHT) -> hv.Element:
+                 extra_vdims: list[hv.Dimension] | None = None, height: int = HEIGHT, lying: bool = False) -> hv.Element:
     """Bars grouped by `group`, one bar per `series` in a fixed order and colour, series named in the legend.
 
     (HoloViews' single-level grouped bars order each group differently; nested factors keep one order.)
+    `lying`: a group a block of lying bars, its name level on the left (the first group on top), the legend a
+    name a row underneath and the height growing with the bars: standing, on a phone the legend on the right
+    took the chart's width and the group names ran into each other ("since inception" over "5 years").
     """
     colors = colors or SERIES_COLORS
     # Rows in group then series order: the legend lists series in the order they first appear.
     order = {name: i for i, name in enumerate(names)}
     rank = {g: i for i, g in enumerate(groups)}
     data = data.assign(_g=data[group].map(rank), _s=data[series].map(order)).sort_values(["_g", "_s"]).drop(columns=["_g", "_s"])
+    cmap = {name: colors[i % len(colors)] for i, name in enumerate(names)}
+    placed = dict(legend_position="right", height=height, hooks=[_group_labels_only])
+    if lying:  # a lying chart's first category is at the bottom
+        groups, names = groups[::-1], names[::-1]
+        placed = dict(legend_position="bottom", invert_axes=True, hooks=[_group_labels_only, legend_columns(1)],
+                      height=LYING_BAR_PX * len(groups) * len(names) + LYING_GROUP_PX * len(groups)
+                      + STACK_LEGEND_ROW_PX * len(names) + 120)
     return hv.Bars(data, kdims=[hv.Dimension(group, label=group_label, values=groups),
                                 hv.Dimension(series, label="Series", values=names)],
                    vdims=[hv.Dimension(value, label=value_label), *(extra_vdims or [])]).opts(
-        height=height, tools=["hover"], color=series, cmap={name: colors[i % len(colors)] for i, name in enumerate(names)},
-        title=title, show_legend=True, legend_position="right", xlabel=group_label, hooks=[_group_labels_only],
-        **_COMMON)
+        tools=["hover"], color=series, cmap=cmap, title=title, show_legend=True, xlabel=group_label, **placed,
+        **COMMON_OPTS)
 
 
 def _quarter(period: str) -> str:
@@ -197,7 +215,7 @@ def allocation_stacked(frame: pd.DataFrame | None) -> hv.Element:
                    vdims=[hv.Dimension("asset_ratio", label="% of NAV")]).opts(
         stacked=True, invert_axes=True, height=STACK_ROW_PX * funds + STACK_LEGEND_ROW_PX * rows + 120, tools=["hover"],
         cmap="Category20", legend_position="bottom", hooks=[legend_columns(STACK_LEGEND_COLUMNS)],
-        title="Asset allocation across the basket", **_COMMON)
+        title="Asset allocation across the basket", **COMMON_OPTS)
 
 
 # ---- holdings ---------------------------------------------------------------------------------
@@ -211,7 +229,7 @@ def top_holdings_bars(table: pd.DataFrame | None, period: str | None) -> hv.Elem
     return hv.Bars(data, kdims=[hv.Dimension("security", label="Holding")],
                    vdims=[hv.Dimension("percent_nav", label="% of NAV"), hv.Dimension("issuer", label="Issuer")]).opts(
         invert_axes=True, height=max(220, 26 * len(data) + 70), tools=["hover"], color="#3b6ea5",
-        title=f"Top {len(data)} holdings, {_quarter(period)}", **_COMMON)
+        title=f"Top {len(data)} holdings, {_quarter(period)}", **COMMON_OPTS)
 
 
 def holdings_heatmap(weights: pd.DataFrame | None) -> hv.Element:
@@ -227,7 +245,7 @@ def holdings_heatmap(weights: pd.DataFrame | None) -> hv.Element:
                       vdims=[hv.Dimension("percent_nav", label="% of NAV")]).opts(
         height=max(300, 18 * weights.shape[0] + 110), tools=["hover"], cmap="Blues", colorbar=True,
         xrotation=45, title=f"Holding weights across the {len(quarters)} quarters (largest holdings)",
-        clipping_colors={"NaN": "#eeeeee"}, **_COMMON)
+        clipping_colors={"NaN": "#eeeeee"}, **COMMON_OPTS)
 
 
 def holdings_changes_bars(changes: pd.DataFrame | None, start: str | None, end: str | None, limit: int = 25) -> hv.Element:
@@ -242,7 +260,7 @@ def holdings_changes_bars(changes: pd.DataFrame | None, start: str | None, end: 
                    vdims=[hv.Dimension("change_pp", label="Change, percentage points"), hv.Dimension("change", label="Change")]).opts(
         invert_axes=True, color="change", cmap=CHANGE_COLORS, height=max(240, 22 * len(moved) + 90),
         tools=["hover"], title=f"What changed, {_quarter(min(start, end))} to {_quarter(max(start, end))}",
-        show_legend=True, legend_position="bottom_right", **_COMMON)
+        show_legend=True, legend_position="bottom_right", **COMMON_OPTS)
 
 
 # ---- fees -------------------------------------------------------------------------------------
@@ -282,72 +300,11 @@ def fee_bars(fees: pd.DataFrame | None, value: str = "actual_value_num", fee_typ
                        vdims=[hv.Dimension(value, label=ylabel), hv.Dimension("unit", label="Unit"),
                               hv.Dimension("fee_type", label="Fee type")]).opts(
             height=HEIGHT, tools=["hover"], color="#3b6ea5" if value == "actual_value_num" else "#9c755f",
-            xrotation=30 if len(table) > 4 or table["series"].str.len().max() > 12 else 0, title=title, **_COMMON)
+            xrotation=30 if len(table) > 4 or table["series"].str.len().max() > 12 else 0, title=title, **COMMON_OPTS)
     table = data[["fee_type", "series", value, "unit"]].astype({value: float})
     return grouped_bars(table, "fee_type", "series", value, groups=list(dict.fromkeys(table["fee_type"])),
                         names=list(dict.fromkeys(table["series"])), group_label="Fee type", value_label=ylabel,
                         title=title, extra_vdims=[hv.Dimension("unit", label="Unit")], height=HEIGHT + 40)
-
-
-# ---- risk -------------------------------------------------------------------------------------
-
-
-def risk_spectrum_chart(risk: pd.DataFrame | None) -> hv.Element:
-    if risk is None or risk.empty or risk["risk_rank"].isna().all():
-        return empty_chart("No risk levels for the funds in the basket")
-    data = risk.dropna(subset=["risk_rank"]).copy()
-    data["slot"] = data.groupby("risk_rank").cumcount() + 1
-    data = data.fillna({"name_en": "", "risk_level": ""}).astype(
-        {"fund": str, "risk_level": str, "risk_rank": float, "slot": float, "proj_id": str, "name_en": str})
-    ticks = [(i + 1, f"RS{label}") for i, label in enumerate(RISK_LEVELS)]
-    points = hv.Points(data, kdims=["risk_rank", "slot"],
-                       vdims=[hv.Dimension("fund", label="Fund"), hv.Dimension("name_en", label="Name"),
-                              hv.Dimension("risk_level", label="Risk level"), hv.Dimension("proj_id", label="proj_id")]).opts(
-        size=16, color="risk_rank", cmap=RISK_COLORS, clim=(0.5, 9.5), tools=["hover"], line_color="black")
-    # Names at the top level end at their point: centred, they ran off the chart's right edge.
-    last = data["risk_rank"] >= LAST_RISK_RANK
-    labels = (hv.Labels(data[~last], kdims=["risk_rank", "slot"], vdims=["fund"]).opts(yoffset=0.38, text_font_size="9pt")
-              * hv.Labels(data[last], kdims=["risk_rank", "slot"], vdims=["fund"]).opts(
-                  yoffset=0.38, xoffset=0.3, text_align="right", text_font_size="9pt"))
-    top = int(data["slot"].max())
-    bands = pd.DataFrame({"x0": [i + 0.5 for i in range(9)], "y0": 0.0, "x1": [i + 1.5 for i in range(9)],
-                          "y1": float(top) + 2, "level": [float(i + 1) for i in range(9)]})
-    band = hv.Rectangles(bands, vdims=["level"]).opts(color="level", cmap=RISK_COLORS, clim=(0.5, 9.5), alpha=0.18,
-                                                       line_alpha=0, tools=[])
-    return (band * points * labels).opts(
-        hv.opts.Overlay(height=int(max(HEIGHT - 60, 90 * top + 100)), title="Risk spectrum (RS1 low to RS8+ high)", **_COMMON),
-        hv.opts.Points(xticks=ticks, xlim=(0.5, 9.5), ylim=(0.4, top + 0.9), yaxis=None, xlabel="Risk level"),
-    )
-
-
-SCATTER_MEASURES = {"total_annual_fee": "Total annual fee (actual), % a year", "return_1y": "1-year return, %"}
-
-
-def risk_scatter(risk: pd.DataFrame | None, measure: str) -> hv.Element:
-    """Risk level against `total_annual_fee` or `return_1y`, funds named on hover and beside the point."""
-    label = SCATTER_MEASURES[measure]
-    short = label.split(",")[0]
-    data = risk.dropna(subset=["risk_rank", measure]) if risk is not None and not risk.empty else None
-    if data is None or data.empty:
-        return empty_chart(f"No {short.lower()} figures for the basket")
-    data = data.fillna({"name_en": "", "risk_level": ""}).astype(
-        {"fund": str, "risk_rank": float, measure: float, "risk_level": str, "proj_id": str, "name_en": str})
-    ticks = [(i + 1, f"RS{lv}") for i, lv in enumerate(RISK_LEVELS)]
-    points = hv.Scatter(data, kdims=[hv.Dimension("risk_rank", label="Risk level")],
-                        vdims=[hv.Dimension(measure, label=label), hv.Dimension("fund", label="Fund"),
-                               hv.Dimension("name_en", label="Name"), hv.Dimension("risk_level", label="Risk level"),
-                               hv.Dimension("proj_id", label="proj_id")]).opts(
-        size=12, tools=["hover"], xticks=ticks, xlim=(0.5, 9.5), color="#3b6ea5", line_color="black")
-    last = data["risk_rank"] >= LAST_RISK_RANK  # names at the top level to the left of their point, not off the chart
-    names = (hv.Labels(data[~last], kdims=["risk_rank", measure], vdims=["fund"]).opts(
-        xoffset=0.12, text_align="left", text_font_size="8pt")
-             * hv.Labels(data[last], kdims=["risk_rank", measure], vdims=["fund"]).opts(
-                 xoffset=-0.12, text_align="right", text_font_size="8pt"))
-    return (points * names).opts(hv.opts.Overlay(height=HEIGHT, title=f"Risk against {short.lower()}", **_COMMON))
-
-
-# The chart's last risk level (RS8+, drawn at 9): its points' names are drawn to their left.
-LAST_RISK_RANK = 9
 
 
 # ---- performance ------------------------------------------------------------------------------
@@ -370,7 +327,7 @@ def _period_bars(data: pd.DataFrame, kinds: dict[str, str], ylabel: str, title: 
     series = [s for s in kinds.values() if s in set(data["series"])]
     data = data[["period", "series", "performance_val"]].astype({"performance_val": float})
     return grouped_bars(data, "period", "series", "performance_val", groups=periods, names=series,
-                        group_label="Period", value_label=ylabel, title=title)
+                        group_label="Period", value_label=ylabel, title=title, lying=True)
 
 
 def performance_bars(performance: pd.DataFrame | None, class_name: str | None = None) -> hv.Element:
@@ -379,7 +336,7 @@ def performance_bars(performance: pd.DataFrame | None, class_name: str | None = 
         return empty_chart("No past performance published for this fund")
     suffix = f" ({class_name})" if class_name and class_name != SINGLE_CLASS else ""
     return _period_bars(_class_rows(performance, class_name), PERFORMANCE_SERIES, "Return, %",
-                        "Return against benchmark and peer average" + suffix, "No return figures for this class")
+                        "Return by period" + suffix, "No return figures for this class")
 
 
 def volatility_bars(performance: pd.DataFrame | None, class_name: str | None = None) -> hv.Element:
@@ -403,7 +360,8 @@ def basket_return_bars(performance: pd.DataFrame | None) -> hv.Element:
     funds = [f for f in dict.fromkeys(performance["fund"].astype(str)) if f in set(data["fund"])]
     data = data[["period", "fund", "performance_val"]].astype({"performance_val": float})
     return grouped_bars(data, "period", "fund", "performance_val", groups=periods, names=funds, group_label="Period",
-                        value_label="Fund return, %", title="Fund return across the basket (first unit class)")
+                        value_label="Fund return, %", title="Returns, first unit class",
+                        lying=True)
 
 
 # ---- licences ---------------------------------------------------------------------------------
@@ -411,8 +369,10 @@ def basket_return_bars(performance: pd.DataFrame | None) -> hv.Element:
 LICENCE_KIND_COLORS = {"approval": "#3b6ea5", "approval (no expiry)": "#9ecae1", "duty": "#59a14f"}
 
 
-def licence_timeline(approvals: pd.DataFrame, duties: pd.DataFrame, today) -> hv.Element:
-    """Approvals (effective to expiry) and current duties (start to today) as bars on a time axis."""
+def licence_timeline(approvals: pd.DataFrame, duties: pd.DataFrame, today, names: dict[str, str] | None = None) -> hv.Element:
+    """Approvals (effective to expiry) and current duties (start to today) as bars on a time axis; a duty's company
+    by its name from `names` (by identifier) where it has one."""
+    names = names or {}
     rows = []
     now = pd.Timestamp(today)
     for r in approvals.sort_values("effective_date").to_dict("records"):
@@ -428,7 +388,8 @@ def licence_timeline(approvals: pd.DataFrame, duties: pd.DataFrame, today) -> hv
         if pd.isna(r.get("action_start_date")):
             continue
         end = now if pd.isna(r.get("action_end_date")) else r["action_end_date"]
-        rows.append({"what": f"duty {r.get('lic_action_code') or '?'} at {r.get('company_unique_id') or '?'}", "kind": "duty",
+        company = r.get("company_unique_id") or "?"
+        rows.append({"what": f"duty {r.get('lic_action_code') or '?'} at {_short(names.get(company, company), 44)}", "kind": "duty",
                      "start": r["action_start_date"], "end": max(end, r["action_start_date"]),
                      "state": "serving" if pd.isna(r.get("action_end_date")) else "ended",
                      "from": fmt_date(r["action_start_date"]),
@@ -475,7 +436,7 @@ def market_spectrum_bars(spectrum: pd.DataFrame | None, title: str = "Funds per 
         # The legend a name a row under the chart: in three columns its right column ran off a phone's screen.
         stacked=True, height=HEIGHT + 22 * len(policies), tools=["hover"], color="policy", cmap=colors, title=title,
         show_legend=True, legend_position="bottom", hooks=[legend_columns(1)], xlabel="Risk level (RS1 low to RS8+ high)",
-        ylabel="Funds", **_COMMON)
+        ylabel="Funds", **COMMON_OPTS)
 
 
 def market_fee_ranges(fees: pd.DataFrame | None, position: dict | None = None) -> hv.Element:
@@ -515,4 +476,4 @@ def market_fee_ranges(fees: pd.DataFrame | None, position: dict | None = None) -
     return layers.opts(hv.opts.Overlay(
         height=int(max(200, 46 * len(data) + 110)), title="Fees charged, by policy type",
         xlabel="Total annual fee, % a year", ylabel="", yticks=ticks, xticks=5, ylim=(-0.7, len(data) - 0.3),
-        **_COMMON))
+        **COMMON_OPTS))

@@ -9,7 +9,7 @@ from dashboard.errors import BadInputError, SecApiError
 from dashboard.models.basket import FundBasket
 from dashboard.models.fund import first_class_rows
 from dashboard.models.source import run
-from dashboard.present import charts
+from dashboard.present import charts, risk_charts
 from dashboard.present.text import asset_name_text
 from dashboard.records.labels import label
 from dashboard.reports.blocks import Caution, Column, Note, pct_col, table
@@ -59,13 +59,13 @@ def _risk(doc: ReportDocument, basket: FundBasket) -> None:
     if risk["risk_rank"].isna().all():
         sec.add(Note("Not published: the service has no risk levels for these funds."))
     else:
-        doc.chart(sec, safe_chart(charts.risk_spectrum_chart, risk), "Risk spectrum")
+        doc.chart(sec, safe_chart(risk_charts.risk_spectrum_chart, risk), "Risk spectrum")
     no_level = risk["risk_rank"].isna() & ~risk["proj_id"].isin(basket.failed_part("suitability"))
     missing = risk.loc[no_level, "fund"].astype(str).tolist()  # failures are listed in the summary
     if missing and len(missing) < len(risk):
         sec.add(Note("No risk level published for " + ", ".join(missing) + "."))
-    doc.chart(sec, safe_chart(charts.risk_scatter, risk, "total_annual_fee"), "Risk against fees")
-    doc.chart(sec, safe_chart(charts.risk_scatter, risk, "return_1y"), "Risk against return")
+    doc.chart(sec, safe_chart(risk_charts.risk_scatter, risk, "total_annual_fee"), "Risk against fees")
+    doc.chart(sec, safe_chart(risk_charts.risk_scatter, risk, "return_1y"), "Risk against return")
 
 
 def _allocation(doc: ReportDocument, basket: FundBasket) -> None:

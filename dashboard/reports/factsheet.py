@@ -20,7 +20,7 @@ from dashboard.models.factsheet import FundFactsheet
 from dashboard.models.fund import PERFORMANCE_KINDS, SINGLE_CLASS, class_key, fund_label
 from dashboard.models.holdings import HoldingsByQuarter, nav_total_mask
 from dashboard.models.source import run
-from dashboard.present import charts
+from dashboard.present import charts, risk_charts
 from dashboard.present.overview import LINK, OverviewRow, distinct_groups, fund_overview
 from dashboard.present.text import asset_name_text, asset_type_text, policy_type_text
 from dashboard.records.labels import PERFORMANCE_KIND, label
@@ -240,7 +240,7 @@ def _risk(doc: ReportDocument, sheet: FundFactsheet) -> None:
         ("Risk level", f"{level} of 8 ({suit.get('risk_spectrum')})" if level else suit.get("risk_spectrum")),
         ("Label", _label_pair(suit, "risk_spectrum")),
     ]))
-    doc.chart(sec, safe_chart(charts.risk_spectrum_chart, risk), "Risk spectrum")
+    doc.chart(sec, safe_chart(risk_charts.risk_spectrum_chart, risk), "Risk spectrum")
     for heading, key in (("Risk description", "risk_spectrum_desc"), ("Suits", "fund_suitable_desc"),
                          ("Does not suit", "fund_not_suitable_desc"), ("Important notice", "important_notice")):
         sec.add(Heading(heading))

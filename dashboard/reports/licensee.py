@@ -186,7 +186,7 @@ def _person_sections(doc: ReportDocument, approvals, duties, today, names: dict[
                 sec.add(Caution(f"{reason[:1].upper()}{reason[1:]} (at {at})."))
     sec = doc.section("approvals", "Approvals")
     if today is not None:
-        doc.chart(sec, safe_chart(charts.licence_timeline, approvals, duties, today), "Approvals and duties timeline")
+        doc.chart(sec, safe_chart(charts.licence_timeline, approvals, duties, today, names), "Approvals and duties timeline")
     if approvals.empty:
         sec.add(Note("No approvals are recorded for this identifier."))
     else:

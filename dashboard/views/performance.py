@@ -10,21 +10,6 @@ import param
 from dashboard.models.basket import FundBasket
 from dashboard.models.fund import PERFORMANCE_KINDS, SINGLE_CLASS, class_key, performance_pivot
 from dashboard.records.labels import PERFORMANCE_KIND
-
-# Period names under grouped bars, slanted: level, "since inception" ran into "5 years" on a phone.
-PERIOD_SLANT_RAD = 0.6
-
-
-def _slant_periods(plot, element) -> None:
-    for axis in plot.state.xaxis:
-        if hasattr(axis, "group_label_orientation"):
-            axis.group_label_orientation = PERIOD_SLANT_RAD
-
-
-def slanted(chart):
-    """A chart whose period names (the bars' groups) are slanted; its own hooks are kept."""
-    hooks = list(chart.opts.get().kwargs.get("hooks") or [])
-    return chart.opts(hooks=[*hooks, _slant_periods])
 from dashboard.present import charts
 from dashboard.views.common import chart_pane, TabView, data_table, html_pane, section_title, stale_badge
 from dashboard.present.text import empty_html
@@ -103,7 +88,7 @@ class PerformanceView(TabView):
     def _fund_chart(self, draw, *_):
         if self.state.fund_error:
             return charts.empty_chart("The fund could not be loaded")
-        return slanted(draw(self._performance(), self.unit_class))
+        return draw(self._performance(), self.unit_class)
 
     def _note_html(self, *_) -> str:
         state, perf = self.state, self._performance()
@@ -119,7 +104,7 @@ class PerformanceView(TabView):
         basket = self.state.basket
         if not basket.proj_ids:
             return charts.empty_chart("The basket is empty: add funds from the Fund explorer")
-        return slanted(charts.basket_return_bars(basket.performance_frame()))
+        return charts.basket_return_bars(basket.performance_frame())
 
     def render(self) -> None:
         self.table.set_frame(performance_table(self._performance(), self.unit_class))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import panel as pn
 
-from dashboard.present import charts
+from dashboard.present import charts, risk_charts
 from dashboard.views.common import (TabView, basket_state_html, chart_pane, data_table, failed_part_html, html_pane,
                                     section_title, stale_badge)
 from dashboard.present.text import display_frame, empty_html, status_text
@@ -32,11 +32,11 @@ class RiskView(TabView):
         # table is only patched while its view is in the page: see TabView).
         self.note = html_pane(pn.bind(self._note_html, *changes))
         self._spectrum = chart_pane("risk-spectrum")
-        self._spectrum.object = pn.bind(self._chart, charts.risk_spectrum_chart, *changes)
+        self._spectrum.object = pn.bind(self._chart, risk_charts.risk_spectrum_chart, *changes)
         self._fees = chart_pane("risk-fees")
-        self._fees.object = pn.bind(self._chart, charts.risk_scatter, *changes, measure="total_annual_fee")
+        self._fees.object = pn.bind(self._chart, risk_charts.risk_scatter, *changes, measure="total_annual_fee")
         self._returns = chart_pane("risk-returns")
-        self._returns.object = pn.bind(self._chart, charts.risk_scatter, *changes, measure="return_1y")
+        self._returns.object = pn.bind(self._chart, risk_charts.risk_scatter, *changes, measure="return_1y")
         self.table = data_table(table_frame(basket.risk_frame()), titles=TITLES,
                                 percent=["total_annual_fee", "return_1y"], page_size=15, name="risk-table")
         self.state.param.watch(self.invalidate, ["basket_revision", "basket_error"])

@@ -125,7 +125,7 @@ def test_every_fund_json_output_gives_a_quarter_as_text_yyyymm(cli, dataset):
 
 def test_licensee_commands(cli, dataset):
     code, out, _ = cli("licensee", "former", "--json")
-    assert code == 0 and len(json.loads(out)) == len(dataset.former_licensees)
+    assert code == 0 and len(json.loads(out)) == len(dataset.company_register())
     person = next(p for p in dataset.approvals if dataset.approvals[p])
     code, out, _ = cli("licensee", "person", person, "--json")
     data = json.loads(out)
@@ -565,6 +565,13 @@ def test_licensee_company_is_titled_by_name_and_says_licensed_in_english(simulat
     assert f"{amc['name_en']} ({amc['unique_id']}): licences and registrations" in stdout
     assert "licensed (ใบอนุญาต)" in stdout or "registered (จดทะเบียน)" in stdout
     assert "apply_type" not in stdout and "lic_code" not in stdout
+    # a company that is not an asset manager: named from the service's company list (it was "company C0000000216")
+    amcs = {a["unique_id"] for a in dataset.amcs}
+    other = next(d["company_unique_id"] for _, duties in sorted(dataset.duties.items()) for d in duties
+                 if d["company_unique_id"] not in amcs)
+    name = next(r["name_en"] for r in dataset.licensees if r["unique_id"] == other)
+    code, stdout, _ = cli("licensee", "company", other)
+    assert code == 0 and f"{name} ({other}): licences and registrations" in stdout and f"company {other}" not in stdout
 
 
 def test_readable_enforcement_names_the_kind_of_action_from_the_case_list(cli, dataset, simulator):
@@ -590,3 +597,16 @@ def test_people_on_duty_are_titled_as_ids(simulator, dataset, tmp_path, monkeypa
     cli = in_process_cli(simulator, "successor", tmp_path / "cache", monkeypatch, capsys)
     code, stdout, _ = cli("licensee", "company", dataset.amcs[0]["unique_id"])
     assert code == 0 and "Licensed person (id)" in stdout
+
+
+def test_licensee_person_names_companies_that_are_not_asset_managers(cli, dataset):
+    """A duty at a securities company (no asset manager) showed its bare identifier (C0000000216): the service's
+    company list (E16, read once) names it, on either layout."""
+    amcs = {a["unique_id"] for a in dataset.amcs}
+    pid, company = next((p, d["company_unique_id"]) for p, duties in sorted(dataset.duties.items()) for d in duties
+                        if d["company_unique_id"] not in amcs)
+    name = next(r["name_en"] for r in dataset.licensees if r["unique_id"] == company)
+    code, stdout, _ = cli("licensee", "person", pid)
+    assert code == 0
+    assert f"{name} ({company})" in stdout
+    assert all(f"{company}" not in line or name in line for line in stdout.splitlines())  # never the id alone

@@ -471,3 +471,14 @@ def test_a_hostile_fund_can_be_injected():
 def test_an_empty_data_set_can_be_built():
     ds = DemoDataset()
     assert ds.funds == [] and ds.amc_ids() == [] and ds.label == DEMO_LABEL
+
+
+def test_the_company_list_names_every_company_people_are_on_duty_at(ds):
+    """E16 lists entities that ever held a licence: the demo's held only ten former licensees, so a duty at any
+    other company could not be named. It holds every company a duty names, and the former licensees, once each."""
+    register = ds.company_register()
+    listed = {r["unique_id"] for r in register}
+    on_duty = {d["company_unique_id"] for duties in ds.duties.values() for d in duties}
+    assert on_duty - set(ds.amc_ids()) and on_duty <= listed  # companies that are not asset managers among them
+    assert {r["unique_id"] for r in ds.former_licensees} <= listed and len(listed) == len(register)
+    assert all(set(r) == {"last_upd_date", "unique_id", "name_th", "name_en"} for r in register)

@@ -67,7 +67,7 @@ CASES = {
     "E13": ("GET", f"{F}/{first_key(DS.allocation)}/asset", None, DS.allocation[first_key(DS.allocation)]),
     "E14": ("GET", f"{F}/{first_key(DS.urls)}/URLs", None, DS.urls[first_key(DS.urls)]),
     "E15": ("POST", f"{L}/company", {"name": "SECURITIES"}, lambda p: p and all("Securities" in r["name_en"] for r in p)),
-    "E16": ("GET", f"{L}/company", None, DS.former_licensees),
+    "E16": ("GET", f"{L}/company", None, DS.company_register()),
     "E17": ("GET", f"{L}/person/{PERSON}/license", None, DS.approvals[PERSON]),
     "E18": ("GET", f"{L}/person/{PERSON}/work_info", None, DS.duties[PERSON]),
     "E19": ("GET", f"{L}/{ENF_SUBJECT}/enforcement/{ENF_CASE}", None, DS.enforcement[(ENF_SUBJECT, ENF_CASE)]),

@@ -427,7 +427,7 @@ COMPANY = next(iter(DS.company_licences))
 
 
 def test_licence_shapes(app):
-    lists = {f"{LC}/company": DS.former_licensees, f"{LC}/person/{PERSON}/license": DS.approvals[PERSON]}
+    lists = {f"{LC}/company": DS.company_register(), f"{LC}/person/{PERSON}/license": DS.approvals[PERSON]}
     singles = {f"{LC}/{SUBJECT}/enforcement/{CASE}": DS.enforcement[(SUBJECT, CASE)],
                f"{LC}/investoralert/{ALERT}/alertaction": DS.alerts[ALERT]}
     app.licence_shape = "bare"
@@ -436,7 +436,7 @@ def test_licence_shapes(app):
         assert isinstance(body, list) and len(body) == len(legacy)
     for path, legacy in singles.items():
         assert get(app, path).json() == legacy
-    assert sorted(map(json.dumps, get(app, f"{LC}/company").json())) == sorted(map(json.dumps, DS.former_licensees))
+    assert sorted(map(json.dumps, get(app, f"{LC}/company").json())) == sorted(map(json.dumps, DS.company_register()))
     app.licence_shape = "items"
     for path, legacy in lists.items():
         body = get(app, path).json()

@@ -117,7 +117,7 @@ def test_licence_check(make_client, dataset):
     alert_id = next(iter(dataset.alerts))
     assert run(check.load_alert(alert_id))["case_id"] == dataset.alerts[alert_id]["case_id"]
     assert not run(check.search_companies(dataset.licensees[0]["name_en"][:8])).empty
-    assert len(run(check.load_former())) == len(dataset.former_licensees)
+    assert len(run(check.load_former())) == len(dataset.company_register())
     run(check.load_enforcement(uid, "NO-SUCH-CASE"))
     assert check.enforcement is None and "no enforcement action" in check.message
 

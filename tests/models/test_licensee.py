@@ -50,8 +50,9 @@ def test_duties_read_with_company_names(demo_client, dataset):
     person = next(p for p in dataset.duties if dataset.duties[p])
     check = LicenceCheck(client=demo_client)
     run(check.load_person(person))
-    before = check.with_company_names(check.duties)
-    assert list(before["company"]) == list(check.duties["company_unique_id"])  # no names known yet
+    # the person's lookup read the company list (E16): every duty's company is named, with no other list shown
+    first = check.with_company_names(check.duties)
+    assert all(shown == f"{check.register_names[uid]} ({uid})" for uid, shown in zip(first["company_unique_id"], first["company"]))
     run(check.load_former())
     run(check.search_companies("Demo"))
     named = check.with_company_names(check.duties)
@@ -92,3 +93,23 @@ def test_each_field_of_a_case_reads_the_kind_by_its_own_numbering():
         {"last_upd_date": "2024-01-01", "enforcement_type": "กล่าวโทษ", "case_id": "A"},
         {"last_upd_date": "2024-01-01", "enforcement_type": "ปรับทางปกครอง", "case_id": "B"}], list_expected=True))
     assert (case_kind(cases, "A"), case_kind(cases, "B"), case_kind(cases, "C")) == ("complaint", "administrative_fine", None)
+
+
+@pytest.mark.parametrize("layout", ["legacy", "successor"])
+def test_the_company_list_is_read_once_for_many_peoples_duties(make_client, simulator, dataset, layout):
+    """Naming duties' companies costs one list call (E16), not one per person or per company, and no call at all
+    for a person without duties."""
+    people = [p for p, duties in sorted(dataset.duties.items()) if duties][:3]
+    check = LicenceCheck(client=make_client(layout=layout, use_cache=False))
+    for person in people:
+        run(check.load_person(person))
+        assert all(check.register_names.get(d["company_unique_id"]) for d in dataset.duties[person])
+    def lists() -> int:
+        return sum(1 for method, path in simulator.app.requests if method == "GET" and path.endswith("/licensee/company"))
+
+    assert lists() == 1
+    assert run(check.load_register_names()) == check.register_names and lists() == 1
+    idle = next(p["unique_id"] for p in dataset.persons if not dataset.duties.get(p["unique_id"]))
+    other = LicenceCheck(client=make_client(layout=layout, use_cache=False))
+    run(other.load_person(idle))
+    assert other.register_names is None and lists() == 1

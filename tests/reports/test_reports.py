@@ -375,3 +375,14 @@ def test_licensee_report_reads_a_case_with_the_kind_its_case_list_names(dataset_
     assert f"{ENFORCEMENT_TYPE[kind][1]} ({ENFORCEMENT_TYPE[kind][0]}), as the case list names it" in enforcement
     assert f"the date is the {meanings['date'][1]}" in enforcement
     assert "No case list names" not in enforcement and 'id="enforcement-meanings"' not in enforcement
+
+
+def test_licence_report_names_a_duty_at_a_company_that_is_not_an_asset_manager(module_client, dataset_module):
+    """A duty at a securities company was listed by its bare identifier: the company list (E16) names it (issue 30)."""
+    amcs = {a["unique_id"] for a in dataset_module.amcs}
+    pid, company = next((p, d["company_unique_id"]) for p, duties in sorted(dataset_module.duties.items())
+                        for d in duties if d["company_unique_id"] not in amcs)
+    name = next(r["name_en"] for r in dataset_module.licensees if r["unique_id"] == company)
+    page = html.unescape(licensee_report_html(module_client, pid, generated_at=GENERATED))
+    assert f"{name} ({company})" in page
+    assert f"at {company}" not in page  # the timeline's duty too

@@ -47,25 +47,6 @@ def test_the_first_snapshot_being_made_says_a_sync_is_running(tmp_path):
         market.close()
 
 
-def test_period_names_under_the_performance_bars_are_slanted():
-    """On a phone the period names ran into each other ("since inception" over "5 years"): they are slanted,
-    and the chart's own hooks (group names only on the axis) still run."""
-    import holoviews as hv
-    import pandas as pd
-
-    from dashboard.present import charts
-    from dashboard.views.performance import PERIOD_SLANT_RAD, slanted
-
-    hv.extension("bokeh")
-    rows = pd.DataFrame({"fund": ["A", "A", "B", "B"], "period": ["1 year", "since inception"] * 2,
-                         "value": [1.0, 2.0, 3.0, -1.0]})
-    chart = charts.grouped_bars(rows, "period", "fund", "value", groups=["1 year", "since inception"], names=["A", "B"],
-                                group_label="Period", value_label="Return, %", title="t")
-    axis = hv.render(slanted(chart)).xaxis[0]
-    assert axis.group_label_orientation == PERIOD_SLANT_RAD
-    assert axis.major_label_text_alpha == 0.0  # the chart's own hook
-
-
 def test_the_screeners_filters_are_kept_in_the_link(tmp_path):
     """A link carries the Market tab's screener filters, and a link with them reopens them (issue 30)."""
     from dashboard.app import url_search
@@ -128,7 +109,7 @@ def test_names_at_the_top_risk_level_are_drawn_inside_the_chart():
     import holoviews as hv
     import pandas as pd
 
-    from dashboard.present.charts import risk_scatter, risk_spectrum_chart
+    from dashboard.present.risk_charts import risk_scatter, risk_spectrum_chart
 
     hv.extension("bokeh")
     risk = pd.DataFrame({"fund": ["EDGE", "MID"], "proj_id": ["A", "B"], "name_en": ["x", "y"], "risk_level": ["8+", "4"],

@@ -81,3 +81,20 @@ def test_people_on_duty_are_titled_as_ids_the_service_gives_no_name_for(demo_cli
     assert table.titles.get("person_unique_id") == "Licensed person (id)"
     texts = " ".join(str(p.object) for p in view.__panel__().select(pn.pane.Markdown))
     assert "by their id only" in texts
+
+
+def test_a_persons_duties_name_companies_that_are_not_asset_managers(demo_client, dataset):
+    """The duties table and the compliance warning named a company only when a list shown before had it (the asset
+    managers never, a securities company only after "Load former licensees"): the person's lookup reads the service's
+    company list once, and every duty's company is named (issue 30)."""
+    amcs = {a["unique_id"] for a in dataset.amcs}
+    pid, company = next((p, d["company_unique_id"]) for p, duties in sorted(dataset.duties.items()) for d in duties
+                        if d["company_unique_id"] not in amcs)
+    name = next(r["name_en"] for r in dataset.licensees if r["unique_id"] == company)
+    view = LicenseeView(licence=LicenceCheck(client=demo_client))
+    view.person_id = pid
+    run(view.load_person())
+    shown = view.tables["duties"].value
+    assert f"{name} ({company})" in set(shown["company"])
+    assert all("(" in str(c) for c in shown["company"])  # every company by its name, none by its id alone
+    assert view.licence.former.empty  # the list names companies; the former-licensee table is not filled by it

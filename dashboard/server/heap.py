@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import weakref
 
 from dashboard.config import on_glibc
 
 #: After a session ends, how long to wait (for others to end too) before giving memory back.
 TRIM_DELAY_S = 5.0
-_trim_pending = False
+#: The event loops with a trim coming (one a loop: a server stopped before its trim ran keeps no other
+#: loop's sessions from being trimmed).
+_trims_pending: weakref.WeakSet = weakref.WeakSet()
 
 
 def trim_heap() -> bool:
@@ -26,18 +29,18 @@ def trim_heap() -> bool:
 
 def trim_heap_soon(session_context) -> None:
     """After a session ends: trim the heap once, a few seconds later (one trim for a crowd leaving)."""
-    global _trim_pending
-    if _trim_pending:
-        return
     from tornado.ioloop import IOLoop
 
+    loop = IOLoop.current()
+    if loop in _trims_pending:
+        return
+
     def trim():
-        global _trim_pending
-        _trim_pending = False
+        _trims_pending.discard(loop)
         trim_heap()
 
-    _trim_pending = True
-    IOLoop.current().call_later(TRIM_DELAY_S, trim)
+    _trims_pending.add(loop)
+    loop.call_later(TRIM_DELAY_S, trim)
 
 
 def settle_heap() -> int:

@@ -29,6 +29,26 @@ def test_a_crowd_leaving_is_trimmed_once(monkeypatch):
     assert calls == [1, 1]
 
 
+def test_a_server_stopped_before_its_trim_keeps_no_other_from_trimming(monkeypatch):
+    """A trim still coming on a loop that was stopped (a server stopped a moment after its sessions ended)
+    never runs: the next server's sessions leaving are trimmed all the same."""
+    calls = []
+    monkeypatch.setattr(heap, "TRIM_DELAY_S", 0.05)
+    monkeypatch.setattr(heap, "trim_heap", lambda: calls.append(1) or True)
+
+    async def leave_then_stop():
+        heap.trim_heap_soon(None)  # its loop ends before the trim is due
+
+    asyncio.run(leave_then_stop())
+
+    async def crowd():
+        heap.trim_heap_soon(None)
+        await asyncio.sleep(0.3)
+
+    asyncio.run(crowd())
+    assert calls == [1]
+
+
 def test_settling_the_heap_puts_the_libraries_beyond_the_collector():
     """`serve()` freezes what is alive after the imports: a full collection then walks only what
     sessions make (it walked the libraries too, inside a session's first build)."""

@@ -133,6 +133,32 @@ def parse_deadline(text: object) -> float:
     return value
 
 
+# The risk-free rate the Sharpe ratios of NAV histories use, percent a year (issue 27): `--risk-free PCT`
+# on the command line, else this variable, else 0.
+RISK_FREE_ENV = "SEC_DASHBOARD_RISK_FREE_PCT"
+RISK_FREE_BOUNDS = (-10.0, 50.0)
+
+
+def parse_risk_free_pct(text: object, source: str = RISK_FREE_ENV) -> float:
+    """A risk-free rate in percent a year (2.5 = 2.5 %), from -10 to 50; a clear error naming `source` otherwise."""
+    raw = str(text).strip().removesuffix("%").strip()
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    low, high = RISK_FREE_BOUNDS
+    if not low <= value <= high:  # NaN and infinities fail this too
+        raise ValueError(f"the risk-free rate {str(text)[:20]!r} is not a percent a year from {low:g} to {high:g}, "
+                         f"e.g. 2.5 ({source})")
+    return value
+
+
+def risk_free_pct_from_env(environ: Mapping[str, str] | None = None) -> float:
+    """The risk-free rate of SEC_DASHBOARD_RISK_FREE_PCT (percent a year), 0 when unset; ValueError when unreadable."""
+    text = (os.environ if environ is None else environ).get(RISK_FREE_ENV, "").strip()
+    return parse_risk_free_pct(text) if text else 0.0
+
+
 def check_redis_url(url: str) -> str:
     """A Redis URL the client library can open (redis://, rediss:// or unix://); a clear error for anything else."""
     parts = urllib.parse.urlsplit(url)

@@ -35,7 +35,7 @@ def _isolated_environment(monkeypatch, tmp_path_factory):
     """No test reads the developer's keys or writes to the real per-user cache."""
     for var in ("SEC_API_KEY", "SEC_FUND_API_KEY", "SEC_LICENSE_API_KEY", "SEC_API_BASE_URL", "SEC_DASHBOARD_DEMO",
                 "SEC_API_LAYOUT", "SEC_API_KEY_SECONDARY", "SEC_API_RATE_LIMIT", "SEC_API_MIN_INTERVAL_MS",
-                "SEC_DASHBOARD_REDIS_URL", "SEC_DASHBOARD_NUM_PROCS", "SEC_DASHBOARD_MARKET_DIR"):
+                "SEC_DASHBOARD_REDIS_URL", "SEC_DASHBOARD_NUM_PROCS", "SEC_DASHBOARD_MARKET_DIR", "SEC_DASHBOARD_RISK_FREE_PCT"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path_factory.mktemp("user-cache")))
 

@@ -10,17 +10,18 @@ the same window. A fund without any NAV is left out of both and named in `failed
 from __future__ import annotations
 
 import asyncio
-from datetime import date, timedelta
+from datetime import date
 
 import pandas as pd
 import param
 
 from dashboard.api.nav import ClassHistory, afetch_nav_history
 from dashboard.errors import SecApiError
+from dashboard.models.nav import DEFAULT_YEARS, load_start
 from dashboard.models.nav_figures import ClassFigures, figures_since, rebase
 from dashboard.models.source import ServiceModel
 
-HISTORY_YEARS = 5
+HISTORY_YEARS = DEFAULT_YEARS  # as a fund's own NAV view
 
 
 class BasketNav(ServiceModel):
@@ -36,7 +37,7 @@ class BasketNav(ServiceModel):
         """Fetch every fund's history (in parallel, through the client's cache); a fund that fails is noted."""
         ids = list(dict.fromkeys(proj_ids))
         today = self.api.today
-        start = recent_start(today, self.years)
+        start = load_start(today, self.years)
 
         async def one(proj_id: str):
             try:
@@ -76,7 +77,3 @@ class BasketNav(ServiceModel):
     def history(self, proj_id: str) -> ClassHistory | None:
         return self.histories.get(proj_id)
 
-
-def recent_start(today: date, years: int = HISTORY_YEARS) -> date:
-    """The first day of a history of `years` years back from `today`."""
-    return today - timedelta(days=round(365.25 * years))

@@ -26,7 +26,7 @@ from dashboard.models.holdings import HoldingsByQuarter
 from dashboard.models.licensee import LicenceCheck
 from dashboard.models.search import FundSearch
 
-TABS = ("explorer", "allocation", "holdings", "fees", "risk", "performance", "market", "licensee")
+TABS = ("explorer", "allocation", "holdings", "fees", "risk", "performance", "nav", "market", "licensee")
 TAB_TITLES = {
     "explorer": "Fund explorer",
     "allocation": "Allocation",
@@ -34,6 +34,7 @@ TAB_TITLES = {
     "fees": "Fees",
     "risk": "Risk",
     "performance": "Performance",
+    "nav": "NAV & returns",
     "market": "Market",
     "licensee": "Licensee",
 }
@@ -47,9 +48,12 @@ LIVE_DEFAULT_QUERY = "SET50"
 MARKET_URL = {"market.company": "company", "market.status": "status", "market.risk": "risk",
               "market.policy": "policy", "market.tax": "tax", "market.retail_type": "retail",
               "market.max_fee": "max_fee", "market.min_return_1y": "min_return", "market.sort": "sort"}
+# The NAV tab's unit class and range (a FundNav's parameters; `nav` is set by the view layer). A link
+# carries them only when they differ from the defaults (every link would otherwise say range=1Y).
+NAV_URL = {"nav.class_name": "nav_class", "nav.range": "range"}
 URL_PARAMETERS = {"tab": "tab", "fund": "fund", "basket_ids": "basket", "query": "q", "theme": "theme",
                   "licence.person_id": "person", "licence.enforcement_id": "case_of", "licence.case_id": "case",
-                  **MARKET_URL}
+                  **MARKET_URL, **NAV_URL}
 THEMES = ("", "light", "dark")
 # Identifiers of the licence register as the service writes them (P0000010008, EN-2565-001).
 REGISTER_ID = re.compile(r"[A-Z0-9][A-Z0-9_-]{0,63}")
@@ -127,6 +131,8 @@ class DashboardState(param.Parameterized):
     market = param.Parameter(default=None, doc="The Market tab's screener (a dashboard.market.screen.MarketScreen: the "
                              "market is beside the models, so it is not typed here) whose filters a link carries; "
                              "None until the view layer sets it, and a link's filters wait for it.")
+    nav = param.Parameter(default=None, doc="The NAV tab's model (a dashboard.models.nav.FundNav, made by the view layer "
+                          "with the session's client) whose unit class and range a link carries; None until set.")
     search = param.ClassSelector(class_=FundSearch, doc="Fund search (E1, E3) and company fund lists (E2).")
     factsheet = param.ClassSelector(class_=FundFactsheet, doc="The selected fund's factsheet.")
     holdings = param.ClassSelector(class_=HoldingsByQuarter, doc="The selected fund's holdings by quarter.")
@@ -192,14 +198,16 @@ class DashboardState(param.Parameterized):
             owner = getattr(owner, part, None) if owner is not None else None
         return owner, name
 
-    @param.depends("market", watch=True)
+    @param.depends("market", "nav", watch=True)
     def _market_set(self) -> None:
-        """Give the market the link's screener filters that waited for it; a value it refuses is ignored (and said)."""
+        """Give the market (or the NAV tab's model) the link's values that waited for it; a value it refuses is
+        ignored (and said)."""
         waiting, self._waiting_url = self._waiting_url, {}
         ignored = []
         for path, value in waiting.items():
             owner, attr = self._owner(path)
             if owner is None:
+                self._waiting_url[path] = value  # its model is not set yet either
                 continue
             try:
                 owner.param.update(**{attr: value})
@@ -224,7 +232,10 @@ class DashboardState(param.Parameterized):
         out = {}
         for path, name in URL_PARAMETERS.items():
             owner, attr = self._owner(path)
-            out[name] = _url_form(getattr(owner, attr)) if owner is not None else ""
+            value = getattr(owner, attr) if owner is not None else None
+            if path in NAV_URL and owner is not None and value == owner.param[attr].default:
+                value = None
+            out[name] = _url_form(value)
         return out
 
     def _url_value(self, path: str, text: str) -> Any:
@@ -250,6 +261,10 @@ class DashboardState(param.Parameterized):
             return text
         if path in MARKET_URL:
             return _market_value(path, text)
+        if path in NAV_URL:
+            if len(text) > MAX_QUERY_LENGTH or any(not c.isprintable() for c in text):
+                raise BadInputError("the unit class or range is too long or holds control characters")
+            return text.upper() if path == "nav.range" else text
         return _register_id(URL_PARAMETERS[path], text) if text else ""
 
     def apply_url(self, args: dict[str, Any]) -> list[str]:

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from dashboard.errors import SecApiError
-from dashboard.models.dashboard_state import MARKET_URL, TABS, URL_PARAMETERS, DashboardState
+from dashboard.models.dashboard_state import MARKET_URL, NAV_URL, TABS, URL_PARAMETERS, DashboardState
 from dashboard.models.source import run
 
 
@@ -44,7 +44,8 @@ def test_basket_and_url_form_stay_in_step():
 
 
 EMPTY_URL = {"tab": "explorer", "fund": "", "basket": "", "q": "", "theme": "", "person": "", "case_of": "", "case": "",
-             **{name: "" for name in MARKET_URL.values()}}  # the screener's filters: none
+             **{name: "" for name in MARKET_URL.values()},  # the screener's filters: none
+             **{name: "" for name in NAV_URL.values()}}  # the NAV tab's class and range: the defaults
 
 
 def test_apply_url_ignores_bad_values():

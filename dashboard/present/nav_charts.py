@@ -19,7 +19,7 @@ from dashboard.models.nav_windows import GAP_DAYS
 from dashboard.present.charts import SERIES_COLORS, empty_chart
 
 NAV_HEIGHT = 300
-DRAWDOWN_HEIGHT = 150
+DRAWDOWN_HEIGHT = 190
 REBASED_HEIGHT = 320
 NAV_COLOR = "#3b6ea5"
 OFFER_COLOR = "#59a14f"
@@ -27,10 +27,33 @@ BID_COLOR = "#e15759"
 DISTRIBUTION_COLOR = "#b07aa1"
 GAP_COLOR = "#bab0ac"
 DRAWDOWN_COLOR = "#d62728"
-# Responsive in width, fixed in height, like present.charts; no toolbar (a phone has no room), the
-# wheel zooms nothing (the page scrolls), hover says what a point is.
-_COMMON = dict(responsive=True, toolbar=None, default_tools=[], min_width=280)
+# Responsive in width, fixed in height, like present.charts; the wheel zooms nothing (the page
+# scrolls), hover says what a point is. The NAV and drawdown pair has a small toolbar (zoom into
+# dates, reset): its axes are linked, so both follow. The basket's chart has none (a phone has no room).
+_COMMON = dict(responsive=True, default_tools=[], min_width=280)
 DATE = hv.Dimension("nav_date", label="Date")
+ZOOM_TOOLS = ["xbox_zoom", "reset"]
+# A few date ticks ("Mar 2026"), so they never run into each other on a phone.
+DATE_TICKS = 4
+
+
+def _date_axis():
+    from bokeh.models import DatetimeTickFormatter
+
+    return DatetimeTickFormatter(days="%d %b", months="%b %Y", years="%Y")
+
+
+def _few_date_ticks(plot, element) -> None:
+    """Ask Bokeh's date ticker for a few ticks (its default, about six, crowds a phone's axis)."""
+    for axis in plot.state.xaxis:
+        ticker = getattr(axis, "ticker", None)
+        if ticker is not None and hasattr(ticker, "desired_num_ticks"):
+            ticker.desired_num_ticks = DATE_TICKS
+
+
+def _layer_opts() -> list:
+    """No default tools on any layer (each would add its own to the toolbar)."""
+    return [getattr(hv.opts, kind)(default_tools=[]) for kind in ("Curve", "Scatter", "Area", "VSpan", "HLine")]
 
 
 def broken_at_gaps(frame: pd.DataFrame, column: str = "nav_date", limit_days: int = GAP_DAYS["daily"]) -> pd.DataFrame:
@@ -70,7 +93,7 @@ def nav_chart(nav: pd.DataFrame | None, distributions: pd.DataFrame | None = Non
              hv.Dimension("size_m", label="Fund size (million baht)")]
     layers = [*_gap_spans(gaps)]
     layers.append(hv.Curve(data, DATE, [hv.Dimension("nav", label="NAV (baht per unit)"), *hover], label="NAV").opts(
-        color=NAV_COLOR, line_width=2, tools=["hover"]))
+        color=NAV_COLOR, line_width=2, tools=["hover", *ZOOM_TOOLS]))
     for column, label, color in (("offer", "Offer price", OFFER_COLOR), ("bid", "Bid price", BID_COLOR)):
         if data[column].notna().any():
             layers.append(hv.Curve(data, DATE, hv.Dimension(column, label="NAV (baht per unit)"), label=label).opts(
@@ -83,7 +106,9 @@ def nav_chart(nav: pd.DataFrame | None, distributions: pd.DataFrame | None = Non
                                  label="Distribution (XD date)").opts(
             color=DISTRIBUTION_COLOR, marker="triangle", size=11, tools=["hover"]))
     return hv.Overlay(layers).opts(
-        hv.opts.Overlay(height=height, title=title, legend_position="top_left", show_legend=True, **_COMMON),
+        *_layer_opts(),
+        hv.opts.Overlay(height=height, title=title, legend_position="top", legend_cols=4, show_legend=True,
+                        hooks=[_few_date_ticks], xformatter=_date_axis(), **_COMMON),
         hv.opts.Curve(ylabel="NAV (baht per unit)", xlabel=""))
 
 
@@ -112,15 +137,17 @@ def drawdown_chart(drawdown: pd.Series | None, *, gaps: Iterable = (), frequency
     data = broken_at_gaps(pd.DataFrame({"nav_date": pd.to_datetime(drawdown.index), "drawdown": drawdown.to_numpy()}),
                           limit_days=_limit(frequency))
     area = hv.Area(data, DATE, hv.Dimension("drawdown", label="Below its peak (%)"), label="Drawdown").opts(
-        color=DRAWDOWN_COLOR, alpha=0.35, line_color=DRAWDOWN_COLOR, line_width=1, tools=["hover"])
+        color=DRAWDOWN_COLOR, alpha=0.35, line_color=DRAWDOWN_COLOR, line_width=1, tools=["hover", *ZOOM_TOOLS])
     return hv.Overlay([*_gap_spans(gaps), area]).opts(
-        hv.opts.Overlay(height=height, title="Drawdown: how far below its previous peak", show_legend=False, **_COMMON),
+        *_layer_opts(),
+        hv.opts.Overlay(height=height, title="Drawdown: how far below its previous peak", show_legend=False,
+                        hooks=[_few_date_ticks], yticks=4, xformatter=_date_axis(), **_COMMON),
         hv.opts.Area(ylabel="Below peak (%)", xlabel=""))
 
 
 def nav_with_drawdown(nav_element: hv.Element, drawdown_element: hv.Element) -> hv.Layout:
     """The NAV chart over the drawdown chart, their date axes linked (zoom one, the other follows)."""
-    return (nav_element + drawdown_element).cols(1).opts(shared_axes=True)
+    return (nav_element + drawdown_element).cols(1).opts(shared_axes=True, toolbar="above", merge_tools=True)
 
 
 def rebased_chart(rebased: pd.DataFrame | None, start: date | None, *, names: dict[str, str] | None = None,
@@ -137,9 +164,11 @@ def rebased_chart(rebased: pd.DataFrame | None, start: date | None, *, names: di
         label = names.get(column, str(column))
         layers.append(hv.Curve(data, DATE, hv.Dimension("value", label="Value of 100 invested"), label=label).opts(
             color=SERIES_COLORS[i % len(SERIES_COLORS)], line_width=2, tools=["hover"]))
-    title = f"NAV rebased to 100 on {start:%d %b %Y} (the first day all have a NAV)"
+    title = f"Rebased to 100 on {start.day} {start:%b %Y}"  # the first day all have a NAV (the page says so)
     return hv.Overlay(layers).opts(
-        hv.opts.Overlay(height=height, title=title, legend_position="top_left", show_legend=True, **_COMMON),
+        *_layer_opts(),
+        hv.opts.Overlay(height=height, title=title, legend_position="bottom", legend_cols=2, show_legend=True,
+                        toolbar=None, hooks=[_few_date_ticks], xformatter=_date_axis(), **_COMMON),
         hv.opts.Curve(ylabel="Value of 100 invested", xlabel=""))
 
 

@@ -15,16 +15,20 @@ import pandas as pd
 from dashboard.models.nav_figures import ClassFigures
 
 # (figure key, column title) of the common-start figures shown, in order.
+# (Short titles: the table must fit a phone; `COMMON_FIGURES_NOTE` says what each means.)
 COMMON_FIGURES = (
     ("return_common", "Return"),
-    ("return_common_ann", "Return a year (annualised)"),
-    ("total_return_common", "Total return (distributions reinvested)"),
-    ("volatility_common", "Volatility (annualised)"),
-    ("max_drawdown_common", "Largest fall from a peak"),
-    ("sharpe_common", "Sharpe ratio"),
+    ("return_common_ann", "A year"),
+    ("total_return_common", "Total return"),
+    ("volatility_common", "Volatility"),
+    ("max_drawdown_common", "Largest fall"),
+    ("sharpe_common", "Sharpe"),
 )
+COMMON_FIGURES_NOTE = ("Return: the change in NAV; a year: the same, annualised (over a year only); total return: "
+                       "with distributions reinvested; volatility: annualised; largest fall: the maximum drawdown "
+                       "from a peak; Sharpe: the Sharpe ratio.")
 PERCENT_TITLES = [title for key, title in COMMON_FIGURES if key != "sharpe_common"]
-RATIO_TITLES = ["Sharpe ratio"]
+RATIO_TITLES = ["Sharpe"]
 
 
 def common_figures_frame(figures: Mapping[str, ClassFigures], names: Mapping[str, str] | None = None) -> pd.DataFrame:
@@ -34,13 +38,13 @@ def common_figures_frame(figures: Mapping[str, ClassFigures], names: Mapping[str
     rows = []
     for proj_id, class_figures in figures.items():
         first = class_figures[COMMON_FIGURES[0][0]]
-        row = {"Fund": names.get(proj_id, proj_id),
-               "From": _day(first.start), "To": _day(first.end)}
+        row = {"Fund": names.get(proj_id, proj_id)}
         for key, title in COMMON_FIGURES:
             value = class_figures[key].value
             row[title] = float("nan") if value is None else value
-        rows.append(row)
-    return pd.DataFrame(rows, columns=["Fund", "From", "To", *(title for _, title in COMMON_FIGURES)])
+        rows.append({**row, "From": _day(first.start), "To": _day(first.end)})
+    # the figures first, next to the fund's name (a phone shows the first columns)
+    return pd.DataFrame(rows, columns=["Fund", *(title for _, title in COMMON_FIGURES), "From", "To"])
 
 
 def common_figures_notes(figures: Mapping[str, ClassFigures], names: Mapping[str, str] | None = None) -> list[str]:
@@ -53,7 +57,7 @@ def common_figures_notes(figures: Mapping[str, ClassFigures], names: Mapping[str
             figure = class_figures[key]
             if figure.value is None and figure.reason and figure.reason not in seen:
                 seen.add(figure.reason)
-                notes.append(f"{names.get(proj_id, proj_id)}, {title.lower()}: {figure.reason}")
+                notes.append(f"{names.get(proj_id, proj_id)}, {figure.label.lower()}: {figure.reason}")
     return notes
 
 

@@ -29,9 +29,14 @@ from dashboard.views.nav_basket import BasketNavSection
 
 RANGE_LABELS = {("Max" if r == "MAX" else r): r for r in RANGES}
 SINGLE_CLASS_LABEL = "Single class fund"
-FIGURE_TITLES = {"label": "Figure", "window": "Window", "value": "From the NAV history",
-                 "compared": "From the NAV history, at the factsheet's date", "published": "Published in the factsheet",
-                 "difference": "Difference", "reason": "Note"}
+# The numbers next to the figure's name (a phone shows the first columns; the name stays put when
+# the table scrolls sideways).
+FIGURE_TITLES = {"label": "Figure", "value": "From the NAV", "published": "Published in the factsheet",
+                 "difference": "Difference", "compared": "From the NAV at the factsheet's date", "window": "Window",
+                 "reason": "Note"}
+# The figure's name wraps in a narrow column (it stays in view while the numbers scroll sideways).
+WRAPPED_LABELS = ".tabulator-cell[tabulator-field='label'] {white-space: normal !important; word-break: normal;}"
+SHORT_LABELS = {"Total return (distributions reinvested)": "Total return"}
 YEAR_TITLES = {"year": "Year", "price": "Price return (%)", "total": "Total return, distributions reinvested (%)",
                "note": "Note"}
 # Words in the fetch's notes that mean the older service answered (one day per call: recent weeks only).
@@ -44,11 +49,18 @@ def class_label(name: str) -> str:
 
 def figures_frame(rows) -> pd.DataFrame:
     """The figures table: one row per figure, text formatted by `present.nav.figure_rows`."""
-    frame = pd.DataFrame([{"label": r.label, "window": r.window, "value": r.value,
+    frame = pd.DataFrame([{"label": short_label(r.label), "window": r.window, "value": r.value,
                            "compared": fmt_percent(r.raw_compared, 2) if r.published and r.raw_compared is not None else "",
                            "published": r.published, "difference": r.difference, "reason": r.reason} for r in rows],
                          columns=list(FIGURE_TITLES))
     return frame if frame["reason"].astype(bool).any() else frame.drop(columns=["reason"])
+
+
+def short_label(label: str) -> str:
+    """A figure's label, shortened where the table's note says what it means."""
+    for long, short in SHORT_LABELS.items():
+        label = label.replace(long, short)
+    return label
 
 
 def years_frame(years) -> pd.DataFrame:
@@ -72,14 +84,15 @@ class NavView(TabView):
         self.class_select = pmui.Select(label="Unit class", options={}, width=240, margin=(4, 8))
         self.class_select.param.watch(self._class_picked, "value")
         self.range_buttons = pmui.RadioButtonGroup(options=RANGE_LABELS, value=nav.range, margin=(8, 8),
-                                                   name="nav-range")
+                                                   label="Range")
         self.range_buttons.param.watch(lambda e: setattr(nav, "range", e.new), "value")
         nav.param.watch(lambda e: setattr(self.range_buttons, "value", e.new), "range")
         self.progress = pmui.LinearProgress(variant="indeterminate", visible=nav.param.loading,
                                             sizing_mode="stretch_width", margin=(0, 8), name="nav-progress")
         self.note = html_pane(name="nav-note")
         self.chart = chart_pane("nav-chart")
-        self.figures = data_table(titles=FIGURE_TITLES, page_size=25, name="nav-figures")
+        self.figures = data_table(titles=FIGURE_TITLES, page_size=40, frozen_columns=["label"], widths={"label": 190},
+                                  stylesheets=[WRAPPED_LABELS], name="nav-figures")
         self.figures_note = html_pane(name="nav-figures-note")
         self.years = data_table(titles=YEAR_TITLES, percent=["price", "total"], page_size=10, name="nav-years")
         self.details = html_pane(name="nav-details")
@@ -217,8 +230,8 @@ class NavView(TabView):
         when = (f"the factsheet's figures are as of {as_of:%d %b %Y}, and the difference is taken at that date"
                 if as_of is not None else "the factsheet publishes no fund returns for this class")
         return (f'<span class="sd-muted">Percent, to the last NAV on {figures.last_nav_date:%d %b %Y}; returns over '
-                f'a year are a year\'s (annualised); {esc(when)}; Sharpe ratio against {figures.risk_free_pct:g} % '
-                f'a year.</span>')
+                f'a year are a year\'s (annualised); total return: with distributions reinvested; {esc(when)}; '
+                f'Sharpe ratio against {figures.risk_free_pct:g} % a year.</span>')
 
     def _details_html(self, class_name: str | None) -> str:
         nav = self.state.nav

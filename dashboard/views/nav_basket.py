@@ -15,7 +15,7 @@ from dashboard.errors import SecApiError
 from dashboard.models.basket_nav import BasketNav
 from dashboard.models.dashboard_state import DashboardState
 from dashboard.present import nav_charts
-from dashboard.present.nav_compare import PERCENT_TITLES, RATIO_TITLES, common_figures_frame, common_figures_notes
+from dashboard.present.nav_compare import COMMON_FIGURES_NOTE, PERCENT_TITLES, RATIO_TITLES, common_figures_frame, common_figures_notes
 from dashboard.present.text import empty_html, esc
 from dashboard.views.common import basket_state_html, chart_pane, data_table, html_pane, notify_error, section_title
 
@@ -80,7 +80,7 @@ class BasketNavSection(pn.viewable.Viewer):
             parts.append(f'<span class="sd-muted">Each fund by its first unit class. Rebased to 100 on '
                          f'{start:%d %b %Y}, the first day every fund has a NAV; the table measures from the same '
                          f'day to each fund\'s last NAV (percent; Sharpe ratio against the risk-free rate of '
-                         f'{self.model.risk_free_pct:g} % a year).</span>')
+                         f'{self.model.risk_free_pct:g} % a year). {esc(COMMON_FIGURES_NOTE)}</span>')
         elif self.model.histories:
             parts.append(empty_html("These funds have no day with a NAV in common: nothing to compare on one chart."))
         if self.model.failed:

@@ -53,7 +53,8 @@ def test_the_tab_shows_the_selected_funds_nav_over_its_drawdown(app):
 def test_the_figures_table_sits_beside_the_published_figures(app):
     view = app.views["nav"]
     table = view.figures.value
-    assert list(table.columns[:2]) == ["label", "window"] and len(table) > 20
+    assert list(table.columns[:4]) == ["label", "value", "published", "difference"] and len(table) > 20
+    assert "Total return, 1 year" in set(table["label"])
     one_year = table[table["label"] == "Return, 1 year"].iloc[0]
     assert one_year["value"].endswith("%") and one_year["published"].endswith("%") and one_year["difference"]
     titles = view.figures.titles

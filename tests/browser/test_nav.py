@@ -1,0 +1,63 @@
+"""The NAV & returns tab in a browser at desktop and phone width: the fund's NAV chart over its drawdown,
+its figures beside the factsheet's, and the basket rebased on one chart, screenshotted and without errors.
+
+Screenshots: test-artifacts/screen-nav-<width>.png (the whole tab) and screen-nav-basket-<width>.png.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.browser.conftest import ConsoleLog
+from tests.browser.dashboard_server import COUNT_JS, DashboardProcess, screenshot_full, wait_idle
+
+pytestmark = pytest.mark.browser
+
+WIDTHS = (1280, 390)
+# The NAV and drawdown charts, and the basket's.
+NAV_FIGURES = 3
+
+
+@pytest.fixture(scope="module")
+def server(artifacts_dir):
+    with DashboardProcess(demo=True, log_path=artifacts_dir / "nav-server.log") as server:
+        yield server
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_nav_tab_draws_the_fund_and_the_basket(browser, server, artifacts_dir, width):
+    context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900}, locale="en-US")
+    page = context.new_page()
+    log = ConsoleLog()
+    page.on("console", log.on_console)
+    page.on("pageerror", log.on_pageerror)
+    try:
+        page.goto(server.url + "?tab=nav", wait_until="domcontentloaded")
+        page.wait_for_function(f"() => ({COUNT_JS})('.bk-Figure') >= {NAV_FIGURES}", timeout=60_000)
+        published = page.locator(".tabulator-cell[tabulator-field='published']")
+        published.first.wait_for(timeout=60_000)
+        funds = page.locator(".tabulator-cell[tabulator-field='Fund']")
+        funds.first.wait_for(timeout=60_000)
+        wait_idle(page, 30_000)
+        shot = artifacts_dir / f"screen-nav-{width}.png"
+        screenshot_full(page, shot)
+        assert shot.stat().st_size > 20_000
+        basket = page.get_by_text("The basket on one chart")
+        basket.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(artifacts_dir / f"screen-nav-basket-{width}.png"))
+
+        labels = page.locator(".tabulator-cell[tabulator-field='label']").all_inner_texts()
+        assert "Return, 1 year" in labels
+        assert any(re.fullmatch(r"-?\d+\.\d+ %", text.strip()) for text in published.all_inner_texts())
+        assert len([t for t in funds.all_inner_texts() if t.strip()]) == 4  # the demo's basket, one row a fund
+        assert page.get_by_text("Gaps in the series").count() == 1
+        assert "range=" not in page.url
+        page.get_by_role("button", name="3M").click()
+        page.wait_for_function("() => new URLSearchParams(location.search).get('range') === '3M'", timeout=20_000)
+        wait_idle(page, 20_000)
+        assert not log.errors, log.errors
+    finally:
+        context.close()

@@ -78,7 +78,7 @@ class BasketNavSection(pn.viewable.Viewer):
         parts = []
         if start is not None:
             parts.append(f'<span class="sd-muted">Each fund by its first unit class. Rebased to 100 on '
-                         f'{start:%d %b %Y}, the first day every fund has a NAV; the table measures from the same '
+                         f'{start.day} {start:%b %Y}, the first day every fund has a NAV; the table measures from the same '
                          f'day to each fund\'s last NAV (percent; Sharpe ratio against the risk-free rate of '
                          f'{self.model.risk_free_pct:g} % a year). {esc(COMMON_FIGURES_NOTE)}</span>')
         elif self.model.histories:

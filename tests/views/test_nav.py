@@ -148,4 +148,4 @@ def test_the_basket_on_one_chart_rebased_with_its_table(app):
     table = section.table.value
     assert list(table["Fund"]) == [c.label for c in curves] and table["From"].nunique() == 1
     start = section.model.rebased()[0]
-    assert table["From"].iloc[0] == start.isoformat() and f"{start:%d %b %Y}" in section.note.object
+    assert table["From"].iloc[0] == start.isoformat() and f"{start.day} {start:%b %Y}" in section.note.object

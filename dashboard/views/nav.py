@@ -100,6 +100,7 @@ class NavView(TabView):
         nav.param.watch(self.invalidate, ["history", "class_name", "range", "error", "loading"])
         state.factsheet.param.watch(self.invalidate, ["performance"])
         state.param.watch(self._fund_changed, ["fund"])
+        state.param.watch(self._basket_changed, ["basket_revision"])
         self._layout = pn.Column(
             section_title("NAV and returns"),
             pn.FlexBox(self.class_select, self.range_buttons, sizing_mode="stretch_width"),  # wraps on a phone
@@ -124,6 +125,10 @@ class NavView(TabView):
     def _fund_changed(self, *_):
         if self.shown and pn.state.curdoc is not None:
             pn.state.execute(self.refresh)
+
+    def _basket_changed(self, *_):
+        if self.shown and pn.state.curdoc is not None:
+            pn.state.execute(self.basket.refresh)
 
     async def refresh(self) -> None:
         """Fetch the selected fund's history when it is not the one shown (the tab is opened, a fund picked),

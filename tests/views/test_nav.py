@@ -149,3 +149,25 @@ def test_the_basket_on_one_chart_rebased_with_its_table(app):
     assert list(table["Fund"]) == [c.label for c in curves] and table["From"].nunique() == 1
     start = section.model.rebased()[0]
     assert table["From"].iloc[0] == start.isoformat() and f"{start.day} {start:%b %Y}" in section.note.object
+
+
+def test_a_loading_indicator_shows_while_the_history_is_fetched(app):
+    view, nav = app.views["nav"], app.state.nav
+    assert not view.progress.visible
+    nav.loading = True  # what FundNav sets while its fetch runs
+    try:
+        assert view.progress.visible and "Loading the NAV history" in view.note.object
+    finally:
+        nav.loading = False
+    assert not view.progress.visible and "Loading" not in view.note.object
+
+
+def test_a_basket_changed_on_the_tab_is_compared_again(app, dataset):
+    section, state = app.views["nav"].basket, app.state
+    run(section.refresh())
+    added = next(p for p, prof in dataset.nav_profiles.items() if p not in state.basket.proj_ids)
+    state.add_to_basket(added)
+    run(state.load_basket())
+    run(section.refresh())
+    assert added in section.model.histories and len(section.table.value) == len(state.basket.proj_ids)
+    state.remove_from_basket(added)

@@ -107,7 +107,7 @@ def nav_chart(nav: pd.DataFrame | None, distributions: pd.DataFrame | None = Non
             color=DISTRIBUTION_COLOR, marker="triangle", size=11, tools=["hover"]))
     return hv.Overlay(layers).opts(
         *_layer_opts(),
-        hv.opts.Overlay(height=height, title=title, legend_position="top", legend_cols=4, show_legend=True,
+        hv.opts.Overlay(height=height, title=title, legend_position="top", legend_cols=2, show_legend=True,
                         hooks=[_few_date_ticks], xformatter=_date_axis(), **_COMMON),
         hv.opts.Curve(ylabel="NAV (baht per unit)", xlabel=""))
 

@@ -78,6 +78,8 @@ class NavView(TabView):
     """The fund's NAV history: `class_select`, `range_buttons`, `chart` (NAV over drawdown), `figures`
     (computed beside published), `years`, `note` (state, empty states) and `details` (gaps, notes)."""
 
+    _refreshed = False  # whether the app has asked for a first refresh (see `_fund_changed`)
+
     def __init__(self, **params):
         super().__init__(**params)
         state, nav = self.state, self.state.nav
@@ -122,18 +124,27 @@ class NavView(TabView):
 
     # ---- loading -----------------------------------------------------------------------------------
 
+    # A fund or basket changed while the tab is shown is fetched at once, but only once the app has
+    # asked for a first `refresh` (it does so when the browser has drawn the page, or when the tab is
+    # opened): filling tables the browser is still building made Tabulator patch a table it had not
+    # made yet (a link opening on this tab while the first load picks its fund and basket).
+
+    def _follows(self) -> bool:
+        return self.shown and self._refreshed and pn.state.curdoc is not None
+
     def _fund_changed(self, *_):
-        if self.shown and pn.state.curdoc is not None:
+        if self._follows():
             pn.state.execute(self.refresh)
 
     def _basket_changed(self, *_):
-        if self.shown and pn.state.curdoc is not None:
+        if self._follows():
             pn.state.execute(self.basket.refresh)
 
     async def refresh(self) -> None:
         """Fetch the selected fund's history when it is not the one shown (the tab is opened, a fund picked),
         and the basket's when it changed."""
         state, nav = self.state, self.state.nav
+        self._refreshed = True
         if state.fund and nav.proj_id != state.fund and not nav.loading:
             try:
                 await nav.load(state.fund)

@@ -7,8 +7,11 @@ Screenshots: test-artifacts/screen-nav-<width>.png (the whole tab) and screen-na
 from __future__ import annotations
 
 import re
+from datetime import date
 
 import pytest
+
+from dashboard.demo.generator import generate_demo_dataset
 
 from tests.browser.conftest import ConsoleLog
 from tests.browser.dashboard_server import COUNT_JS, DashboardProcess, screenshot_full, wait_idle
@@ -26,15 +29,30 @@ def server(artifacts_dir):
         yield server
 
 
+@pytest.fixture(scope="module")
+def link():
+    """A link to the tab on a fund with a distributing class (shown), and a basket of four funds with NAVs.
+    The served demo's data follow the machine's date; these are chosen from the same data."""
+    ds = generate_demo_dataset(today=date.today())
+    registered = {f["proj_id"] for f in ds.funds if f["fund_status"] == "RG"}
+    daily = [p for p, prof in ds.nav_profiles.items() if p in registered and prof["frequency"] == "daily"]
+    fund = next(p for p in daily if len(ds.nav_profiles[p]["classes"]) >= 2
+                and any(c["dividend_yield"] for c in ds.nav_profiles[p]["classes"]))
+    paying = next(c["name"] for c in ds.nav_profiles[fund]["classes"] if c["dividend_yield"])
+    basket = [fund, *[p for p in daily if p != fund][:3]]
+    return f"?tab=nav&fund={fund}&nav_class={paying}&basket={','.join(basket)}", paying
+
+
 @pytest.mark.parametrize("width", WIDTHS)
-def test_the_nav_tab_draws_the_fund_and_the_basket(browser, server, artifacts_dir, width):
+def test_the_nav_tab_draws_the_fund_and_the_basket(browser, server, artifacts_dir, link, width):
     context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900}, locale="en-US")
     page = context.new_page()
     log = ConsoleLog()
     page.on("console", log.on_console)
     page.on("pageerror", log.on_pageerror)
     try:
-        page.goto(server.url + "?tab=nav", wait_until="domcontentloaded")
+        query, paying = link
+        page.goto(server.url + query, wait_until="domcontentloaded")
         page.wait_for_function(f"() => ({COUNT_JS})('.bk-Figure') >= {NAV_FIGURES}", timeout=60_000)
         published = page.locator(".tabulator-cell[tabulator-field='published']")
         published.first.wait_for(timeout=60_000)
@@ -54,7 +72,8 @@ def test_the_nav_tab_draws_the_fund_and_the_basket(browser, server, artifacts_di
         assert any(re.fullmatch(r"-?\d+\.\d+ %", text.strip()) for text in published.all_inner_texts())
         assert len([t for t in funds.all_inner_texts() if t.strip()]) == 4  # the demo's basket, one row a fund
         assert page.get_by_text("Gaps in the series").count() == 1
-        assert "range=" not in page.url
+        assert "range=" not in page.url and f"nav_class={paying}" in page.url
+        assert page.get_by_text(paying, exact=True).count() >= 1  # the class picker shows the linked class
         page.get_by_role("button", name="3M").click()
         page.wait_for_function("() => new URLSearchParams(location.search).get('range') === '3M'", timeout=20_000)
         wait_idle(page, 20_000)

@@ -107,7 +107,7 @@ def nav_chart(nav: pd.DataFrame | None, distributions: pd.DataFrame | None = Non
             color=DISTRIBUTION_COLOR, marker="triangle", size=11, tools=["hover"]))
     return hv.Overlay(layers).opts(
         *_layer_opts(),
-        hv.opts.Overlay(height=height, title=title, legend_position="top", legend_cols=2, show_legend=True,
+        hv.opts.Overlay(height=height, title=title, legend_position="top", legend_cols=2, show_legend=True, padding=(0, 0.05),
                         hooks=[_few_date_ticks], xformatter=_date_axis(), **_COMMON),
         hv.opts.Curve(ylabel="NAV (baht per unit)", xlabel=""))
 
@@ -140,7 +140,7 @@ def drawdown_chart(drawdown: pd.Series | None, *, gaps: Iterable = (), frequency
         color=DRAWDOWN_COLOR, alpha=0.35, line_color=DRAWDOWN_COLOR, line_width=1, tools=["hover", *ZOOM_TOOLS])
     return hv.Overlay([*_gap_spans(gaps), area]).opts(
         *_layer_opts(),
-        hv.opts.Overlay(height=height, title="Drawdown: how far below its previous peak", show_legend=False,
+        hv.opts.Overlay(height=height, title="Drawdown: how far below its previous peak", show_legend=False, padding=(0, 0.05),
                         hooks=[_few_date_ticks], yticks=4, xformatter=_date_axis(), **_COMMON),
         hv.opts.Area(ylabel="Below peak (%)", xlabel=""))
 
@@ -167,7 +167,7 @@ def rebased_chart(rebased: pd.DataFrame | None, start: date | None, *, names: di
     title = f"Rebased to 100 on {start.day} {start:%b %Y}"  # the first day all have a NAV (the page says so)
     return hv.Overlay(layers).opts(
         *_layer_opts(),
-        hv.opts.Overlay(height=height, title=title, legend_position="bottom", legend_cols=2, show_legend=True,
+        hv.opts.Overlay(height=height, title=title, legend_position="bottom", legend_cols=2, show_legend=True, padding=(0, 0.05),
                         toolbar=None, hooks=[_few_date_ticks], xformatter=_date_axis(), **_COMMON),
         hv.opts.Curve(ylabel="Value of 100 invested", xlabel=""))
 

@@ -35,7 +35,8 @@ FIGURE_TITLES = {"label": "Figure", "value": "From the NAV", "published": "Publi
                  "difference": "Difference", "compared": "From the NAV at the factsheet's date", "window": "Window",
                  "reason": "Note"}
 # The figure's name wraps in a narrow column (it stays in view while the numbers scroll sideways).
-WRAPPED_LABELS = ".tabulator-cell[tabulator-field='label'] {white-space: normal !important; word-break: normal;}"
+WRAPPED_LABELS = (".tabulator-cell[tabulator-field='label'], .tabulator-cell[tabulator-field='year'] "
+                  "{white-space: normal !important; word-break: normal;}")
 SHORT_LABELS = {"Total return (distributions reinvested)": "Total return"}
 YEAR_TITLES = {"year": "Year", "price": "Price return (%)", "total": "Total return, distributions reinvested (%)",
                "note": "Note"}
@@ -96,7 +97,8 @@ class NavView(TabView):
         self.figures = data_table(titles=FIGURE_TITLES, page_size=40, frozen_columns=["label"], widths={"label": 190},
                                   stylesheets=[WRAPPED_LABELS], name="nav-figures")
         self.figures_note = html_pane(name="nav-figures-note")
-        self.years = data_table(titles=YEAR_TITLES, percent=["price", "total"], page_size=10, name="nav-years")
+        self.years = data_table(titles=YEAR_TITLES, percent=["price", "total"], page_size=10, widths={"year": 170},
+                                stylesheets=[WRAPPED_LABELS], name="nav-years")
         self.details = html_pane(name="nav-details")
         self.basket = BasketNavSection(state=state)
         nav.param.watch(self.invalidate, ["history", "class_name", "range", "error", "loading"])

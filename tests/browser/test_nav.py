@@ -62,10 +62,12 @@ def test_the_nav_tab_draws_the_fund_and_the_basket(browser, server, artifacts_di
         shot = artifacts_dir / f"screen-nav-{width}.png"
         screenshot_full(page, shot)
         assert shot.stat().st_size > 20_000
-        basket = page.get_by_text("The basket on one chart")
-        basket.scroll_into_view_if_needed()
-        page.wait_for_timeout(300)
+        size = page.viewport_size  # the basket's chart, its notes and table in one picture
+        page.set_viewport_size({"width": width, "height": 1500})
+        page.get_by_text("The basket on one chart").evaluate("el => el.scrollIntoView({block: 'start'})")
+        page.wait_for_timeout(700)  # responsive plots re-layout to the new size
         page.screenshot(path=str(artifacts_dir / f"screen-nav-basket-{width}.png"))
+        page.set_viewport_size(size)
 
         labels = page.locator(".tabulator-cell[tabulator-field='label']").all_inner_texts()
         assert "Return, 1 year" in labels

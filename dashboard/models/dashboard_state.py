@@ -1,7 +1,7 @@
 """DashboardState: what the dashboard shows (tab, fund, basket, search) and the models behind it.
 
 A pure Param model: it never imports Panel. Its `tab`, `fund`, `basket_ids`, `query` and `theme`
-parameters and the Licensee tab's person and case are the URL query string of the served app
+parameters, the Licensee tab's person and case and the NAV tab's class and range are the URL query string of the served app
 (the view layer syncs them with `pn.state.location`), so a link reopens the same view. The async methods are what the Panel
 callbacks await; each records a failure in its area's `*_error` parameter for an empty-state
 message and re-raises it for a notification.

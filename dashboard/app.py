@@ -71,8 +71,8 @@ def create_app(settings: ApiSettings | None = None, client: SecClient | None = N
 def create_dashboard(settings: ApiSettings | None = None, client: SecClient | None = None) -> DashboardApp:
     """One session's dashboard: the shell whose `page` is served (tests and notebooks use the shell).
 
-    Served, it reads the URL's query string (tab, fund, basket, q, theme, person, case_of, case; tab=market
-    opens the Market tab),
+    Served, it reads the URL's query string (tab, fund, basket, q, theme, person, case_of, case, range,
+    nav_class; tab=market opens the Market tab),
     says what it ignored and keeps the address in step with the state, and loads the data after
     the page has rendered, so the first paint never waits on the service.
     """

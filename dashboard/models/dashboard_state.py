@@ -1,7 +1,8 @@
 """DashboardState: what the dashboard shows (tab, fund, basket, search) and the models behind it.
 
 A pure Param model: it never imports Panel. Its `tab`, `fund`, `basket_ids`, `query` and `theme`
-parameters and the Licensee tab's person and case are the URL query string of the served app
+parameters, the Licensee tab's person and case and the NAV tab's class and range are the URL query
+string of the served app
 (the view layer syncs them with `pn.state.location`), so a link reopens the same view (read and
 written by `dashboard.models.url_codec`). The async methods are what the Panel
 callbacks await; each records a failure in its area's `*_error` parameter for an empty-state
@@ -26,7 +27,7 @@ from dashboard.models.holdings import HoldingsByQuarter
 from dashboard.models.licensee import LicenceCheck
 from dashboard.models.search import FundSearch
 
-TABS = ("explorer", "allocation", "holdings", "fees", "risk", "performance", "market", "licensee")
+TABS = ("explorer", "allocation", "holdings", "fees", "risk", "performance", "nav", "market", "licensee")
 TAB_TITLES = {
     "explorer": "Fund explorer",
     "allocation": "Allocation",
@@ -34,6 +35,7 @@ TAB_TITLES = {
     "fees": "Fees",
     "risk": "Risk",
     "performance": "Performance",
+    "nav": "NAV & returns",
     "market": "Market",
     "licensee": "Licensee",
 }
@@ -64,6 +66,8 @@ class DashboardState(param.Parameterized):
     market = param.Parameter(default=None, doc="The Market tab's screener (a dashboard.market.screen.MarketScreen: the "
                              "market is beside the models, so it is not typed here) whose filters a link carries; "
                              "None until the view layer sets it, and a link's filters wait for it.")
+    nav = param.Parameter(default=None, doc="The NAV tab's model (a dashboard.models.nav.FundNav, made by the view layer "
+                          "with the session's client) whose unit class and range a link carries; None until set.")
     search = param.ClassSelector(class_=FundSearch, doc="Fund search (E1, E3) and company fund lists (E2).")
     factsheet = param.ClassSelector(class_=FundFactsheet, doc="The selected fund's factsheet.")
     holdings = param.ClassSelector(class_=HoldingsByQuarter, doc="The selected fund's holdings by quarter.")
@@ -120,9 +124,10 @@ class DashboardState(param.Parameterized):
         if canonical != self.basket_ids:  # drop malformed ids from the URL too
             self.basket_ids = canonical
 
-    @param.depends("market", watch=True)
+    @param.depends("market", "nav", watch=True)
     def _market_set(self) -> None:
-        """Give the market the link's screener filters that waited for it; a value it refuses is ignored (and said)."""
+        """Give the market (or the NAV tab's model) the link's values that waited for it; a value it refuses is
+        ignored (and said)."""
         url_codec.give_waiting(self)
 
     def url_watch(self, callback) -> None:

@@ -1,7 +1,8 @@
 """The URL codec of the dashboard's state: which state values a link carries and under what names,
 each read from its URL text (checked, or ignored and named) and written back as URL text.
 
-A link's values for a model not set yet (the Market tab's screener, set by the view layer) wait in
+A link's values for a model not set yet (the Market tab's screener and the NAV tab's model, set by the
+view layer) wait in
 the state's `url_waiting` until it is set (`give_waiting`).
 """
 
@@ -22,9 +23,12 @@ from dashboard.models.basket import parse_proj_ids
 MARKET_URL = {"market.company": "company", "market.status": "status", "market.risk": "risk",
               "market.policy": "policy", "market.tax": "tax", "market.retail_type": "retail",
               "market.max_fee": "max_fee", "market.min_return_1y": "min_return", "market.sort": "sort"}
+# The NAV tab's unit class and range (a FundNav's parameters; `nav` is set by the view layer). A link
+# carries them only when they differ from the defaults (every link would otherwise say range=1Y).
+NAV_URL = {"nav.class_name": "nav_class", "nav.range": "range"}
 URL_PARAMETERS = {"tab": "tab", "fund": "fund", "basket_ids": "basket", "query": "q", "theme": "theme",
                   "licence.person_id": "person", "licence.enforcement_id": "case_of", "licence.case_id": "case",
-                  **MARKET_URL}
+                  **MARKET_URL, **NAV_URL}
 # Identifiers of the licence register as the service writes them (P0000010008, EN-2565-001).
 REGISTER_ID = re.compile(r"[A-Z0-9][A-Z0-9_-]{0,63}")
 MAX_QUERY_LENGTH = 200
@@ -91,12 +95,14 @@ def owner_of(state: param.Parameterized, path: str) -> tuple[param.Parameterized
 
 
 def give_waiting(state: Any) -> None:
-    """Give the market the link's screener filters that waited for it; a value it refuses is ignored (and said)."""
+    """Give the market (or the NAV tab's model) the link's values that waited for it; a value it refuses
+    is ignored (and said)."""
     waiting, state.url_waiting = state.url_waiting, {}
     ignored = []
     for path, value in waiting.items():
         owner, attr = owner_of(state, path)
         if owner is None:
+            state.url_waiting[path] = value  # its model is not set yet either
             continue
         try:
             owner.param.update(**{attr: value})
@@ -123,7 +129,10 @@ def encode(state: param.Parameterized) -> dict[str, str]:
     out = {}
     for path, name in URL_PARAMETERS.items():
         owner, attr = owner_of(state, path)
-        out[name] = _url_form(getattr(owner, attr)) if owner is not None else ""
+        value = getattr(owner, attr) if owner is not None else None
+        if path in NAV_URL and owner is not None and value == owner.param[attr].default:
+            value = None
+        out[name] = _url_form(value)
     return out
 
 
@@ -150,6 +159,10 @@ def url_value(state: param.Parameterized, path: str, text: str) -> Any:
         return text
     if path in MARKET_URL:
         return _market_value(path, text)
+    if path in NAV_URL:
+        if len(text) > MAX_QUERY_LENGTH or any(not c.isprintable() for c in text):
+            raise BadInputError("the unit class or range is too long or holds control characters")
+        return text.upper() if path == "nav.range" else text
     return _register_id(URL_PARAMETERS[path], text) if text else ""
 
 

@@ -16,6 +16,7 @@ from dashboard.reports.blocks import Caution, Column, Note, pct_col, table
 from dashboard.reports.document import ReportDocument
 from dashboard.reports.embed import safe_chart
 from dashboard.reports.factsheet import fee_charts_and_table
+from dashboard.reports.nav import rebased_section
 from dashboard.present.text import distinct_dates, fmt_datetime, is_missing, latest_update
 
 
@@ -155,7 +156,7 @@ def comparison_document(client: SecClient, proj_ids: list[str], *, funds: dict[s
     labels = [basket.label(p) for p in proj_ids]
     doc = ReportDocument(client.settings, title=f"Fund comparison: {', '.join(labels)}", kind="comparison",
                          generated_at=generated_at)
-    doc.subtitle = f"{len(proj_ids)} funds side by side: fees, risk, asset allocation, holdings overlap and performance"
+    doc.subtitle = f"{len(proj_ids)} funds side by side: fees, risk, asset allocation, holdings overlap, performance and NAV"
     for proj_id in proj_ids:
         fund = records.get(proj_id) or {}
         names = " / ".join(str(fund[k]) for k in ("proj_name_en", "proj_name_th") if not is_missing(fund.get(k)))
@@ -179,5 +180,6 @@ def comparison_document(client: SecClient, proj_ids: list[str], *, funds: dict[s
     _allocation(doc, basket)
     _holdings_overlap(doc, client, basket, proj_ids)
     _performance(doc, basket)
+    rebased_section(doc, client, proj_ids, {p: basket.label(p) for p in proj_ids})
     return doc
 

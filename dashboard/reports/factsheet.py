@@ -28,6 +28,7 @@ from dashboard.records.successor import NOT_PUBLISHED_NOTE, not_published
 from dashboard.reports.blocks import Caution, Column, Heading, Link, Note, Table, key_values, num_col, pct_col, table, text_block
 from dashboard.reports.document import ReportDocument, Section
 from dashboard.reports.embed import safe_chart
+from dashboard.reports.nav import nav_section
 from dashboard.present.text import distinct_dates, fmt_date, fmt_datetime, fmt_number, fmt_percent, fmt_period, fmt_signed, is_missing, latest_update
 
 log = logging.getLogger("dashboard.reports")
@@ -368,6 +369,7 @@ def factsheet_document(client: SecClient, proj_id: str, *, fund: dict | None = N
     _changes(doc, holdings)
     _fees(doc, sheet, name)
     _performance(doc, sheet)
+    nav_section(doc, client, proj_id, (sheet.records or {}).get("performance"))
     _risk(doc, sheet)
     store = market if market is not None else market_reader(client.settings)
     if store is not None:

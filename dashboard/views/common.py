@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import logging
+import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -264,7 +265,25 @@ def progress_value(progress: float) -> float:
     return round(100 * float(progress or 0), 1)
 
 
-class TabView(pn.viewable.Viewer):
+class SessionBound:
+    """Knows the served session it was made in (weakly), to tell whether that session has ended: a load
+    still running when its session ends (a visitor leaving while a tab fetches) must not redraw panes
+    Panel has cleaned up (Bokeh refuses: "source doesn't have a value set")."""
+
+    def bind_session(self) -> None:
+        doc = pn.state.curdoc
+        self._document = weakref.ref(doc) if doc is not None and doc.session_context is not None else None
+
+    def session_ended(self) -> bool:
+        """Whether the served session this was made in has ended (never, outside a server)."""
+        ref = getattr(self, "_document", None)
+        if ref is None:
+            return False
+        doc = ref()
+        return doc is None or doc.session_context is None
+
+
+class TabView(pn.viewable.Viewer, SessionBound):
     """A tab's view: `render()` redraws every part from the state; `invalidate` is what watchers call.
 
     The app shell builds a view the first time its tab is shown and only the shown tab's view is
@@ -278,8 +297,14 @@ class TabView(pn.viewable.Viewer):
 
     _out_of_date: bool = False
 
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.bind_session()
+
     def invalidate(self, *_) -> None:
-        """Redraw now, or when shown again if hidden."""
+        """Redraw now, or when shown again if hidden; nothing once the session has ended."""
+        if self.session_ended():
+            return
         if not self.shown:
             self._out_of_date = True
             return

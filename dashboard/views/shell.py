@@ -14,6 +14,7 @@ from panel.util import edit_readonly
 from dashboard.errors import SecApiError
 from dashboard.market.screen import MarketScreen
 from dashboard.models.dashboard_state import TAB_TITLES, TABS, DashboardState
+from dashboard.models.nav import FundNav
 from dashboard.views.allocation import AllocationView
 from dashboard.views.basket import BasketPanel
 from dashboard.views.common import STYLESHEETS, TabView, demo_banner_html, html_pane, notify_error, notify_warning
@@ -23,6 +24,7 @@ from dashboard.views.fees import FeesView
 from dashboard.views.holdings import HoldingsView
 from dashboard.views.licensee import LicenseeView
 from dashboard.views.market import MarketView
+from dashboard.views.nav import NavView
 from dashboard.views.performance import PerformanceView
 from dashboard.views.risk import RiskView
 
@@ -63,7 +65,9 @@ class TabBar(pmui.Tabs):
 
 
 VIEW_CLASSES = {"allocation": AllocationView, "holdings": HoldingsView, "fees": FeesView,
-                "risk": RiskView, "performance": PerformanceView}
+                "risk": RiskView, "performance": PerformanceView, "nav": NavView}
+# Tabs whose view fetches what it shows when it is shown (`refresh`), not with the first load.
+REFRESHED_TABS = ("market", "holdings", "nav")
 
 
 class DashboardApp(pn.viewable.Viewer):
@@ -92,6 +96,8 @@ class DashboardApp(pn.viewable.Viewer):
         if self.market is None:
             self.market = MarketScreen(settings=state.search.api.settings)
         state.market = self.market  # its screener filters are in the URL
+        if state.nav is None:
+            state.nav = FundNav(state.factsheet.api)  # its unit class and range are in the URL
         # Views are built the first time their tab is shown, and only the shown tab's view is in
         # the page: a session starts with one tab's components, not seven, and a hidden tab never
         # redraws in the browser. (This is what Tabs(dynamic=True) is for, but re-showing a tab
@@ -195,7 +201,7 @@ class DashboardApp(pn.viewable.Viewer):
         self._show_only(event.new)
         if event.new == "licensee" and self.page_ready:
             pn.state.execute(self._prefill_licensee)
-        if event.new in ("market", "holdings") and self.page_ready:
+        if event.new in REFRESHED_TABS and self.page_ready:
             pn.state.execute(self.view(event.new).refresh)
 
     # ---- loading (async: the page never waits on the service) --------------------------------------------
@@ -253,7 +259,7 @@ class DashboardApp(pn.viewable.Viewer):
             self._notify_start()
             if self.state.tab == "licensee":
                 await self._prefill_licensee()
-            if self.state.tab in ("market", "holdings"):
+            if self.state.tab in REFRESHED_TABS:
                 await self.view(self.state.tab).refresh()
 
     def _notify_start(self):
@@ -276,7 +282,7 @@ class DashboardApp(pn.viewable.Viewer):
         self._notify_start()
         if self.state.tab == "licensee":
             await self._prefill_licensee()
-        if self.state.tab in ("market", "holdings"):
+        if self.state.tab in REFRESHED_TABS:
             await self.view(self.state.tab).refresh()
 
     def _complete_page(self) -> None:

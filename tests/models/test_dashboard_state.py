@@ -10,7 +10,7 @@ import pytest
 
 from dashboard.errors import SecApiError
 from dashboard.models.dashboard_state import TABS, DashboardState
-from dashboard.models.url_codec import MARKET_URL, URL_PARAMETERS
+from dashboard.models.url_codec import MARKET_URL, NAV_URL, URL_PARAMETERS
 from dashboard.models.source import run
 
 
@@ -45,7 +45,8 @@ def test_basket_and_url_form_stay_in_step():
 
 
 EMPTY_URL = {"tab": "explorer", "fund": "", "basket": "", "q": "", "theme": "", "person": "", "case_of": "", "case": "",
-             **{name: "" for name in MARKET_URL.values()}}  # the screener's filters: none
+             **{name: "" for name in MARKET_URL.values()},  # the screener's filters: none
+             **{name: "" for name in NAV_URL.values()}}  # the NAV tab's class and range: the defaults
 
 
 def test_apply_url_ignores_bad_values():

@@ -79,6 +79,7 @@ def keyed_parameters(dataset) -> dict[str, str]:
         "04_licence_check": (f'QUERY = "Mekong"\nPERSON_ID = "{person}"\nCASE_UID = "{case_uid}"\nCASE_ID = "{case_id}"\n'
                              f'ALERT_ID = "{next(iter(dataset.alerts))}"'),
         "05_market": 'QUERY = "Equity"',
+        "06_nav_history": 'QUERY = "Demo"',
     }
 
 

@@ -246,10 +246,10 @@ def served(monkeypatch):
         yield port, made
 
 
-def test_closed_sessions_release_their_dashboard_and_document(served):
+def test_closed_sessions_release_their_dashboard_and_document(served, caplog):
     import panel as pn
 
-    from dashboard.models.dashboard_state import DashboardState
+    from dashboard.models.dashboard_state import TABS, DashboardState
     from dashboard.views.shell import DashboardApp
 
     port, made = served
@@ -263,7 +263,12 @@ def test_closed_sessions_release_their_dashboard_and_document(served):
             await session.first_load()
             await session.switch(1 + number % 5)
             if number % 10 == 0:
-                await session.show_tab(6)  # the Market tab opens the snapshot's readers
+                await session.show_tab(TABS.index("market"))  # the Market tab opens the snapshot's readers
+                await asyncio.sleep(0.3)
+            elif number % 10 == 5:
+                # the NAV tab starts fetching five years of the fund's and the basket's NAVs: the session
+                # ends while they load, and what they bring must not keep it (or redraw its cleaned-up panes)
+                await session.show_tab(TABS.index("nav"))
                 await asyncio.sleep(0.3)
             await session.close()
 
@@ -282,3 +287,6 @@ def test_closed_sessions_release_their_dashboard_and_document(served):
     left = [type(view[0]).__name__ for ref, view in list(pn.state._views.items())
             if ref not in baseline_views and view[2] is not None and view[2].session_context is None]
     assert left == []
+    redrawn = [r.getMessage() for r in caplog.records if "doesn't have a value set" in r.getMessage()
+               or (r.exc_info and "doesn't have a value set" in str(r.exc_info[1]))]
+    assert redrawn == [], "a load that ended after its session redrew the session's cleaned-up panes"

@@ -40,7 +40,7 @@ def cmd_doctor(args) -> int:
 
 
 def cmd_demo_server(args) -> int:
-    from dashboard.demo.simulator import serve
+    from dashboard.demo.loopback import serve
 
     serve(args.port, host=args.host, latency_ms=args.latency_ms, fault_rate=args.fault_rate, seed=args.seed,
           layout=args.serve_layout)

@@ -21,7 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dashboard.config import ApiSettings  # noqa: E402
 from dashboard.demo.connect import open_client  # noqa: E402
-from dashboard.demo.simulator import SimulatorServer, create_app  # noqa: E402
+from dashboard.demo.loopback import SimulatorServer  # noqa: E402
+from dashboard.demo.simulator import create_app  # noqa: E402
 from dashboard.models import FundFactsheet  # noqa: E402
 from dashboard.models.source import run  # noqa: E402
 

@@ -133,7 +133,8 @@ def main() -> int:
     args = parser.parse_args()
 
     from dashboard.config import parse_rate_limit
-    from dashboard.demo.simulator import SimulatorServer, create_app
+    from dashboard.demo.loopback import SimulatorServer
+    from dashboard.demo.simulator import create_app
 
     calls, period = parse_rate_limit(args.limit)
     quota = ArrivalQuota(create_app(valid_keys={KEY}, timeout_s=5.0), calls, period)

@@ -26,7 +26,8 @@ from dashboard.api.connect import open_client  # noqa: E402
 from dashboard.api.nav import fetch_nav_history  # noqa: E402
 from dashboard.config import ApiSettings  # noqa: E402
 from dashboard.demo.generator import generate_demo_dataset  # noqa: E402
-from dashboard.demo.simulator import SimulatorServer, create_app  # noqa: E402
+from dashboard.demo.loopback import SimulatorServer  # noqa: E402
+from dashboard.demo.simulator import create_app  # noqa: E402
 
 KEY = "benchmark-key-not-a-real-one"
 

@@ -13,7 +13,8 @@ from dashboard.api.sync import SecClient
 from dashboard.config import ApiSettings
 from dashboard.demo.connect import open_client
 from dashboard.demo.generator import generate_demo_dataset
-from dashboard.demo.simulator import SimulatorServer, create_app
+from dashboard.demo.loopback import SimulatorServer
+from dashboard.demo.simulator import create_app
 
 # A fixed "today" so period rules and the demo data agree in every run.
 TODAY = date(2026, 11, 21)

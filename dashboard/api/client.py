@@ -2,6 +2,8 @@
 
 Answers are read off the wire in `wire`, their records made in `dashboard.records.answers`, the
 funds they list remembered in `funds`; `sync.SecClient` is the blocking facade over this client.
+What to ask (layout, cache, the calls) is decided here; `sending` sends one call (keys, retries,
+deadline, rate limit, status) and `listing` follows the current service's calls page by page.
 """
 
 from __future__ import annotations
@@ -9,44 +11,28 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import random
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
 import httpx
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, stop_before_delay
 
 from dashboard.api.cache import MemoryCache, ResponseCache, damaged
-from dashboard.api.deadline import SILENT_ATTEMPTS, ServiceHealth, current_run, run_end, within_run
+from dashboard.api.deadline import within_run
 from dashboard.api.endpoints import Endpoint, endpoint
 from dashboard.api.funds import FundIndex
-from dashboard.api.layouts import MAX_PAGES, PROBE_PATH, PROBE_QUERY, SuccessorCall, successor_calls
-from dashboard.api.paging import PageWalk, dedupe
+from dashboard.api.layouts import LAYOUT_LABELS, MAX_PAGES, PROBE_PATH, PROBE_QUERY, successor_calls
+from dashboard.api.listing import SuccessorListing
 from dashboard.api.periods import check_period, check_period_any_layout
-from dashboard.api.ratelimit import limiter_for
-from dashboard.api.wire import (
-    ACCEPT_ENCODING,
-    MAX_BODY_BYTES,
-    Retryable,
-    check_shape,
-    is_empty_envelope,
-    key_pattern_for,
-    parse_body,
-    parse_retry_after,
-    read_body,
-    server_message,
-    unwrap_envelope,
-)
+from dashboard.api.result import ApiResult, ClientStats
+from dashboard.api.sending import Sending
+from dashboard.api.wire import ACCEPT_ENCODING, MAX_BODY_BYTES, key_pattern_for
 from dashboard.config import (
-    FUND_GROUP,
     LAYOUT_AUTO,
     LAYOUT_LEGACY,
     LAYOUT_SUCCESSOR,
     ApiSettings,
-    SubscriptionKey,
     check_base_url,
     check_layout,
 )
@@ -60,55 +46,14 @@ from dashboard.errors import (
     ServiceError,
 )
 from dashboard.records.answers import checked_records, normalise, remember_records
-from dashboard.records.successor import DROPPED_FIELDS, to_legacy
+from dashboard.records.successor import DROPPED_FIELDS
 
 log = logging.getLogger("dashboard.api")
 
-KEY_HEADER = "Ocp-Apim-Subscription-Key"
-RETRY_STATUSES = frozenset({421, 429, 500, 502, 503, 504})
-THROTTLE_STATUSES = frozenset({421, 429})
-SERVER_FAULTS = frozenset({500, 502, 503, 504})  # answers that say the service is failing, not busy
 LAYOUT_TTL_S = 24 * 3600  # how long a detected layout is remembered per base URL
-LAYOUT_LABELS = {
-    LAYOUT_SUCCESSOR: "current service paths (/v2/fund, /v1/license-check)",
-    LAYOUT_LEGACY: "legacy paths (/FundFactsheet, /LicenseCheck)",
-}
-RETIRED_LEGACY_MESSAGE = ("this service no longer serves the legacy paths; use --layout successor or auto "
-                          "(SEC_API_LAYOUT)")
 
 
-@dataclass
-class ApiResult:
-    """One answered call: the raw payload (None when the service has no data) and where it came from."""
-
-    endpoint: Endpoint
-    params: dict[str, str]
-    data: Any
-    from_cache: bool = False
-    stale: bool = False
-    fetched_at: float = field(default_factory=time.time)
-    cache_key: str = ""
-    layout: str = LAYOUT_LEGACY
-    # Fields the service that answered does not publish at all (every field of a retired endpoint).
-    not_published: tuple[str, ...] = ()
-
-    @property
-    def identity(self) -> tuple[str, float]:
-        """Same request, same answer: the key under which derived forms can be memoised."""
-        return (self.cache_key, self.fetched_at)
-
-
-@dataclass
-class ClientStats:
-    requests_sent: int = 0
-    pages: int = 0
-    cache_hits: int = 0
-    stale_served: int = 0
-    retries: int = 0
-    duplicates: int = 0  # rows the service sent twice (same key), dropped
-
-
-class AsyncSecClient:
+class AsyncSecClient(Sending, SuccessorListing):
     """Asynchronous client for all 20 endpoints.
 
     `request()` returns the raw payload; `fetch()` the normalised records. Calls run concurrently
@@ -167,12 +112,7 @@ class AsyncSecClient:
         self._inflight: dict[tuple, asyncio.Future] = {}
         self._secondary_for: set[str] = set()  # groups whose primary key was rejected and secondary worked
         if cache is True:
-            use_disk = self.settings.use_cache and self.settings.cache_dir is not None
-            cache = _open_disk_cache(self.settings.cache_dir) if use_disk else None
-            if self.settings.use_cache and self.settings.redis_url:
-                from dashboard.api.redis_store import RedisResponseCache
-
-                cache = RedisResponseCache(self.settings.redis_url, fallback=cache)
+            cache = _configured_cache(self.settings)
         self.cache: ResponseCache | None = cache or None
         # Where the rate limit is kept: Redis when configured (every host), else beside the disk cache
         # (every process using that directory), else in this process alone.
@@ -181,14 +121,7 @@ class AsyncSecClient:
         self.memory = MemoryCache(clock=clock) if self.settings.use_cache else None
         # Fund records by proj_id from every E1/E2 answer (in memory always; on disk with the cache).
         self.funds = FundIndex(self.settings.base_url, self.cache, clock)
-        self._http = httpx.AsyncClient(
-            base_url=self.settings.base_url,
-            transport=transport,
-            timeout=httpx.Timeout(timeout, pool=total_timeout),
-            limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
-            follow_redirects=False,
-            headers={"Accept": "application/json", "Accept-Encoding": ACCEPT_ENCODING, "User-Agent": "sec-dashboard/0.1"},
-        )
+        self._http = _http_client(self.settings.base_url, transport, timeout, total_timeout, max_connections)
 
     def __repr__(self) -> str:
         return f"AsyncSecClient({self.settings!r})"
@@ -235,28 +168,9 @@ class AsyncSecClient:
             # Retired with the legacy API (E9): nothing to ask, nothing to cache.
             return ApiResult(ep, params, None, layout=layout, not_published=DROPPED_FIELDS.get(ep.id, ()))
         cache_key = self._cache_key(ep, layout, path, body, params)
-        remembered = self.memory.get(cache_key) if self.memory else None
-        if remembered is not None:
-            self.stats.cache_hits += 1
-            return ApiResult(ep, params, remembered[0], from_cache=True, fetched_at=remembered[1], cache_key=cache_key,
-                             layout=layout)
-        cached = self.cache.get(cache_key) if self.cache else None
-        if cached is not None:
-            try:
-                cached_records = checked_records(ep, cached.data, f"{ep.id} {ep.name}")
-            except MalformedResponseError as exc:
-                # Stored by an older version, or damaged: never served, fetched again.
-                damaged.note(_place(self.cache), f"{ep.id} {ep.name} no longer reads: {exc}")
-                self.cache.delete(cache_key)
-                cached = None
-        if cached is not None and cached.fresh:
-            self.stats.cache_hits += 1
-            if self.memory:
-                self.memory.put(cache_key, cached.data, cached.stored_at, ep.ttl)
-            result = ApiResult(ep, params, cached.data, from_cache=True, fetched_at=cached.stored_at,
-                               cache_key=cache_key, layout=layout)
-            self.funds.remember(ep, remember_records(result, cached_records), store=False)
-            return result
+        fresh, cached, cached_records = self._remembered(ep, params, layout, cache_key)
+        if fresh is not None:
+            return fresh
         try:
             if layout == LAYOUT_SUCCESSOR:
                 data = await self._successor(ep, params)
@@ -279,6 +193,35 @@ class AsyncSecClient:
         result = ApiResult(ep, params, data, fetched_at=stored_at, cache_key=cache_key, layout=layout)
         self.funds.remember(ep, remember_records(result, records), store=True)
         return result
+
+    def _remembered(self, ep: Endpoint, params: dict[str, str], layout: str,
+                    cache_key: str) -> tuple[ApiResult | None, Any, Any]:
+        """A fresh answer kept in memory or in the cache, as `(result, None, None)`; else `(None, entry, records)`
+        with the cached entry (or None) that a failed call may still serve, marked stale."""
+        remembered = self.memory.get(cache_key) if self.memory else None
+        if remembered is not None:
+            self.stats.cache_hits += 1
+            return ApiResult(ep, params, remembered[0], from_cache=True, fetched_at=remembered[1], cache_key=cache_key,
+                             layout=layout), None, None
+        cached = self.cache.get(cache_key) if self.cache else None
+        cached_records = None
+        if cached is not None:
+            try:
+                cached_records = checked_records(ep, cached.data, f"{ep.id} {ep.name}")
+            except MalformedResponseError as exc:
+                # Stored by an older version, or damaged: never served, fetched again.
+                damaged.note(_place(self.cache), f"{ep.id} {ep.name} no longer reads: {exc}")
+                self.cache.delete(cache_key)
+                cached = None
+        if cached is not None and cached.fresh:
+            self.stats.cache_hits += 1
+            if self.memory:
+                self.memory.put(cache_key, cached.data, cached.stored_at, ep.ttl)
+            result = ApiResult(ep, params, cached.data, from_cache=True, fetched_at=cached.stored_at,
+                               cache_key=cache_key, layout=layout)
+            self.funds.remember(ep, remember_records(result, cached_records), store=False)
+            return result, None, None
+        return None, cached, cached_records
 
     async def fetch(self, key: str, *, name: str | None = None, **path_params: str) -> Any:
         """Call one endpoint and return normalised records: a list, a dict, or None for no data."""
@@ -342,66 +285,6 @@ class AsyncSecClient:
             return LAYOUT_SUCCESSOR  # the path exists; the key is a separate question
         return LAYOUT_SUCCESSOR
 
-    async def _successor(self, ep: Endpoint, params: dict[str, str]) -> Any:
-        """Ask every successor call of a logical endpoint, join their items, map them to the legacy shape."""
-        items: list = []
-        for call in successor_calls(ep, params):
-            items.extend(await self._shared_pages(ep, call, params))
-        data = to_legacy(ep.id, items, params)
-        check_shape(ep, data, f"{ep.id} {ep.name}")
-        return data
-
-    async def _shared_pages(self, ep: Endpoint, call: SuccessorCall, params: dict[str, str]) -> list:
-        """All items of one successor call; identical calls in flight at once are sent once (E4 and E7)."""
-        path, query, body = call.build(params)
-        ident = (call.method, path, tuple(sorted(query.items())), json.dumps(body, sort_keys=True))
-        running = self._inflight.get(ident)
-        if running is not None:
-            return list(await asyncio.shield(running))
-        future = asyncio.get_running_loop().create_future()
-        self._inflight[ident] = future
-        try:
-            items = await self._all_pages(ep, call, path, query, body)
-        except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # retrieved here, so an unshared failure is not reported as unhandled
-            raise
-        else:
-            future.set_result(items)
-            return list(items)
-        finally:
-            self._inflight.pop(ident, None)
-
-    async def _all_pages(self, ep: Endpoint, call: SuccessorCall, path: str, query: dict, body: dict | None) -> list:
-        """Follow `next_cursor` until it is empty or null, with the same filters; never stop on a short page.
-        Rows the service sent twice (the same key on two pages) are dropped and counted."""
-        items: list = []
-        walk = PageWalk(f"{ep.id} {ep.name}", self.max_pages)
-        restarted = False
-        while not walk.done:
-            page_query = dict(query)
-            if walk.cursor:
-                page_query["next_cursor"] = walk.cursor
-            try:
-                payload = await self._send(ep, call.method, path, body, query=page_query, layout=LAYOUT_SUCCESSOR)
-            except BadInputError:
-                if walk.cursor is None or restarted:
-                    raise
-                # A cursor the service no longer accepts (they expire): start the call again once.
-                log.info("%s %s: the page cursor was refused; starting again from the first page", ep.id, ep.name)
-                items, restarted = [], True
-                walk.restart()
-                continue
-            self.stats.pages += 1
-            page_items, cursor = unwrap_envelope(payload, f"{ep.id} {ep.name}", paginated=call.paginated)
-            items.extend(page_items)
-            walk.page(len(page_items), cursor)
-        items, dropped = dedupe(path, items)
-        if dropped:
-            self.stats.duplicates += dropped
-            log.warning("%s %s: the service sent %d rows twice (same key on more than one page); each was kept once",
-                        ep.id, ep.name, dropped)
-        return items
 
     # ---- internals -------------------------------------------------------------------------
 
@@ -411,224 +294,29 @@ class AsyncSecClient:
         body_text = json.dumps(body, sort_keys=True, ensure_ascii=False) if body else ""
         return f"v1|{self.settings.base_url}|{ep.method} {path}|{body_text}"
 
-    def _key_for(self, ep: Endpoint) -> SubscriptionKey | None:
-        key = self.settings.key_for(ep.group)
-        if key is None and self.require_keys:
-            group = "fund" if ep.group == FUND_GROUP else "licence"
-            var = "SEC_FUND_API_KEY" if ep.group == FUND_GROUP else "SEC_LICENSE_API_KEY"
-            raise AuthenticationError(
-                f"no subscription key for the {group} API: set SEC_API_KEY (or {var}), "
-                "or run with --demo to use the embedded demo data",
-                endpoint=ep.id,
-            )
-        return key
 
-    def _redact(self, text: str) -> str:
-        """Remove any echo of a key from service text: as sent, in any case, or percent-encoded."""
-        return self._key_pattern.sub("***", text) if self._key_pattern is not None else text
+def _configured_cache(settings: ApiSettings) -> ResponseCache | None:
+    """The answers' store the settings ask for: Redis (over the disk cache), the disk cache, or none."""
+    use_disk = settings.use_cache and settings.cache_dir is not None
+    cache = _open_disk_cache(settings.cache_dir) if use_disk else None
+    if settings.use_cache and settings.redis_url:
+        from dashboard.api.redis_store import RedisResponseCache
 
-    def _wait(self, state) -> float:
-        exc = state.outcome.exception() if state.outcome else None
-        retry_after = getattr(exc, "retry_after", None)
-        if retry_after is not None:
-            return float(retry_after)
-        ceiling = min(self.backoff_max, self.backoff_base * (2 ** (state.attempt_number - 1)))
-        return random.uniform(ceiling / 2, ceiling)  # "equal jitter": never zero, never in lockstep
+        cache = RedisResponseCache(settings.redis_url, fallback=cache)
+    return cache
 
-    async def send_page(self, endpoint_id: str, path: str, query: dict[str, str]) -> Any:
-        """One GET of one page on the current service's layout, as every call is sent (rate limit, retries,
-        keys, bounded reading, key removal), not cached: the parsed body. For callers that keep their own
-        place in a long listing (the market sync stores each page before asking for the next)."""
-        return await self._send(endpoint(endpoint_id), "GET", path, None, query=query, layout=LAYOUT_SUCCESSOR)
 
-    async def _send(self, ep: Endpoint, method: str, path: str, body: dict | None, *, query: dict | None = None,
-                    layout: str = LAYOUT_LEGACY, probe: bool = False) -> Any:
-        """One request with retries; on a rejected key, the secondary key is tried once."""
-        primary = self._key_for(ep) if not probe else self.settings.key_for(ep.group) or self._any_key()
-        secondary = self.settings.secondary_key
-        use_secondary = secondary is not None and ep.group in self._secondary_for
-        key = secondary if use_secondary else primary
-        try:
-            return await self._send_with(ep, method, path, body, query, layout, key, probe)
-        except AuthenticationError as exc:
-            if probe or secondary is None or use_secondary or exc.status_code not in (401, 403) or secondary == primary:
-                raise
-            log.info("%s %s: the key was rejected (%d); trying the secondary key once", ep.id, ep.name, exc.status_code)
-            result = await self._send_with(ep, method, path, body, query, layout, secondary, probe)
-            self._secondary_for.add(ep.group)
-            return result
-
-    def _any_key(self) -> SubscriptionKey | None:
-        return next(iter(self.settings.all_keys()), None)
-
-    async def _send_with(self, ep: Endpoint, method: str, path: str, body: dict | None, query: dict | None,
-                         layout: str, key: SubscriptionKey | None, probe: bool) -> Any:
-        headers = {KEY_HEADER: key.reveal()} if key is not None else {}
-        limiter = limiter_for(key.reveal() if key else None, *self.rate_limit, self.min_interval,
-                              directory=self._limit_dir, redis_url=self.settings.redis_url,
-                              num_procs=self.settings.num_procs)
-
-        def before_sleep(state) -> None:
-            self.stats.retries += 1
-            log.info("%s %s: attempt %d failed (%s); retrying in %.2f s", ep.id, ep.name, state.attempt_number,
-                     state.outcome.exception(), state.upcoming_sleep)
-
-        where = f"{ep.id} {method} {path}"
-        # The run's deadline bounds everything, waits for the rate limit too. A call on its own (a market
-        # sync's page, a dashboard call outside a model) is bounded in the service's time only: a wait for
-        # the rate limit, which a long sync spends by design, moves its end on.
-        run_ends = run_end()
-        own_end = [time.monotonic() + self.deadline_s]
-
-        def end() -> float:
-            return run_ends if run_ends is not None else own_end[0]
-
-        def past_end(state) -> bool:
-            return time.monotonic() + (state.upcoming_sleep or 0.0) >= end()
-
-        run = current_run()
-        health = run.health if run is not None else ServiceHealth()  # a call on its own is its own run
-        caller = object()  # this call, to the run's health: its own retries ride out a blip
-        silent = [0]
-
-        def worth_retrying(exc: BaseException) -> bool:
-            if not isinstance(exc, Retryable):
-                return False
-            silent[0] += exc.silent
-            return silent[0] < SILENT_ATTEMPTS  # each silent attempt waited the whole read timeout
-
-        retrying = AsyncRetrying(
-            retry=retry_if_exception(worth_retrying),
-            stop=stop_after_attempt(self.max_attempts) | stop_before_delay(self.total_timeout) | past_end,
-            wait=self._wait,
-            before_sleep=before_sleep,
-            reraise=True,
-        )
-        try:
-            async for attempt in retrying:
-                with attempt:
-                    self._check_up(ep, where, health, caller)
-                    if end() <= time.monotonic():
-                        raise self._past_deadline(ep, where)
-                    in_limit = [True]  # still waiting for this process's rate limit (nothing sent yet)
-                    try:
-                        async with asyncio.timeout(run_ends - time.monotonic() if run_ends is not None else None):
-                            # Held: the call counts from when its answer came back, when it surely reached the service.
-                            async with limiter.hold() as waited:
-                                in_limit[0] = False
-                                own_end[0] += waited
-                                left = end() - time.monotonic()
-                                if left <= 0:
-                                    raise self._limit_deadline(ep, where) if waited else self._past_deadline(ep, where)
-                                return await self._attempt(ep, method, path, body, query, headers, layout, probe,
-                                                           timeout=min(self.timeout, left), health=health,
-                                                           caller=caller)
-                    except TimeoutError:
-                        raise (self._limit_deadline(ep, where) if in_limit[0] else self._past_deadline(ep, where)) from None
-        except Retryable as final:
-            raise final.error from None
-        raise AssertionError("unreachable: tenacity either returns or raises")
-
-    @staticmethod
-    def _check_up(ep: Endpoint, where: str, health: ServiceHealth, caller: object) -> None:
-        """Fail at once, without sending, while the service is known down in this run."""
-        reason = health.down(caller)
-        if reason is not None:
-            raise ServiceError(f"{where}: not sent: {reason}; try again later", endpoint=ep.id)
-
-    def _past_deadline(self, ep: Endpoint, where: str) -> ServiceError:
-        bound = f"{self.deadline_s:g} s" if run_end() is None else "this run's deadline"
-        return ServiceError(f"{where}: no answer within {bound} (SEC_API_DEADLINE_S); the service may be overloaded "
-                            "or down, try again later", endpoint=ep.id)
-
-    def _limit_deadline(self, ep: Endpoint, where: str) -> ServiceError:
-        """The run's time went waiting for our own rate limit: the service was never asked, so it is not
-        called overloaded or down."""
-        calls, period = self.rate_limit
-        return ServiceError(f"{where}: not sent: the time allowed (SEC_API_DEADLINE_S) ran out waiting for the rate "
-                            f"limit of {calls} calls per {period:g} s (SEC_API_RATE_LIMIT), used up by this run's "
-                            "earlier calls; try again in a few minutes", endpoint=ep.id)
-
-    async def _attempt(self, ep: Endpoint, method: str, path: str, body: dict | None, query: dict | None,
-                       headers: dict, layout: str, probe: bool, *, timeout: float | None = None,
-                       health: ServiceHealth | None = None, caller: object = None) -> Any:
-        where = f"{ep.id} {method} {path}"
-        timeout = self.timeout if timeout is None else timeout
-        health = health or ServiceHealth()
-        started = time.perf_counter()
-        self.stats.requests_sent += 1
-        try:
-            async with asyncio.timeout(timeout):
-                request = self._http.build_request(method, path, params=query or None, json=body, headers=headers)
-                response = await self._http.send(request, stream=True)
-                try:
-                    content = await read_body(ep, where, response, self.max_body_bytes)
-                finally:
-                    await response.aclose()
-        except (TimeoutError, httpx.TimeoutException):
-            health.failed(f"the service at {self.settings.base_url} did not answer within {timeout:.3g} s", caller)
-            if timeout < self.timeout:  # cut short by the deadline: nothing is left to try again in
-                raise self._past_deadline(ep, where) from None
-            raise Retryable(ServiceError(
-                f"{where}: no answer within {timeout:g} s; the service may be overloaded, try again later",
-                endpoint=ep.id), silent=True) from None
-        except (httpx.UnsupportedProtocol, httpx.LocalProtocolError, httpx.ProxyError) as exc:
-            # Nothing that trying again can mend.
-            raise ServiceError(f"{where}: the request could not be made ({type(exc).__name__}); "
-                               "check SEC_API_BASE_URL and any proxy settings", endpoint=ep.id) from None
-        except httpx.TransportError as exc:
-            health.failed(f"the service at {self.settings.base_url} could not be reached ({type(exc).__name__})",
-                               caller)
-            raise Retryable(ServiceError(
-                f"{where}: could not connect to {self.settings.base_url} ({type(exc).__name__}); "
-                "check the network or SEC_API_BASE_URL", endpoint=ep.id)) from None
-        log.debug("%s -> %d in %.0f ms", where, response.status_code, 1000 * (time.perf_counter() - started))
-        if response.status_code in SERVER_FAULTS:
-            health.failed(f"the service at {self.settings.base_url} keeps failing ({response.status_code})", caller)
-        else:
-            health.answered()
-        return self._interpret(ep, where, response, content, layout, probe)
-
-    def _interpret(self, ep: Endpoint, where: str, response: httpx.Response, content: bytearray,
-                   layout: str = LAYOUT_LEGACY, probe: bool = False) -> Any:
-        status = response.status_code
-        if status == 204:
-            return None
-        if status == 200:
-            return parse_body(ep, where, response, content, self._key_pattern, check=layout == LAYOUT_LEGACY)
-        message = server_message(content, self._redact)
-        if status in (401, 403):
-            raise AuthenticationError(
-                f"{where}: the service rejected the subscription key ({status}: {message}). "
-                "Check SEC_API_KEY / SEC_FUND_API_KEY / SEC_LICENSE_API_KEY; the fund and licence APIs may need different keys",
-                status_code=status, endpoint=ep.id)
-        if status == 404:
-            if probe:
-                raise NotFoundError(f"{where}: no such path (404)", status_code=status, endpoint=ep.id)
-            if layout == LAYOUT_SUCCESSOR:
-                if is_empty_envelope(content) or (ep.group != FUND_GROUP and ep.path_params):
-                    # "not found" said as an empty envelope, or for one person's or case's id: no data
-                    return None
-                raise NotFoundError(
-                    f"{where}: {self.settings.base_url} does not serve the current service's paths (404); "
-                    "use --layout legacy or auto (SEC_API_LAYOUT), and check SEC_API_BASE_URL",
-                    status_code=status, endpoint=ep.id)
-            raise NotFoundError(f"{where}: {RETIRED_LEGACY_MESSAGE}; if it should, check SEC_API_BASE_URL",
-                                status_code=status, endpoint=ep.id)
-        if status in THROTTLE_STATUSES:
-            retry_after = parse_retry_after(response.headers.get("Retry-After"))
-            wait_note = f" (asked to wait {retry_after:g} s)" if retry_after is not None else ""
-            raise Retryable(RateLimitError(
-                f"{where}: the service is throttling calls ({status}){wait_note}; wait a minute and try again",
-                status_code=status, endpoint=ep.id, retry_after=retry_after), retry_after)
-        if status in RETRY_STATUSES:
-            raise Retryable(ServiceError(
-                f"{where}: the service failed ({status}: {message}); try again later",
-                status_code=status, endpoint=ep.id), parse_retry_after(response.headers.get("Retry-After")))
-        if status == 400:
-            raise BadInputError(f"{where}: the service refused the request (400: {message})", status_code=status, endpoint=ep.id)
-        raise ServiceError(f"{where}: unexpected answer {status} ({message})", status_code=status, endpoint=ep.id)
-
+def _http_client(base_url: str, transport: httpx.AsyncBaseTransport | None, timeout: float, total_timeout: float,
+                 max_connections: int) -> httpx.AsyncClient:
+    """The connection pool: JSON asked for, compressed answers accepted, redirects never followed."""
+    return httpx.AsyncClient(
+        base_url=base_url,
+        transport=transport,
+        timeout=httpx.Timeout(timeout, pool=total_timeout),
+        limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
+        follow_redirects=False,
+        headers={"Accept": "application/json", "Accept-Encoding": ACCEPT_ENCODING, "User-Agent": "sec-dashboard/0.1"},
+    )
 
 
 def _place(cache) -> object:

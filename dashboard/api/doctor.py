@@ -8,7 +8,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from dashboard.api.client import LAYOUT_LABELS, AsyncSecClient
+from dashboard.api.client import AsyncSecClient
+from dashboard.api.layouts import LAYOUT_LABELS
 from dashboard.errors import AuthenticationError, RateLimitError, SecApiError, ServiceError
 from dashboard.config import FUND_GROUP, LAYOUT_SUCCESSOR, LICENSE_GROUP, ApiSettings
 

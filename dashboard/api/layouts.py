@@ -13,6 +13,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 
 from dashboard.api.endpoints import Endpoint, validate_path_param
+from dashboard.config import LAYOUT_LEGACY, LAYOUT_SUCCESSOR
 
 V2 = "/v2/fund"
 V1 = "/v1/license-check/licensee"
@@ -26,6 +27,12 @@ MAX_PAGES = 500
 # The cheap call that tells the layouts apart: one company row of the successor's company list.
 PROBE_PATH = V2 + "/general-info/amcs"
 PROBE_QUERY = {"page_size": "1"}
+
+# The layouts as a person reads them (the log, `doctor`, the dashboard's status line).
+LAYOUT_LABELS = {
+    LAYOUT_SUCCESSOR: "current service paths (/v2/fund, /v1/license-check)",
+    LAYOUT_LEGACY: "legacy paths (/FundFactsheet, /LicenseCheck)",
+}
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 

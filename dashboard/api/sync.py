@@ -10,7 +10,9 @@ from datetime import date
 from typing import Any
 
 from dashboard.api.cache import ResponseCache
-from dashboard.api.client import LAYOUT_LABELS, ApiResult, AsyncSecClient, ClientStats
+from dashboard.api.client import AsyncSecClient
+from dashboard.api.layouts import LAYOUT_LABELS
+from dashboard.api.result import ApiResult, ClientStats
 from dashboard.config import ApiSettings
 
 

@@ -1,332 +1,46 @@
-"""The `sec-dashboard` command line: fund and licence lookups, cache care, demo server, serve, reports."""
+"""The `sec-dashboard` command line: the parser and the run of one command.
+
+The fund and licence lookups are in `fund` and `licensee`, cache care in `cache`, the market in
+`market`; this module adds them to one parser, holds the small commands (doctor, demo server, serve,
+reports) and runs the command asked for: its deadline, its logging, and its errors as one line each.
+"""
 
 from __future__ import annotations
 
 import argparse
 import logging
 import os
-import re
 import sqlite3
-import stat
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any
 
 from dashboard import __version__
-from dashboard.cli.checks import check_csv, size_text
-from dashboard.cli.factsheet import print_factsheet
+from dashboard.cli.cache import add_cache_commands
+from dashboard.cli.checks import check_csv
+from dashboard.cli.fund import add_fund_commands
+from dashboard.cli.licensee import add_licensee_commands
 from dashboard.cli.market import CSV_HELP, add_market_commands, join_option_values
-from dashboard.cli.nav import add_nav_command, run_fund_nav
-from dashboard.cli.output import EXIT_OK, emit, print_readable
-from dashboard.cli.terminal import MESSAGE_WIDTH, TerminalFormatter, baht, err, json_text, out, terminal_text
+from dashboard.cli.output import EXIT_OK
+from dashboard.cli.service import PERSON_FINDER, identifier, settings_from, shared_client
+from dashboard.cli.terminal import MESSAGE_WIDTH, TerminalFormatter, err, terminal_text
 from dashboard.api.deadline import run_deadline
-from dashboard.config import DEFAULT_DEADLINE_S, ApiSettings, parse_deadline
-from dashboard.errors import BadInputError, CacheUnavailableError, SecApiError, quoted
-from dashboard.models.source import run
+from dashboard.config import DEFAULT_DEADLINE_S, parse_deadline
+from dashboard.errors import BadInputError, SecApiError, quoted
 
 EXIT_BAD_INPUT = BadInputError.exit_code
-
-# What the service's identifiers look like: upper-case letters and digits (C0000000021), maybe - or _.
-ID_PATTERN = re.compile(r"^[A-Z0-9][A-Z0-9_-]*$")
-
-
-def _identifier(value: str, what: str, finder: str) -> str:
-    """An identifier in the service's upper case ("c0000000021" is C0000000021, as fund ids are read); text
-    that cannot be one (a name) is refused with a hint before anything is sent."""
-    text = value.strip()
-    if ID_PATTERN.match(text.upper()) and any(c.isdigit() for c in text):
-        return text.upper()
-    raise BadInputError(f"{quoted(text)} is not a {what} id: ids are upper-case letters and digits such as C0000000021; "
-                        f"{finder}")
-
-
-PERSON_FINDER = ("to find a person by name use `licensee person-search NAME` (current service), "
-                 "a company `licensee search NAME`")
-COMPANY_FINDER = "to find a company by name use `licensee search NAME`, a fund `fund search NAME`"
-
-
-def _settings(args: argparse.Namespace) -> ApiSettings:
-    return ApiSettings.from_env(
-        base_url=args.base_url,
-        demo=True if args.demo else None,
-        cache_dir=args.cache_dir,
-        use_cache=not args.no_cache,
-        layout=args.layout,
-    )
-
-
-def _client(args: argparse.Namespace):
-    """The client the models of this command share (built once per settings)."""
-    from dashboard.models.source import default_client
-
-    return default_client(_settings(args))
-
-
-def _answer(args: argparse.Namespace, endpoint_id: str, **arguments: Any) -> Any:
-    """What one endpoint answers, through the thin model of the raw commands."""
-    from dashboard.models.endpoint import EndpointAnswer
-
-    return run(EndpointAnswer(client=_client(args)).fetch(endpoint_id, **arguments))
 
 
 # ---- commands -----------------------------------------------------------------------------------
 
 
-def cmd_fund_search(args) -> int:
-    rows = _answer(args, "E1", name=args.name)
-    return emit(args, rows or [], "fund", empty_note=f"no fund matches {quoted(args.name)}")
-
-
-def cmd_fund_amc(args) -> int:
-    args.unique_id = _identifier(args.unique_id, "company", COMPANY_FINDER)
-    rows = _answer(args, "E2", unique_id=args.unique_id)
-    return emit(args, rows or [], "fund", empty_note=f"no funds are listed for company {args.unique_id} "
-                                               "(find a company's id with `licensee search NAME`)")
-
-
-def cmd_fund_classes(args) -> int:
-    rows = _answer(args, "E3", name=args.name)
-    return emit(args, rows or [], "unit_class", empty_note=f"no unit class matches {quoted(args.name)}")
-
-
-def _resolve_fund(args, query: str) -> tuple[str, dict | None]:
-    from dashboard.models.search import FundSearch
-
-    search = FundSearch(client=_client(args))
-    proj_id = run(search.resolve(query))
-    return proj_id, search.fund_record(proj_id)
-
-
-def cmd_fund_show(args) -> int:
-    from dashboard.models.factsheet import FundFactsheet
-
-    proj_id, fund = _resolve_fund(args, args.query)
-    sheet = FundFactsheet(client=_client(args))
-    run(sheet.load(proj_id, fund=fund))
-    for part, reason in sheet.errors.items():
-        err(f"warning: {part} could not be loaded: {reason}")
-    if sheet.stale:
-        err("warning: some data was served from an expired cache entry (stale)")
-    data = sheet.as_dict()
-    has_data = any(v not in (None, [], {}) for k, v in data.items() if k not in ("proj_id", "fund"))
-    if not args.json:
-        print_factsheet(data, sheet.unpublished)
-        if not has_data:
-            err(f"no data: the service has no factsheet data for {proj_id}")
-        return EXIT_OK
-    return emit(args, data, empty_note="" if has_data else f"the service has no factsheet data for {proj_id}")
-
-
-def cmd_fund_nav(args) -> int:
-    return run_fund_nav(args, _client(args), lambda query: _resolve_fund(args, query))
-
-
-def cmd_fund_holdings(args) -> int:
-    from dashboard.api.periods import check_period, check_period_any_layout, latest_period
-
-    client = _client(args)
-    today = client.today
-    if args.period:  # a period no layout offers is refused before anything is sent
-        check_period_any_layout(args.period, today)
-    layout = client.layout()
-    period = check_period(args.period, today, layout) if args.period else latest_period(today, layout)
-    proj_id, _ = _resolve_fund(args, args.query)
-    from dashboard.models.holdings import split_nav_total
-
-    rows = _answer(args, "E6", proj_id=proj_id, period=period) or []
-    if args.json:  # every line as sent; the NAV-total line carries "is_nav_total": true
-        return emit(args, rows, "holding", empty_note=f"no holdings for {proj_id} in {period}")
-    lines, totals = split_nav_total(rows)
-    if args.csv:  # the holdings alone, as the readable table shows them
-        return emit(args, lines, "holding", empty_note=f"no holdings for {proj_id} in {period}")
-    if rows:
-        from dashboard.present.text import quarter_text
-
-        err(f"{proj_id} holdings for {quarter_text(period)}")
-    emit(args, lines, "holding", empty_note=f"no holdings for {proj_id} in {period}")
-    for total in totals:
-        out(f"net asset value {baht(total.get('assetliab_value'))} baht (the NAV-total line, asset type 903: "
-            "not a holding, not counted above)")
-    return EXIT_OK
-
-
-def cmd_licensee_search(args) -> int:
-    rows = _answer(args, "E15", name=args.name)
-    return emit(args, rows or [], "licensee", empty_note=f"no licensed company matches {quoted(args.name)}")
-
-
-def cmd_licensee_former(args) -> int:
-    rows = _answer(args, "E16")
-    return emit(args, rows or [], "licensee", empty_note="no former licensees are listed")
-
-
-def cmd_licensee_person(args) -> int:
-    from dashboard.models.licensee import amc_names, duties_past_approval
-
-    args.unique_id = _identifier(args.unique_id, "person", PERSON_FINDER)
-    check = _licence_check(args)
-    run(check.load_person(args.unique_id))
-    approvals, duties = check.records["approvals"], check.records["duties"]
-    flagged = duties_past_approval(check.approvals, check.duties, check.api.today)
-    warnings = [str(r) for r in flagged["reason"]]
-    data = {"unique_id": args.unique_id, "approvals": approvals, "duties": duties}
-    note = check.message
-    if args.json:
-        return emit(args, {**data, "warnings": warnings} if warnings else data, empty_note=note)
-    names = {**amc_names(check.api), **check.company_names()} if duties else {}
-    out(f"person {args.unique_id}: approvals")
-    print_readable(approvals, "approval")
-    out("current duties")
-    print_readable(duties, "duty", names=names)
-    for (_, row), reason in zip(flagged.iterrows(), warnings):
-        company = names.get(row["company_unique_id"], row["company_unique_id"])
-        out(f"warning: {reason} (at {company})")
-    if note:
-        err(f"no data: {note}")
-    return EXIT_OK
-
-
-def cmd_licensee_enforcement(args) -> int:
-    """One case (E19); read, with the kind of action its case list names and what its date, details and remark
-    then are (as the Licensee tab and the licence report show it). --json gives the service's record as sent."""
-    from dashboard.models.licensee import enforcement_meanings, kind_label
-
-    args.unique_id = _identifier(args.unique_id, "person or company", PERSON_FINDER)
-    check = _licence_check(args)
-    record = run(check.load_enforcement(args.unique_id, args.case_id))
-    meanings = enforcement_meanings(check.enforcement_kind)
-    if record and meanings and not args.json:
-        record = {"enforcement_type": f"{kind_label(check.enforcement_kind)}, as the case list names it",
-                  "how_to_read_it": f"the date is the {meanings['date'][1]}; the details are the "
-                                    f"{meanings['details'][1]}; the remark is the {meanings['remark'][1]}", **record}
-    return emit(args, record, empty_note=f"no enforcement action {args.case_id} for {args.unique_id}")
-
-
-def cmd_licensee_alert(args) -> int:
-    record = _answer(args, "E20", case_id=args.case_id)
-    return emit(args, record, empty_note=f"no investor alert {args.case_id}")
-
-
-def _licence_check(args):
-    from dashboard.models.licensee import LicenceCheck
-
-    return LicenceCheck(client=_client(args))
-
-
-def _emit_rows(args, rows: list, kind: str, note: str) -> int:
-    return emit(args, rows, kind, empty_note="" if rows else note)
-
-
-def cmd_licensee_person_search(args) -> int:
-    check = _licence_check(args)
-    run(check.search_people(args.name))
-    return _emit_rows(args, check.records["people"], "person", f"no approved person matches {quoted(args.name)}")
-
-
-def cmd_licensee_company(args) -> int:
-    args.unique_id = _identifier(args.unique_id, "company", COMPANY_FINDER)
-    check = _licence_check(args)
-    run(check.load_company(args.unique_id))
-    data = {"unique_id": args.unique_id, **{part: check.records[part] for part in ("licences", "personnel", "business")}}
-    note = check.message
-    if args.json:
-        if note:
-            err(f"no data: {note}")
-        return emit(args, data)
-    from dashboard.models.licensee import amc_names
-
-    name = amc_names(check.api).get(args.unique_id) or run(check.load_register_names()).get(args.unique_id)
-    who = f"{name} ({args.unique_id})" if name else f"company {args.unique_id}"
-    for title, rows, kind in (("licences and registrations", data["licences"], "company_licence"),
-                              ("personnel on duty", data["personnel"], "duty"),
-                              ("business activities", data["business"], "business_activity")):
-        out(f"{who}: {title}")
-        print_readable(rows, kind)
-    if note:
-        err(f"no data: {note}")
-    return EXIT_OK
-
-
-def cmd_licensee_cases(args) -> int:
-    args.unique_id = _identifier(args.unique_id, "person or company", PERSON_FINDER)
-    check = _licence_check(args)
-    run(check.load_cases(args.unique_id))
-    return _emit_rows(args, check.records["cases"], "enforcement_case", f"no enforcement cases are recorded for {args.unique_id}")
-
-
-def cmd_licensee_alerts(args) -> int:
-    check = _licence_check(args)
-    run(check.load_alert_cases())
-    return _emit_rows(args, check.records["alert_cases"], "alert_case", "the service lists no investor-alert cases")
-
-
 def cmd_doctor(args) -> int:
     from dashboard.cli.checks import doctor
 
-    return doctor(args, _settings(args))
-
-
-def _cache_unusable(directory: Path, reason: str) -> CacheUnavailableError:
-    return CacheUnavailableError(f"the cache directory {directory} cannot be used: {reason} "
-                                 "(give another with --cache-dir or SEC_DASHBOARD_CACHE_DIR)")
-
-
-def _check_cache_directory(directory: Path) -> None:
-    """Refuse a cache directory that cannot work before the cache opens it, so nothing in it is touched."""
-    for parent in [directory, *directory.parents]:
-        try:
-            st = parent.stat()
-        except FileNotFoundError:
-            continue
-        except OSError as exc:
-            raise _cache_unusable(directory, f"{parent}: {exc.strerror or exc}") from None
-        if not stat.S_ISDIR(st.st_mode):
-            raise _cache_unusable(directory, f"{parent} is not a directory")
-        # the directory itself is read and written; a missing one is created in its nearest existing parent
-        needed, what = ((os.R_OK | os.W_OK | os.X_OK, "read, written and entered") if parent == directory
-                        else (os.W_OK | os.X_OK, "written and entered"))
-        if not os.access(parent, needed):
-            raise _cache_unusable(directory, f"{parent} cannot be {what}")
-        return
-
-
-def cmd_cache(args) -> int:
-    from dashboard.api.cache import ResponseCache
-
-    settings = _settings(args)
-    if settings.cache_dir is None:
-        raise BadInputError("no cache directory is set")
-    directory = Path(settings.cache_dir).expanduser()
-    _check_cache_directory(directory)
-    # ResponseCache raises OSError or sqlite3 errors for a directory that passed the checks but still
-    # fails (a pseudo or read-only file system); the API layer's own cache error type, once it has
-    # one, reaches main() as a SecApiError instead.
-    try:
-        cache = ResponseCache(directory)
-        try:
-            if args.cache_command == "clear":
-                removed = cache.clear()
-                out(f"removed {removed} cached responses from {cache.directory}")
-                return EXIT_OK
-            info = cache.info()
-        finally:
-            cache.close()
-    except (OSError, sqlite3.Error) as exc:
-        raise _cache_unusable(directory, getattr(exc, "strerror", None) or str(exc) or type(exc).__name__) from None
-    if args.json:
-        sys.stdout.write(json_text(info) + "\n")
-    else:
-        titles = {"directory": "Directory", "entries": "Responses kept", "fresh": "Fresh", "stale": "Expired (kept)",
-                  "size_bytes": "Size"}
-        for key, value in info.items():
-            shown = size_text(value) if key == "size_bytes" else value
-            out(f"{titles.get(key, key):15} {shown}")
-    return EXIT_OK
+    return doctor(args, settings_from(args))
 
 
 def cmd_demo_server(args) -> int:
-    from dashboard.demo.simulator import serve
+    from dashboard.demo.loopback import serve
 
     serve(args.port, host=args.host, latency_ms=args.latency_ms, fault_rate=args.fault_rate, seed=args.seed,
           layout=args.serve_layout)
@@ -339,7 +53,7 @@ def cmd_serve(args) -> int:
     # Every process learns how many share this host, so that a limiter that cannot be shared (no
     # disk cache, Redis away) keeps this process to its share of the rate limit.
     os.environ["SEC_DASHBOARD_NUM_PROCS"] = str(args.num_procs)
-    serve(port=args.port, address=args.address, show=args.show, settings=_settings(args), num_procs=args.num_procs)
+    serve(port=args.port, address=args.address, show=args.show, settings=settings_from(args), num_procs=args.num_procs)
     return EXIT_OK
 
 
@@ -367,8 +81,8 @@ def cmd_report(args) -> int:
     from dashboard.cli.report import run_report
 
     if args.report_command == "licensee":
-        args.unique_id = _identifier(args.unique_id, "person or company", PERSON_FINDER)
-    return run_report(args, _client(args))
+        args.unique_id = identifier(args.unique_id, "person or company", PERSON_FINDER)
+    return run_report(args, shared_client(args))
 
 
 # ---- parser -------------------------------------------------------------------------------------
@@ -383,7 +97,8 @@ class TerminalSafeParser(argparse.ArgumentParser):
             (file or sys.stderr).write("\n".join(lines))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _shared_options() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser, argparse.ArgumentParser]:
+    """The options many commands take: `base` (service and cache), `common` (base and the layout), `as_json`."""
     base = argparse.ArgumentParser(add_help=False)
     base.add_argument("--base-url", default=argparse.SUPPRESS, help="service base URL (default: SEC_API_BASE_URL or production)")
     base.add_argument("--demo", action="store_true", default=argparse.SUPPRESS, help="use the embedded demo data; touch no network")
@@ -396,7 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
     as_json = argparse.ArgumentParser(add_help=False)
     as_json.add_argument("--json", action="store_true", help="print JSON instead of a table")
     as_json.add_argument("--csv", action="store_true", help=CSV_HELP)
+    return base, common, as_json
 
+
+def build_parser() -> argparse.ArgumentParser:
+    base, common, as_json = _shared_options()
     parser = TerminalSafeParser(
         prog="sec-dashboard", parents=[common],
         description="SEC Thailand fund factsheets and licence register. Keys come from SEC_API_KEY "
@@ -410,38 +129,11 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         return p
 
-    fund = sub.add_parser("fund", help="fund factsheets: search, a company's funds, unit classes, a whole factsheet, holdings, NAV history").add_subparsers(dest="fund_command", required=True, metavar="ACTION")
-    add(fund, "search", cmd_fund_search, "funds by part of a name or abbreviation", as_json).add_argument("name")
-    add(fund, "amc", cmd_fund_amc, "all funds of an asset management company", as_json).add_argument("unique_id")
-    add(fund, "classes", cmd_fund_classes, "unit classes by part of an abbreviation", as_json).add_argument("name")
-    add(fund, "show", cmd_fund_show, "one fund's whole factsheet", as_json).add_argument("query", help="proj_id or exact abbreviation")
-    holdings = add(fund, "holdings", cmd_fund_holdings, "portfolio holdings of one quarter", as_json)
-    holdings.add_argument("query", help="proj_id or exact abbreviation")
-    holdings.add_argument("--period", help="quarter YYYYMM (default: the latest published)")
-    add_nav_command(fund, add, cmd_fund_nav, as_json)
-
-    lic = sub.add_parser("licensee", help="licence register: licensed companies, approved persons, enforcement, investor alerts").add_subparsers(dest="licensee_command", required=True, metavar="ACTION")
-    add(lic, "search", cmd_licensee_search, "licensed companies by part of a name", as_json).add_argument("name")
-    add(lic, "former", cmd_licensee_former, "entities that once held a licence", as_json)
-    add(lic, "person", cmd_licensee_person, "a person's approvals and current duties, with a warning for a duty held past its approval", as_json).add_argument("unique_id")
-    enf = add(lic, "enforcement", cmd_licensee_enforcement, "an enforcement action", as_json)
-    enf.add_argument("--wide", action="store_true", help="long texts on one line each (they wrap by default)")
-    enf.add_argument("unique_id")
-    enf.add_argument("case_id")
-    add(lic, "alert", cmd_licensee_alert, "an investor-alert case", as_json).add_argument("case_id")
-    add(lic, "person-search", cmd_licensee_person_search, "approved persons by part of a name or a registration number "
-        "(current service)", as_json).add_argument("name")
-    add(lic, "company", cmd_licensee_company, "a company's licences, personnel and business activities (current service)",
-        as_json).add_argument("unique_id")
-    add(lic, "cases", cmd_licensee_cases, "the enforcement cases of a person or company (current service)",
-        as_json).add_argument("unique_id")
-    add(lic, "alerts", cmd_licensee_alerts, "every investor-alert case (current service)", as_json)
-
+    add_fund_commands(sub, add, as_json)
+    add_licensee_commands(sub, add, as_json)
     add(sub, "doctor", cmd_doctor, "check the base URL, the path layout and both keys", as_json)
 
-    cache = sub.add_parser("cache", help="the response cache").add_subparsers(dest="cache_command", required=True, metavar="ACTION")
-    add(cache, "info", cmd_cache, "where the cache is and what it holds", as_json)
-    add(cache, "clear", cmd_cache, "remove every cached response")
+    add_cache_commands(sub, add, as_json)
 
     demo = add(sub, "demo-server", cmd_demo_server, "run the service simulator over the demo data on loopback", shared=base)
     demo.add_argument("--port", type=_port, default=8765)

@@ -1,28 +1,22 @@
-"""The demo funds: which funds exist, and each one's factsheet payloads and successor details."""
+"""The demo funds: each one's legacy factsheet payloads, built from its plan (`fund_plans`), with its
+holdings (`holdings`), NAV history (`nav_builder`) and successor details (`fund_details`)."""
 
 from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
 from datetime import date, timedelta
 
+from dashboard.demo.fund_details import SuccessorFundDetails
+from dashboard.demo.fund_plans import FundPlan, FundPlanner
 from dashboard.demo.holdings import HoldingsBuilder
 from dashboard.demo.nav_builder import NavBuilder
-from dashboard.records.labels import ASSET_TYPE
 from dashboard.demo.pools import (
-    ACTIVE_CORE,
-    ACTIVE_EXTRAS,
     ALLOCATION_ASSETS,
-    AMC_NAME_EN,
-    AMC_NAME_TH,
-    AMC_STEMS,
-    ASSET_FOREIGN_FUND,
     ASSET_NAV_TOTAL,
     BE_OFFSET,
     CLASS_EXTRA_DESC,
     CLASS_TYPES,
-    COUNTRY_TH,
     FEE_BACK,
     FEE_FRONT,
     FEE_MGMT,
@@ -32,241 +26,24 @@ from dashboard.demo.pools import (
     FEE_SWITCH_OUT,
     FEE_TOTAL,
     FEE_TRUSTEE,
-    FORCED_KINDS,
-    FUND_KINDS,
-    FX_POLICIES,
-    MANAGEMENT_STYLES,
-    MARKET_AMC_STEMS,
-    MARKET_CLASSES,
-    MARKET_FUNDS,
-    MARKET_KIND_WEIGHTS,
-    MARKET_MULTI_KINDS,
-    MARKET_STATUSES,
-    FundKind,
-    MASTER_FUNDS,
     NOTICES,
     NOT_SUITABLE,
-    OLD_KINDS,
-    OLD_STATUSES,
     PERFORMANCE_TYPES,
     PERIOD_YEARS,
-    POLICY_DESC,
     REDEMP_OTHER,
     REFERENCE_PERIODS,
     RETURN_PROFILES,
     RISK_DESC,
     SUITABLE,
-    TAX_SSF,
-    TAX_THAI_ESG,
     UNIT_NAV,
     UNIT_TRADE,
 )
-from dashboard.demo.values import (
-    b64,
-    blank,
-    invalid_b64,
-    make_isin,
-    month_end_before,
-    num,
-    successor_stamp,
-    trim,
-    update_stamp,
-    years_between,
-)
+from dashboard.demo.values import b64, blank, invalid_b64, month_end_before, num, trim, update_stamp, years_between
+from dashboard.records.labels import ASSET_TYPE
 
 
-@dataclass
-class FundPlan:
-    """What the builder decided about one fund before writing its payloads."""
-
-    proj_id: str
-    kind: FundKind
-    status: str
-    amc_index: int
-    abbr: str
-    class_suffixes: tuple[str, ...]
-    regis: date | None
-    cancel: date | None
-    term_months: int = 0
-    holdings: bool = False
-    flag_key: str = "invest_country_flage"
-    risk: str = ""
-    retail_type: str | None = "R"
-    redemp_period: str = "1"
-    perf_class_label: str = "-"  # class_abbr_name of a non-class fund's performance rows
-
-    @property
-    def class_names(self) -> list[str]:
-        return [f"{self.abbr}-{s}" for s in self.class_suffixes]
-
-    @property
-    def is_old(self) -> bool:
-        return self.status in ("EX", "CA", "LI")
-
-
-class FundBuilder(HoldingsBuilder, NavBuilder):
+class FundBuilder(FundPlanner, SuccessorFundDetails, HoldingsBuilder, NavBuilder):
     """The fund side: plans, the legacy payloads of each fund, holdings, and the successor's fund details."""
-
-    # ---- fund plan --------------------------------------------------------------------------------
-
-    @property
-    def stems(self) -> tuple[tuple[str, str, str], ...]:
-        """(abbreviation, English stem, Thai stem) of each company, in company-index order."""
-        return MARKET_AMC_STEMS if self.scale == "market" else AMC_STEMS
-
-    def add_companies(self) -> None:
-        for i, (abbr, stem_en, stem_th) in enumerate(self.stems):
-            self.out["amcs"].append({
-                "unique_id": f"C{101 + i:010d}", "abbr": abbr,
-                "name_en": AMC_NAME_EN.format(p=stem_en), "name_th": AMC_NAME_TH.format(p=stem_th),
-            })
-
-    def plan_funds(self) -> list[FundPlan]:
-        if self.scale == "market":
-            return self.plan_market_funds()
-        rng = self.sub_rng("plan")
-        self.add_companies()
-        specs: list[tuple[int, str, str]] = []  # (company index, kind, status)
-        old_status = iter(OLD_STATUSES * 3)
-        for i in range(len(self.stems)):
-            forced = FORCED_KINDS.get(i, ())
-            kinds = list(ACTIVE_CORE) + list(forced) + rng.sample([k for k in ACTIVE_EXTRAS if k not in forced], 3)
-            specs += [(i, k, "RG") for k in kinds]
-            if i % 3 == 0:
-                specs.append((i, "FT", "SE"))
-            for _ in range(1 + i % 2):
-                specs.append((i, rng.choice(OLD_KINDS), next(old_status)))
-        numbers = rng.sample(range(101, 9999), len(specs))
-        plans = [self.plan_fund(rng, n, *spec) for n, spec in zip(numbers, specs)]
-        self.assign_variety(rng, plans)
-        return plans
-
-    def plan_fund(self, rng: random.Random, number: int, amc_index: int, kind_code: str, status: str) -> FundPlan:
-        kind = FUND_KINDS[kind_code]
-        today = self.today
-        if status == "RG":
-            # Funds with holdings are old enough to have all twelve published quarters.
-            regis = today - timedelta(days=rng.randint(1250, 6500))
-            cancel = None
-        elif status == "SE":
-            regis, cancel = None, None
-        elif status == "LI":
-            regis = date(rng.randint(2004, 2016), rng.randint(1, 12), rng.randint(1, 28))
-            cancel = regis + timedelta(days=rng.randint(200, 2400))
-            cancel = min(cancel, date(2022, 4, 30))
-        elif status == "CA":
-            regis = None
-            cancel = date(rng.randint(2010, 2021), rng.randint(1, 12), rng.randint(1, 28))
-        else:  # EX
-            regis, cancel = None, None
-        if regis or cancel:
-            approved_year = (regis or cancel).year
-        elif status == "SE":
-            approved_year = today.year
-        else:  # an offer that expired before May 2022
-            approved_year = rng.randint(2012, 2021)
-        term_months = 0
-        if kind_code == "FT":
-            term_months = rng.choice((36, 48, 60)) if status == "RG" else rng.choice((3, 6, 6, 9, 12))
-        elif kind_code == "TRIG":
-            term_months = rng.choice((12, 18, 24))
-        amc_abbr = self.stems[amc_index][0]
-        multi: tuple[str, ...] = ()
-        if status == "RG":
-            if kind_code == "GF":
-                multi = ("A", "R", "SSF")
-            elif kind_code == "GEQ" and rng.random() < 0.6:
-                multi = tuple(sorted(rng.sample(("A", "D", "R", "E"), rng.randint(2, 4))))
-            elif kind_code in ("EQ", "RMF") and amc_index % 2 == 0:
-                multi = fitting_classes(kind_code, rng.sample(("A", "D", "SSF", "E", "P"), rng.randint(2, 3)))
-        if multi:
-            abbr = f"{amc_abbr}{kind_code}"
-        elif kind_code == "FT":
-            abbr = f"{amc_abbr}-FT{term_months}M{rng.randint(1, 30)}"
-        else:
-            abbr = f"{amc_abbr}-{kind_code}"
-        return FundPlan(
-            proj_id=f"M{number:04d}_{approved_year + BE_OFFSET}", kind=kind, status=status, amc_index=amc_index,
-            abbr=abbr, class_suffixes=multi, regis=regis, cancel=cancel, term_months=term_months,
-            holdings=status == "RG" and kind.portfolio is not None, risk=kind.risk,
-        )
-
-    def plan_market_funds(self) -> list[FundPlan]:
-        """The whole market's size: 22 companies of very different sizes, MARKET_FUNDS fund projects
-        (most open, some offered, liquidated, cancelled or expired) and MARKET_CLASSES unit classes."""
-        rng = self.sub_rng("plan", "market")
-        self.add_companies()
-        count = len(self.stems)
-        weights = [rng.lognormvariate(0, 0.8) for _ in range(count)]
-        sizes = [max(25, int(MARKET_FUNDS * w / sum(weights))) for w in weights]
-        while sum(sizes) > MARKET_FUNDS:
-            sizes[sizes.index(max(sizes))] -= 1
-        for n in range(MARKET_FUNDS - sum(sizes)):
-            sizes[n % count] += 1
-        statuses, status_weights = zip(*MARKET_STATUSES)
-        kinds, kind_weights = zip(*MARKET_KIND_WEIGHTS)
-        specs: list[tuple[int, str, str]] = []  # (company index, kind, status)
-        for i, size in enumerate(sizes):
-            first = list(ACTIVE_CORE) + list(FORCED_KINDS.get(i, ()))
-            specs += [(i, k, "RG") for k in first]
-            for _ in range(size - len(first)):
-                status = rng.choices(statuses, status_weights)[0]
-                kind = rng.choices(kinds, kind_weights)[0] if status in ("RG", "SE") else rng.choice(OLD_KINDS)
-                specs.append((i, kind, status))
-        numbers = rng.sample(range(101, 9999), len(specs))
-        plans = [self.plan_fund(rng, n, *spec) for n, spec in zip(numbers, specs)]
-        self.spread_classes(rng, plans)
-        self.assign_variety(rng, plans)
-        return plans
-
-    def spread_classes(self, rng: random.Random, plans: list[FundPlan]) -> None:
-        """Give open funds two to five unit classes until the market holds MARKET_CLASSES classes."""
-        total = sum(max(1, len(p.class_suffixes)) for p in plans)
-        candidates = [p for p in plans if p.status == "RG" and not p.class_suffixes and p.kind.code in MARKET_MULTI_KINDS]
-        rng.shuffle(candidates)
-        for plan in candidates:
-            k = min(rng.randint(2, 5), MARKET_CLASSES - total + 1)
-            if k < 2:
-                break
-            plan.class_suffixes = fitting_classes(plan.kind.code, rng.sample(tuple(CLASS_TYPES), k))
-            plan.abbr = f"{self.stems[plan.amc_index][0]}{plan.kind.code}"
-            total += k - 1
-
-    def assign_variety(self, rng: random.Random, plans: list[FundPlan]) -> None:
-        """Spread the rare values over the funds so that every one occurs at least once."""
-        seen: set[str] = set()
-        for plan in plans:  # abbreviations are unique, as the service's are
-            base, n = plan.abbr, 2
-            while plan.abbr in seen:
-                plan.abbr, n = f"{base}{n}", n + 1
-            seen.add(plan.abbr)
-        active = [p for p in plans if p.status == "RG"]
-        cx = [p for p in active if p.kind.code == "CX"]
-        cx[0].risk, cx[-1].risk = "RS81", "RS8+"
-        cx[0].retail_type, cx[-1].retail_type = "A", "X"
-        generic = [p for p in active if p.kind.code in ("EQ", "DIV", "FI", "BC", "MIX", "GEQ", "SSF", "RMF", "TESG")]
-        order = rng.sample(generic, len(generic))
-        for plan, retail in zip(order, ("N", "G", "H", "B", None, "N", "H")):
-            plan.retail_type = retail
-        for plan, code in zip(order[7:], ("2", "3", "4", "5", "6", "7", "8", "9", "2", "9")):
-            plan.redemp_period = code
-        for p in plans:
-            if p.kind.code == "FT":
-                p.redemp_period = "E"
-            elif p.kind.code == "TRIG":
-                p.redemp_period = "T"
-            if p.kind.code == "MM":
-                p.risk = rng.choice(("RS1", "RS2"))
-            elif p.kind.code == "MIX" and rng.random() < 0.4:
-                p.risk = "RS7" if rng.random() < 0.5 else "RS5"
-        for plan in rng.sample(plans, 4):
-            plan.flag_key = "invest_country_flag"
-        singles = [p for p in active if not p.class_suffixes]
-        singles[3].perf_class_label = "1"
-        singles[8].perf_class_label = "main"
-        # A couple of active funds without holdings besides the gold fund.
-        for plan in rng.sample([p for p in active if p.holdings and p.kind.code != "GF"], 2):
-            plan.holdings = False
 
     # ---- fund payloads ----------------------------------------------------------------------------
 
@@ -556,122 +333,6 @@ class FundBuilder(HoldingsBuilder, NavBuilder):
             if ids:
                 out["empty_200"].add((rng.choice(ids), endpoint_id))
 
-    # ---- what only the successor layout publishes -------------------------------------------------
-
-    def build_successor_funds(self, plans: list[FundPlan]) -> None:
-        """The companies and fund details only the successor layout publishes. Every draw comes from
-        streams named "successor…", so adding or changing this never changes a legacy record."""
-        out = self.out
-        rng = self.sub_rng("successor")
-        spaced = set(rng.sample(range(len(out["amcs"])), min(3, len(out["amcs"]))))
-        for i, amc in enumerate(out["amcs"]):
-            out["successor_amcs"].append({
-                "unique_id": amc["unique_id"],
-                "comp_name_en": amc["name_en"] + (" " if i in spaced else ""),  # seen live: a trailing space
-                "comp_name_th": amc["name_th"],
-                "last_upd_date": successor_stamp(rng, self.today - timedelta(days=rng.randint(1, 30))),
-            })
-        holders = sorted(p.proj_id for p in plans if p.proj_id in out["holdings"])
-        code_spelling = set(rng.sample(holders, min(2, len(holders))))
-        factsheet_kinds = ("investment", "suitability", "performance", "redemption", "fees", "allocation")
-        with_factsheet = [p.proj_id for p in plans if any(p.proj_id in out[k] for k in factsheet_kinds)]
-        older = set(rng.sample(with_factsheet, min(len(with_factsheet), max(3, len(with_factsheet) // 3))))
-        esg = [p for p in plans if p.kind.code == "TESG"]
-        if len(esg) < 2:  # "a few" Thai ESG classes in every data set
-            spare = [p for p in plans if p.status == "RG" and not p.class_suffixes and p.kind.code in ("EQ", "DIV")]
-            esg += spare[: 2 - len(esg)]
-        esg_ids = {p.proj_id for p in esg}
-        self.fund_index = {f["proj_id"]: f for f in out["funds"]}
-        for plan in esg:
-            if plan.kind.code != "TESG":  # a fund given the Thai ESG incentive is named as one
-                fund = self.fund_index[plan.proj_id]
-                fund["proj_name_en"] = f"{fund['proj_name_en'].removesuffix(' Fund')} Thai ESG Fund"
-                fund["proj_name_th"] = f"{fund['proj_name_th']} ไทยเพื่อความยั่งยืน"
-        for plan in plans:
-            out["fund_details"][plan.proj_id] = self.fund_details(
-                plan, plan.proj_id in code_spelling, plan.proj_id in older, plan.proj_id in esg_ids)
-
-    def fund_details(self, plan: FundPlan, code_spelling: bool, older: bool, esg: bool) -> dict:
-        rng = self.sub_rng("successor", plan.proj_id)
-        today, kind, code = self.today, plan.kind, plan.kind.code
-        fund = self.fund_index[plan.proj_id]
-        flag = fund.get("invest_country_flage", fund.get("invest_country_flag"))
-        if plan.regis:
-            init = plan.regis - timedelta(days=rng.randint(7, 45))
-        else:
-            year = int(plan.proj_id[-4:]) - BE_OFFSET
-            init = min(date(year, rng.randint(1, 12), rng.randint(1, 28)), today - timedelta(days=5))
-        master = country = None
-        if code == "GF":
-            rows = next(iter(self.out["holdings"].get(plan.proj_id, {}).values()), [])
-            funds = [r for r in rows if r["assetliab_id"] == ASSET_FOREIGN_FUND]
-            if funds:
-                top = max(funds, key=lambda r: float(r["percent_nav"]))
-                master, country = top["issuer"], COUNTRY_TH.get(top["isin_code"][:2], "ลักเซมเบิร์ก")
-            else:
-                master, country = f"Demo {rng.choice(MASTER_FUNDS)} Master Fund I-Acc USD", "ลักเซมเบิร์ก"
-        elif code == "GOLD":
-            master, country = "Demo World Gold Trust", COUNTRY_TH["US"]
-        asset = ALLOCATION_ASSETS[kind.theme][0]
-        policy_html = (
-            f"<p>กองทุนมีนโยบายลงทุนใน{asset}&nbsp;โดยเฉลี่ยในรอบปีบัญชีไม่น้อยกว่า 80% ของมูลค่าทรัพย์สินสุทธิ</p>\r\n"
-            f"<p>ส่วนที่เหลืออาจลงทุนในเงินฝากและตราสารตลาดเงิน</p>\r\n<p>(ข้อมูลสมมติเพื่อการสาธิต / demo data)</p>"
-        )
-        styles = MANAGEMENT_STYLES.get(code, ("AM",))
-        classes = {}
-        for n, name in enumerate(plan.class_names or ["main"]):
-            suffix = name.rsplit("-", 1)[-1] if plan.class_suffixes else ""
-            if esg:  # every class of a Thai ESG fund carries the incentive, as every class of an SSF fund does
-                tax = TAX_THAI_ESG
-            elif suffix == "SSF" or code == "SSF":
-                tax = TAX_SSF
-            else:
-                tax = ""
-            body = f"{plan.proj_id[1:5]}{'ABCDEFGH'[n]}{plan.proj_id[-3:]}0"
-            classes[name] = {
-                "fund_class_tax_incentive_type": tax,
-                "fund_class_isin_code": make_isin("TH", body) if rng.random() < 0.85 else None,
-            }
-        if plan.status == "SE":
-            start, prospectus = today - timedelta(days=rng.randint(3, 20)), "IPO"
-        elif plan.is_old:
-            start, prospectus = plan.cancel or date(2021, 12, 31), "Monthly"
-        else:
-            start = month_end_before(today)
-            prospectus = "SignificantFactsheet" if rng.random() < 0.15 else "Monthly"
-        factsheet = {
-            "start_date": start.isoformat(), "end_date": None, "prospectus_type": prospectus,
-            "last_upd_date": successor_stamp(rng, min(start + timedelta(days=rng.randint(1, 12)), today)),
-        }
-        previous = None
-        if older:
-            older_start = month_end_before(start)
-            previous = {
-                "start_date": older_start.isoformat(), "end_date": (start - timedelta(days=1)).isoformat(),
-                "prospectus_type": "Monthly",
-                "last_upd_date": successor_stamp(rng, older_start + timedelta(days=rng.randint(1, 12))),
-                "drift_seed": rng.randrange(1_000_000),
-            }
-        url_dates = [start, month_end_before(start)]
-        if rng.random() < 0.5:
-            url_dates.append(month_end_before(url_dates[-1]))
-        return {
-            "init_date": init.isoformat(),
-            "policy_desc": POLICY_DESC[kind.theme],
-            "investment_policy_desc": None if plan.is_old and rng.random() < 0.4 else policy_html,
-            "management_style": None if plan.is_old and rng.random() < 0.4 else rng.choice(styles),
-            "feederfund_master_fund": master,
-            "feederfund_country": country,
-            "exchange_rate_protection_policy": rng.choice(FX_POLICIES) if flag in ("1", "2", "4") else rng.choice((None, "")),
-            "last_upd_date": successor_stamp(rng, min(init + timedelta(days=rng.randint(30, 4000)), today)),
-            "classes": classes,
-            "factsheet": factsheet,
-            "older_factsheet": previous,
-            "url_dates": [d.isoformat() for d in url_dates],
-            "holdings_keys": ("assetliab_code", "market_value") if code_spelling else ("assetliab_id", "assetliab_value"),
-            "performance_as_numbers": rng.random() < 0.5,
-        }
-
 
 def allocation_of_holdings(rows: list[dict], stamp: str) -> list[dict]:
     """The factsheet's asset allocation of a fund that publishes holdings: its newest quarter's lines
@@ -684,12 +345,3 @@ def allocation_of_holdings(rows: list[dict], stamp: str) -> list[dict]:
     ordered = sorted(shares.items(), key=lambda kv: (-kv[1], kv[0]))
     return [{"last_upd_date": stamp, "asset_seq": str(n), "asset_name": ASSET_TYPE[code][0], "asset_ratio": num(share)}
             for n, (code, share) in enumerate(ordered, start=1)]
-
-
-def fitting_classes(kind_code: str, suffixes) -> tuple[str, ...]:
-    """Class suffixes, sorted, that fit the fund: a retirement (RMF) fund has no savings-fund (SSF) class;
-    the first class type it lacks stands in (drawn the same way, so nothing else in the data set moves)."""
-    chosen = list(suffixes)
-    if kind_code == "RMF" and "SSF" in chosen:
-        chosen[chosen.index("SSF")] = next(c for c in CLASS_TYPES if c not in chosen and c != "SSF")
-    return tuple(sorted(chosen))

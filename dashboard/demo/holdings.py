@@ -32,7 +32,7 @@ from dashboard.demo.pools import (
 from dashboard.demo.values import make_isin, update_stamp
 
 if TYPE_CHECKING:
-    from dashboard.demo.funds import FundPlan  # the builder that plans funds builds on this one
+    from dashboard.demo.fund_plans import FundPlan
 
 
 class HoldingsBuilder(BuildContext):

@@ -1,96 +1,53 @@
 """The SEC Open API as a local HTTP service over the demo data: a hand-written ASGI app.
 
 The same app runs in-process (`httpx.ASGITransport(app=app)`) and on a socket (uvicorn, see
-`SimulatorServer` and `serve`). It answers like the real gateway: 204 or an empty 200 for no
+`loopback.SimulatorServer` and `loopback.serve`). It answers like the real gateway: 204 or an empty 200 for no
 data, the gateway's 401 JSON for a missing or wrong key, 404 for unknown paths, and, on request,
 the failures seen in the wild (throttling, 5xx, slow answers, broken or wrongly shaped bodies).
 
 It serves two path layouts over the same data (`layout`): the legacy one (`/FundFactsheet`,
 `/LicenseCheck`, shared/spec/sec-open-api.md) and the successor one (`/v2/fund`,
-`/v1/license-check`, shared/spec/successor-api.md; see dashboard/demo/successor.py).
+`/v1/license-check`, shared/spec/successor-api.md; see dashboard/demo/successor.py). The legacy
+layout's answers are in `legacy_answers`, the gateway's bodies and faults in `gateway`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import random
-import re
-import socket
 import threading
-import time
 import urllib.parse
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from datetime import date
 from typing import Any
 
 from dashboard.api.endpoints import DAILY_ENDPOINTS, ENDPOINTS, Endpoint
-from dashboard.config import FUND_GROUP, LICENSE_GROUP
 from dashboard.demo import successor
 from dashboard.demo.dataset import DemoDataset
+from dashboard.demo.gateway import (
+    DEFAULT_FAULTS,
+    DEFAULT_TIMEOUT_S,
+    FAULT_KINDS,
+    INVALID_KEY_BODY,
+    JSON_TYPE,
+    METHOD_NOT_ALLOWED_BODY,
+    MISSING_KEY_BODY,
+    NOT_FOUND_BODY,
+    normalise_keys,
+    send_body,
+    send_fault,
+    send_json,
+)
 from dashboard.demo.generator import generate_demo_dataset
+from dashboard.demo.legacy_answers import LegacyAnswers
 from dashboard.demo.successor import LAYOUTS, LICENCE_SHAPES
 from dashboard.demo.successor import BadRequest as _BadRequest
-from dashboard.demo.successor_nav import check_quirks, legacy_daily_nav
-from dashboard.records.labels import FEE_SPELLING_FORMS, fee_type_key, fee_type_text
-
-KEY_HEADER = "Ocp-Apim-Subscription-Key"
-FAULT_KINDS = ("429", "421", "500", "502", "503", "504", "timeout", "malformed_json", "html", "wrong_shape")
-# What random faults (fault_rate) draw from by default: the transient failures a client retries.
-# Slow answers and broken bodies are for tests, which inject them on purpose.
-DEFAULT_FAULTS = ("429", "421", "500", "502", "503", "504")
-DEFAULT_TIMEOUT_S = 30.0
-
-MISSING_KEY_BODY = {
-    "statusCode": 401,
-    "message": "Access denied due to missing subscription key. Make sure to include subscription key when making requests to an API.",
-}
-INVALID_KEY_BODY = {
-    "statusCode": 401,
-    "message": "Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.",
-}
-NOT_FOUND_BODY = {"statusCode": 404, "message": "Resource not found"}
-METHOD_NOT_ALLOWED_BODY = {"statusCode": 405, "message": "Method not allowed"}
-
-JSON_TYPE = "application/json; charset=utf-8"
-HTML_TYPE = "text/html; charset=utf-8"
-_PERIOD = re.compile(r"^\d{4}(03|06|09|12)$")
-
-_HTML_PAGES = {
-    "502": ("502 Bad Gateway", "The gateway received an invalid response from the backend."),
-    "503": ("503 Service Unavailable", "The service is temporarily unavailable. Please try again later."),
-    "504": ("504 Gateway Timeout", "The gateway did not receive a response from the backend in time."),
-    "html": ("Service Unavailable", "The site is under maintenance. We apologise for the inconvenience."),
-}
+from dashboard.demo.successor_nav import check_quirks
+from dashboard.records.labels import FEE_SPELLING_FORMS
 
 
-def _html_page(kind: str) -> bytes:
-    title, text = _HTML_PAGES[kind]
-    return (
-        f"<!DOCTYPE html>\n<html><head><title>{title}</title></head>"
-        f"<body><h1>{title}</h1><p>{text}</p><hr><p>demo simulator</p></body></html>\n"
-    ).encode("utf-8")
-
-
-def _normalise_keys(valid_keys: Any) -> Any:
-    """None (any non-empty key), a set of keys, or {group: None | set of keys}."""
-    if valid_keys is None:
-        return None
-    if isinstance(valid_keys, str):
-        return {valid_keys}
-    if isinstance(valid_keys, Mapping):
-        out = {}
-        for group, keys in valid_keys.items():
-            out[group] = None if keys is None else _normalise_keys(keys)
-        return out
-    if isinstance(valid_keys, Iterable):
-        return {str(k) for k in valid_keys}
-    raise TypeError("valid_keys must be None, a string, a set of strings or a dict {group: set}")
-
-
-class SimulatorApp:
+class SimulatorApp(LegacyAnswers):
     """An ASGI application that serves the 20 endpoints over a `DemoDataset`, in either path layout.
 
     Attributes tests may read or set at any time: `dataset` (read live, so records added after
@@ -132,23 +89,14 @@ class SimulatorApp:
         nav_quirks: Iterable[str] = (),
     ):
         self.nav_quirks = check_quirks(nav_quirks)
-        if fee_spelling not in FEE_SPELLING_FORMS:
-            raise ValueError(f"fee_spelling must be one of {', '.join(FEE_SPELLING_FORMS)}, not {fee_spelling!r}")
+        faults = _checked_options(fee_spelling, fault_rate, faults, licence_shape)
         self.fee_spelling = fee_spelling
-        if not 0.0 <= fault_rate <= 1.0:
-            raise ValueError("fault_rate must be between 0 and 1")
-        faults = tuple(faults)
-        unknown = [k for k in faults if k not in FAULT_KINDS]
-        if unknown or not faults:
-            raise ValueError(f"unknown fault kinds {unknown}; known: {', '.join(FAULT_KINDS)}")
-        if licence_shape not in LICENCE_SHAPES:
-            raise ValueError(f"licence_shape must be one of {', '.join(LICENCE_SHAPES)}, not {licence_shape!r}")
         self.layout = layout  # checked by the property
         self.licence_shape = licence_shape
         self.end_cursor_null = bool(end_cursor_null)
         self.cursor_key = successor.cursor_key(seed)
         self.dataset = dataset
-        self.valid_keys = _normalise_keys(valid_keys)
+        self.valid_keys = normalise_keys(valid_keys)
         self.require_key = require_key
         self.latency_ms = float(latency_ms)
         self.fault_rate = float(fault_rate)
@@ -168,27 +116,7 @@ class SimulatorApp:
         self._lock = threading.Lock()
         self._sleepers: set[tuple[asyncio.AbstractEventLoop, asyncio.Future]] = set()
         self._routes = [(e, e.path.strip("/").split("/")) for e in (*ENDPOINTS, *DAILY_ENDPOINTS)]
-        self._handlers = {
-            "E1": self._fund_search, "E2": self._amc_funds, "E3": self._class_search,
-            "E4": lambda p, b: self.dataset.classes.get(p["proj_id"]),
-            "E5": lambda p, b: self.dataset.investment.get(p["proj_id"]),
-            "E6": self._holdings,
-            "E7": lambda p, b: self.dataset.project_type.get(p["proj_id"]),
-            "E8": lambda p, b: self.dataset.suitability.get(p["proj_id"]),
-            "E9": lambda p, b: self.dataset.return_estimate.get(p["proj_id"]),
-            "E10": lambda p, b: self.dataset.performance.get(p["proj_id"]),
-            "E11": lambda p, b: self.dataset.redemption.get(p["proj_id"]),
-            "E12": self._fees,
-            "E13": lambda p, b: self.dataset.allocation.get(p["proj_id"]),
-            "E14": lambda p, b: self.dataset.urls.get(p["proj_id"]),
-            "E15": self._licensee_search,
-            "E16": lambda p, b: self.dataset.company_register(),
-            "E17": lambda p, b: self.dataset.approvals.get(p["unique_id"]),
-            "E18": lambda p, b: self.dataset.duties.get(p["unique_id"]),
-            "E19": lambda p, b: self.dataset.enforcement.get((p["unique_id"], p["case_id"])),
-            "E20": lambda p, b: self.dataset.alerts.get(p["case_id"]),
-            "D1": self._daily_nav,
-        }
+        self._handlers = self._legacy_handlers()
 
     def __repr__(self) -> str:
         keys = "any key" if self.valid_keys is None else "configured keys"
@@ -262,11 +190,11 @@ class SimulatorApp:
             finally:
                 self.in_flight -= 1
         if self.legacy_gone:
-            await _send_json(send, 404, NOT_FOUND_BODY)
+            await send_json(send, 404, NOT_FOUND_BODY)
             return
         in_successor = successor.is_successor_path(path)
         if self._layout == ("legacy" if in_successor else "successor"):
-            await _send_json(send, 404, NOT_FOUND_BODY)
+            await send_json(send, 404, NOT_FOUND_BODY)
             return
         if in_successor:
             await self._successor(scope, method, path, body, receive, send)
@@ -280,16 +208,16 @@ class SimulatorApp:
         try:
             payload = self._handlers[endpoint.id](params, self._search_body(endpoint, body))
         except _BadRequest as exc:
-            await _send_json(send, 400, {"statusCode": 400, "message": str(exc)})
+            await send_json(send, 400, {"statusCode": 400, "message": str(exc)})
             return
         if payload:
-            await _send_json(send, 200, payload)
+            await send_json(send, 200, payload)
             return
         first_param = next(iter(params.values()), "")
         if (first_param, endpoint.id) in self.dataset.empty_200:
-            await _send(send, 200, b"", [(b"content-type", JSON_TYPE.encode())])
+            await send_body(send, 200, b"", [(b"content-type", JSON_TYPE.encode())])
         else:
-            await _send(send, 204, b"", [])
+            await send_body(send, 204, b"", [])
 
     async def _gate(self, scope, method: str, matches: list, fault, receive, send, *, successor_path: bool):
         """The steps every request passes on either layout: an injected fault, 404 for no route, 405 for
@@ -297,23 +225,23 @@ class SimulatorApp:
         if fault is not None:
             kind, retry_after = fault
             if kind != "timeout":
-                await self._send_fault(send, kind, retry_after, matches[0][0] if matches else None,
-                                       successor_path=successor_path)
+                await send_fault(send, kind, retry_after, matches[0][0] if matches else None,
+                                 successor_path=successor_path)
                 return None
             # A slow answer: the correct response, after the client has probably given up.
             if await self._sleep_or_disconnect(self.timeout_s, receive):
                 return None
         if not matches:
-            await _send_json(send, 404, NOT_FOUND_BODY)
+            await send_json(send, 404, NOT_FOUND_BODY)
             return None
         chosen = next(((r, p) for r, p in matches if r.method == method), None)
         if chosen is None:
             allow = ", ".join(sorted({r.method for r, _ in matches}))
-            await _send_json(send, 405, METHOD_NOT_ALLOWED_BODY, [(b"allow", allow.encode())])
+            await send_json(send, 405, METHOD_NOT_ALLOWED_BODY, [(b"allow", allow.encode())])
             return None
         denied = self._check_key(scope, chosen[0].group)
         if denied is not None:
-            await _send_json(send, 401, denied)
+            await send_json(send, 401, denied)
             return None
         return chosen
 
@@ -328,14 +256,14 @@ class SimulatorApp:
         try:
             result = successor.answer(self, route, params, path, scope.get("query_string", b"").decode("latin-1"), body)
         except _BadRequest as exc:
-            await _send_json(send, 400, {"statusCode": 400, "message": str(exc)})
+            await send_json(send, 400, {"statusCode": 400, "message": str(exc)})
             return
         if result.status == 204:
-            await _send(send, 204, b"", [])
+            await send_body(send, 204, b"", [])
         elif result.empty_body:
-            await _send(send, result.status, b"", [(b"content-type", JSON_TYPE.encode())])
+            await send_body(send, result.status, b"", [(b"content-type", JSON_TYPE.encode())])
         else:
-            await _send_json(send, result.status, result.payload)
+            await send_json(send, result.status, result.payload)
 
     async def _lifespan(self, receive, send) -> None:
         while True:
@@ -429,113 +357,19 @@ class SimulatorApp:
             return INVALID_KEY_BODY
         return None
 
-    @staticmethod
-    def _search_body(endpoint: Endpoint, body: bytes) -> str | None:
-        if endpoint.method != "POST":
-            return None
-        try:
-            data = json.loads(body.decode("utf-8")) if body.strip() else None
-        except (UnicodeDecodeError, ValueError):
-            raise _BadRequest("The request body is not valid JSON.") from None
-        if not isinstance(data, dict):
-            raise _BadRequest("The request body must be a JSON object with a 'name' field.")
-        name = data.get("name")
-        if name is None and endpoint.id == "E15":
-            name = data.get("Name")
-        if not isinstance(name, str) or not name.strip():
-            raise _BadRequest("The 'name' field is required and must be a non-empty string.")
-        return name.strip()
-
-    async def _send_fault(self, send, kind: str, retry_after: float | None, endpoint: Any,
-                          successor_path: bool = False) -> None:
-        headers = []
-        if retry_after is not None:
-            value = str(int(retry_after)) if float(retry_after).is_integer() else str(retry_after)
-            headers.append((b"retry-after", value.encode()))
-        if kind == "429":
-            wait = f"in {value} seconds" if retry_after is not None else "later"
-            await _send_json(send, 429, {"statusCode": 429, "message": f"Rate limit is exceeded. Try again {wait}."}, headers)
-        elif kind == "421":
-            await _send_json(send, 421, {"statusCode": 421, "message": "Too many requests. The call quota of this subscription is exceeded."}, headers)
-        elif kind == "500":
-            await _send_json(send, 500, {"statusCode": 500, "message": "Internal server error"}, headers)
-        elif kind in ("502", "503", "504"):
-            await _send(send, int(kind), _html_page(kind), headers + [(b"content-type", HTML_TYPE.encode())])
-        elif kind == "html":
-            await _send(send, 200, _html_page("html"), headers + [(b"content-type", HTML_TYPE.encode())])
-        elif kind == "malformed_json":
-            if successor_path:  # a cut-off envelope
-                start = b'{"message": "success", "page_size": 100, "next_cursor": "", "items": ['
-            else:
-                start = b"[" if endpoint is None or endpoint.returns_list else b""
-            text = start + '{"last_upd_date": "2025-07-02T06:47:30.35", "proj_name_th": "กองทุนเปิด เดโม'.encode("utf-8")
-            await _send(send, 200, text, headers + [(b"content-type", JSON_TYPE.encode())])
-        else:  # wrong_shape: an object where a list is expected, a bare string where an object is
-            payload: Any
-            if successor_path:
-                # fund envelope expected: an object without items; licence answers: a bare string
-                payload = {"statusCode": 200, "message": "OK", "data": None} if endpoint is None or endpoint.is_fund else "OK"
-            elif endpoint is not None and endpoint.returns_list:
-                payload = {"statusCode": 200, "message": "OK", "data": None}
-            else:
-                payload = "OK"
-            await _send_json(send, 200, payload, headers)
-
-    # ---- endpoint handlers ------------------------------------------------------------------------
-
-    def _fund_search(self, params, name: str) -> list[dict]:
-        return _search(self.dataset.funds, name, ("proj_name_th", "proj_name_en", "proj_abbr_name"))
-
-    def _amc_funds(self, params, body) -> list[dict]:
-        return [f for f in self.dataset.funds if f.get("unique_id") == params["unique_id"]]
-
-    def _class_search(self, params, name: str) -> list[dict]:
-        records = [c for classes in self.dataset.classes.values() for c in classes]
-        return _search(records, name, ("proj_abbr_name", "class_abbr_name"))
-
-    def _fees(self, p: dict, b: Any) -> list[dict] | None:
-        """E12 with its fee lines in the form `fee_spelling` names."""
-        rows = self.dataset.fees.get(p["proj_id"])
-        if rows is None:
-            return None
-        out = []
-        for row in rows:
-            kind = fee_type_key(row.get("fee_type_desc"))
-            out.append({**row, "fee_type_desc": fee_type_text(kind, self.fee_spelling)} if kind else row)
-        return out
-
-    def _holdings(self, params, body) -> list[dict] | None:
-        period = params["period"]
-        if not _PERIOD.match(period):
-            raise _BadRequest(f"Invalid period {period!r}: use YYYYMM with a quarter-end month (03, 06, 09 or 12).")
-        return self.dataset.holdings.get(params["proj_id"], {}).get(period)
-
-    def _daily_nav(self, params, body) -> list[dict] | None:
-        try:
-            date.fromisoformat(params["nav_date"])
-        except ValueError:
-            raise _BadRequest(f"Invalid nav_date {params['nav_date']!r}: use YYYY-MM-DD.") from None
-        return legacy_daily_nav(self.dataset, params["proj_id"], params["nav_date"])
-
-    def _licensee_search(self, params, name: str) -> list[dict]:
-        return _search(self.dataset.licensees, name, ("name_th", "name_en"))
-
-
-def _search(records: list[dict], name: str, keys: tuple[str, ...]) -> list[dict]:
-    needle = name.casefold()
-    return [r for r in records if any(needle in str(r.get(k) or "").casefold() for k in keys)]
-
-
-async def _send(send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
-    if status != 204:
-        headers = headers + [(b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body if status != 204 else b""})
-
-
-async def _send_json(send, status: int, payload: Any, headers: list | None = None) -> None:
-    body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
-    await _send(send, status, body, (headers or []) + [(b"content-type", JSON_TYPE.encode())])
+def _checked_options(fee_spelling: str, fault_rate: float, faults: Iterable[str], licence_shape: str) -> tuple[str, ...]:
+    """Refuse options the simulator does not know; the fault kinds as a tuple."""
+    if fee_spelling not in FEE_SPELLING_FORMS:
+        raise ValueError(f"fee_spelling must be one of {', '.join(FEE_SPELLING_FORMS)}, not {fee_spelling!r}")
+    if not 0.0 <= fault_rate <= 1.0:
+        raise ValueError("fault_rate must be between 0 and 1")
+    faults = tuple(faults)
+    unknown = [k for k in faults if k not in FAULT_KINDS]
+    if unknown or not faults:
+        raise ValueError(f"unknown fault kinds {unknown}; known: {', '.join(FAULT_KINDS)}")
+    if licence_shape not in LICENCE_SHAPES:
+        raise ValueError(f"licence_shape must be one of {', '.join(LICENCE_SHAPES)}, not {licence_shape!r}")
+    return faults
 
 
 def create_app(
@@ -569,111 +403,3 @@ def create_app(
         faults=faults, seed=seed, legacy_gone=legacy_gone, timeout_s=timeout_s, layout=layout,
         licence_shape=licence_shape, end_cursor_null=end_cursor_null, fee_spelling=fee_spelling, nav_quirks=nav_quirks,
     )
-
-
-# ---- on a socket ----------------------------------------------------------------------------------
-
-
-def _url(host: str, port: int) -> str:
-    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
-
-
-class SimulatorServer:
-    """Runs the simulator with uvicorn in a daemon thread: `with SimulatorServer() as server: ...`.
-
-    `port=0` picks a free port; `base_url` has the real one. Options other than host and port go
-    to `create_app` when no app is given.
-    """
-
-    def __init__(self, app: SimulatorApp | None = None, *, host: str = "127.0.0.1", port: int = 0,
-                 startup_timeout: float = 10.0, **app_options):
-        self.app = app if app is not None else create_app(**app_options)
-        self.host = host
-        self.port = port
-        self.startup_timeout = startup_timeout
-        self._server = None
-        self._thread: threading.Thread | None = None
-
-    @property
-    def base_url(self) -> str:
-        return _url(self.host, self.port)
-
-    def start(self) -> "SimulatorServer":
-        import uvicorn
-
-        if self._thread is not None:
-            return self
-        config = uvicorn.Config(
-            self.app, host=self.host, port=self.port, log_level="warning", lifespan="off",
-            access_log=False, timeout_graceful_shutdown=1,
-        )
-        server = uvicorn.Server(config)
-        thread = threading.Thread(target=server.run, name="sec-demo-simulator", daemon=True)
-        self._server, self._thread = server, thread
-        thread.start()
-        deadline = time.monotonic() + self.startup_timeout
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"the demo simulator could not start on {_url(self.host, self.port)}")
-            time.sleep(0.01)
-        self.port = server.servers[0].sockets[0].getsockname()[1]
-        return self
-
-    def stop(self) -> None:
-        server, thread = self._server, self._thread
-        if server is None or thread is None:
-            return
-        self.app.wake_sleepers()  # slow answers would otherwise hold the shutdown
-        server.should_exit = True
-        thread.join(timeout=5)
-        if thread.is_alive():
-            server.force_exit = True
-            thread.join(timeout=5)
-        self._server = self._thread = None
-
-    def __enter__(self) -> "SimulatorServer":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-
-    def __repr__(self) -> str:
-        state = "running" if self._thread is not None else "stopped"
-        return f"SimulatorServer({self.base_url}, {state})"
-
-
-def keys_from_env(environ: Mapping[str, str] | None = None) -> dict | None:
-    """Per-group keys from SEC_API_KEY / SEC_FUND_API_KEY / SEC_LICENSE_API_KEY; None when none is set.
-
-    A group's own key and the shared key are both accepted, as the dashboard falls back from one to
-    the other; a group with neither accepts any non-empty key.
-    """
-    env = os.environ if environ is None else environ
-    shared, fund, lic = (env.get(name, "").strip() for name in ("SEC_API_KEY", "SEC_FUND_API_KEY", "SEC_LICENSE_API_KEY"))
-    if not (shared or fund or lic):
-        return None
-    return {
-        FUND_GROUP: {k for k in (fund, shared) if k} or None,
-        LICENSE_GROUP: {k for k in (lic, shared) if k} or None,
-    }
-
-
-def serve(port: int = 8765, host: str = "127.0.0.1", latency_ms: float = 0, fault_rate: float = 0, seed: int = 0,
-          valid_keys: Any = None, layout: str = "both") -> None:
-    """Serve the simulator until interrupted (the `sec-dashboard demo-server` command)."""
-    import uvicorn
-
-    if valid_keys is None:
-        valid_keys = keys_from_env()
-    app = create_app(valid_keys=valid_keys, latency_ms=latency_ms, fault_rate=fault_rate, seed=seed, layout=layout)
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))  # bound here so the printed URL has the real port, also for port 0
-    bound = sock.getsockname()[1]
-    keys = "keys from SEC_*API_KEY" if valid_keys is not None else "any non-empty subscription key"
-    print(f"{app.dataset.label}: SEC Open API simulator on {_url(host, bound)} ({keys}; {layout} layout; Ctrl+C stops)",
-          flush=True)
-    config = uvicorn.Config(app, host=host, port=bound, log_level="warning", lifespan="off", timeout_graceful_shutdown=1)
-    uvicorn.Server(config).run(sockets=[sock])

@@ -160,7 +160,7 @@ class DashboardState(param.Parameterized):
 
     def service_layout(self) -> str:
         """Which of the service's path layouts answers, once a call has found out ("" before)."""
-        from dashboard.api.client import LAYOUT_LABELS
+        from dashboard.api.layouts import LAYOUT_LABELS
 
         return LAYOUT_LABELS.get(self.search.api.async_client.layout_name or "", "")
 

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import param
 
-from dashboard.api.client import ApiResult
+from dashboard.api.result import ApiResult
 from dashboard.api.deadline import run_deadline
 from dashboard.api.sync import SecClient
 from dashboard.records.answers import normalise

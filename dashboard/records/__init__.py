@@ -1,7 +1,8 @@
 """Record normalisation: the service's loose JSON strings as numbers, dates, decoded text and labels.
 
 The labels and value readers load without pandas (the demo simulator reads the spellings table);
-the record kinds and frames (`kinds`, which needs pandas) load on first use of one of their names.
+the record kinds, their fields and frames (`kinds`, `fields`, `derived`, `frames`, which needs pandas)
+load on first use of one of their names.
 """
 
 from dashboard.records.labels import (
@@ -82,27 +83,28 @@ __all__ = [
     "to_number",
 ]
 
-_KINDS_NAMES = frozenset({
-    "ADDED_FIELDS",
-    "APPROVAL_ACTIVE",
-    "APPROVAL_EXPIRED",
-    "APPROVAL_NO_EXPIRY",
-    "NAV_TOTAL_ASSETLIAB_ID",
-    "RECORD_KINDS",
-    "SPEC_FIELDS",
-    "UNREQUESTED_KINDS",
-    "field_type",
-    "frame_columns",
-    "normalise_payload",
-    "normalise_record",
-    "records_frame",
-    "split_fee_type",
-})
+# Where each lazily loaded name lives; `frames` needs pandas, so none of them loads with the package.
+_LAZY_NAMES = {
+    "ADDED_FIELDS": "fields",
+    "APPROVAL_ACTIVE": "derived",
+    "APPROVAL_EXPIRED": "derived",
+    "APPROVAL_NO_EXPIRY": "derived",
+    "NAV_TOTAL_ASSETLIAB_ID": "fields",
+    "RECORD_KINDS": "fields",
+    "SPEC_FIELDS": "fields",
+    "UNREQUESTED_KINDS": "fields",
+    "field_type": "fields",
+    "frame_columns": "frames",
+    "normalise_payload": "kinds",
+    "normalise_record": "kinds",
+    "records_frame": "frames",
+    "split_fee_type": "derived",
+}
 
 
 def __getattr__(name: str):
-    if name in _KINDS_NAMES:
-        from dashboard.records import kinds
+    if name in _LAZY_NAMES:
+        import importlib
 
-        return getattr(kinds, name)
+        return getattr(importlib.import_module(f"dashboard.records.{_LAZY_NAMES[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

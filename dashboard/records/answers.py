@@ -9,7 +9,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from dashboard.errors import MalformedResponseError
-from dashboard.records.kinds import normalise_payload, records_frame
+from dashboard.records.frames import records_frame
+from dashboard.records.kinds import normalise_payload
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -409,7 +409,8 @@ def successor_only_records(kind: str, items: object) -> list[dict]:
     """Normalised records of the daily NAV ("nav"), dividend history ("dividend"), top-5 holdings
     ("top_holding") or monthly asset types ("asset_type"), one per item, in the order sent: every
     field kept, numbers as numbers, dates as ISO text, the class marker `main` as sent."""
-    from dashboard.records.kinds import SUCCESSOR_ONLY_KINDS, normalise_payload  # kinds reads pandas: imported late
+    from dashboard.records.fields import SUCCESSOR_ONLY_KINDS  # imported late, as the record kinds are
+    from dashboard.records.kinds import normalise_payload
 
     if kind not in SUCCESSOR_ONLY_KINDS:
         raise ValueError(f"{kind!r} is not a part only the current service publishes ({', '.join(SUCCESSOR_ONLY_KINDS)})")

@@ -113,7 +113,8 @@ def test_rejected_key_gives_the_gateway_message_and_is_not_retried(make_client, 
 def test_per_group_keys(dataset):
     from dashboard.api.sync import SecClient
     from dashboard.config import ApiSettings
-    from dashboard.demo.simulator import SimulatorServer, create_app
+    from dashboard.demo.loopback import SimulatorServer
+    from dashboard.demo.simulator import create_app
 
     app = create_app(dataset, valid_keys={"fund": {"fund-key"}, "license": {"licence-key"}})
     with SimulatorServer(app) as server:

@@ -18,7 +18,7 @@ from dashboard.api.sync import SecClient
 from dashboard.api.wire import MAX_BODY_BYTES, MAX_JSON_DEPTH
 from dashboard.errors import MalformedResponseError
 from dashboard.config import ApiSettings
-from dashboard.demo.simulator import SimulatorServer
+from dashboard.demo.loopback import SimulatorServer
 from tests.conftest import KEY, TODAY
 
 LICENSEES = [{"last_upd_date": "2025-07-02T06:47:30.35", "unique_id": "0105536000001", "name_th": "บริษัท หนึ่ง จำกัด",

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from dashboard.api.client import RETIRED_LEGACY_MESSAGE
+from dashboard.api.sending import RETIRED_LEGACY_MESSAGE
 from dashboard.errors import AuthenticationError, BadInputError, MalformedResponseError, NotFoundError
 from dashboard.api.periods import valid_periods
 from dashboard.models.factsheet import FundFactsheet

@@ -151,7 +151,8 @@ def test_demo_dashboard_end_to_end(demo_server, page, artifacts_dir):
 
 
 def test_a_failing_service_shows_a_notification_and_the_app_keeps_working(page, artifacts_dir, tmp_path):
-    from dashboard.demo.simulator import SimulatorServer, create_app
+    from dashboard.demo.loopback import SimulatorServer
+    from dashboard.demo.simulator import create_app
 
     sim_app = create_app(valid_keys={KEY})
     with SimulatorServer(sim_app) as simulator:
@@ -183,7 +184,8 @@ def test_a_failing_service_shows_a_notification_and_the_app_keeps_working(page, 
 
 def test_a_hostile_fund_name_runs_no_script(page, artifacts_dir, tmp_path):
     from dashboard.demo.generator import generate_demo_dataset
-    from dashboard.demo.simulator import SimulatorServer, create_app
+    from dashboard.demo.loopback import SimulatorServer
+    from dashboard.demo.simulator import create_app
 
     data = copy.deepcopy(generate_demo_dataset())
     fund = next(f for f in data.funds if f["fund_status"] == "RG" and data.fees.get(f["proj_id"])

@@ -60,7 +60,8 @@ def default_basket(base_url: str, cache_dir) -> list[str]:
 
 
 def test_a_real_key_session_shows_its_basket_loaded(page, artifacts_dir, tmp_path):
-    from dashboard.demo.simulator import SimulatorServer, create_app
+    from dashboard.demo.loopback import SimulatorServer
+    from dashboard.demo.simulator import create_app
 
     service = GatedService(create_app(valid_keys={KEY}))
     with SimulatorServer(service) as simulator:

@@ -290,7 +290,7 @@ def test_the_older_service_gives_weeks_and_says_why(cli, on_simulator, dataset):
 def test_the_captured_nav_page_through_the_command(cli, clock, monkeypatch):
     """The captured daily-nav page and distributions served on loopback: the command reads the ThaiESG
     class's one row, shows its zero swap prices as not offered, and says the rows of other funds were dropped."""
-    from dashboard.demo.simulator import SimulatorServer
+    from dashboard.demo.loopback import SimulatorServer
 
     nav_body = require(CAPTURES / "daily-nav-range.json").read_bytes()
     dividend_body = require(CAPTURES / "dividend-history.json").read_bytes()

@@ -18,7 +18,8 @@ import pytest
 
 from dashboard.cli.main import main
 from dashboard.cli.terminal import baht, percent, terminal_text
-from dashboard.demo.simulator import SimulatorServer, create_app
+from dashboard.demo.loopback import SimulatorServer
+from dashboard.demo.simulator import create_app
 from tests.cli.test_cli import ROOT, in_process_cli, run
 from tests.conftest import KEY
 

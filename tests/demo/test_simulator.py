@@ -19,16 +19,9 @@ import pytest
 
 from dashboard.api.endpoints import ENDPOINTS
 from dashboard.demo.generator import generate_demo_dataset
-from dashboard.demo.simulator import (
-    DEFAULT_FAULTS,
-    FAULT_KINDS,
-    INVALID_KEY_BODY,
-    MISSING_KEY_BODY,
-    NOT_FOUND_BODY,
-    SimulatorServer,
-    create_app,
-    keys_from_env,
-)
+from dashboard.demo.gateway import DEFAULT_FAULTS, FAULT_KINDS, INVALID_KEY_BODY, MISSING_KEY_BODY, NOT_FOUND_BODY
+from dashboard.demo.loopback import SimulatorServer, keys_from_env
+from dashboard.demo.simulator import create_app
 
 TODAY = date(2026, 11, 21)
 KEY = "demo-test-key"
@@ -435,7 +428,7 @@ def test_serve_prints_its_url_and_takes_keys_from_the_environment():
     env = dict(os.environ, SEC_API_KEY=secret, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     env.pop("SEC_FUND_API_KEY", None)
     env.pop("SEC_LICENSE_API_KEY", None)
-    code = "from dashboard.demo.simulator import serve; serve(0)"
+    code = "from dashboard.demo.loopback import serve; serve(0)"
     proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         ready, _, _ = select.select([proc.stdout], [], [], 20)

@@ -15,7 +15,9 @@ from dashboard.records.values import single_number
 
 from dashboard.demo.generator import generate_demo_dataset
 from dashboard.demo.pools import ENFORCEMENT_TYPE_TH, SUCCESSOR_STATUS, TAX_SSF, TAX_THAI_ESG
-from dashboard.demo.simulator import INVALID_KEY_BODY, MISSING_KEY_BODY, NOT_FOUND_BODY, SimulatorServer, create_app
+from dashboard.demo.gateway import INVALID_KEY_BODY, MISSING_KEY_BODY, NOT_FOUND_BODY
+from dashboard.demo.loopback import SimulatorServer
+from dashboard.demo.simulator import create_app
 from dashboard.demo.successor import FUND_ROUTES, LICENCE_ROUTES, no_data_status
 from dashboard.records.labels import FACTSHEET_FEE_KINDS, REDEMP_PERIOD, fee_type_key
 

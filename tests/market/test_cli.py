@@ -102,7 +102,8 @@ def test_exit_codes(tmp_path, monkeypatch, capsys):
     assert cli.main(["market", "screen", "--demo", "--sort", "nav"]) == 2
     # a rejected key is exit 3, as everywhere on the command line
     monkeypatch.setenv("SEC_API_KEY", "0" * 32)
-    from dashboard.demo.simulator import SimulatorServer, create_app
+    from dashboard.demo.loopback import SimulatorServer
+    from dashboard.demo.simulator import create_app
     with SimulatorServer(create_app(valid_keys={"1" * 32})) as server:
         code = cli.main(["market", "sync", "--base-url", server.base_url, "--layout", "successor", "--only", "risk"])
     assert code == 3

@@ -20,7 +20,7 @@ from dashboard.api.client import AsyncSecClient
 from dashboard.api.wire import unwrap_envelope
 from dashboard.config import ApiSettings
 from dashboard.records import field_type, normalise_payload
-from dashboard.records.kinds import BASE64, DATE, DATETIME, INTEGER, NUMBER
+from dashboard.records.fields import BASE64, DATE, DATETIME, INTEGER, NUMBER
 from dashboard.records.successor import allocation_records, holding_records, successor_only_records, suitability_record
 from tests.shared_files import CAPTURES, require
 

@@ -19,7 +19,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from dashboard.demo.simulator import SimulatorServer, create_app
+from dashboard.demo.loopback import SimulatorServer
+
+from dashboard.demo.simulator import create_app
 from tests.conftest import KEY
 from tests.helpers import free_port
 

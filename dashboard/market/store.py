@@ -18,7 +18,8 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +34,11 @@ from dashboard.market.snapshot import (PROGRESS, Publisher, SnapshotViews, defau
                                        export_tables, live_progress, progress_record, read_json, write_export_manifest,
                                        write_json)
 from dashboard.market.figures import refresh_fund_figures
-from dashboard.market.tables import (PENDING, SCHEMA_VERSION, SNAPSHOT_TABLES, check_table, create_tables, record_frame,
-                                     snapshot_schemas, stored_columns, to_json)
+from dashboard.market.tables import (PENDING, SCHEMA_VERSION, SNAPSHOT_TABLES, check_table, create_tables, migrate,
+                                     record_frame, snapshot_schemas, stored_columns, to_json)
 
 log = logging.getLogger("dashboard.market")
+PUBLISH_SQL = {"nav": "SELECT * FROM nav ORDER BY proj_id, class, nav_date"}
 
 
 def open_reader(settings: ApiSettings | None = None, path: str | Path | None = None) -> "MarketStore":
@@ -95,6 +97,9 @@ class MarketStore:
         except duckdb.Error as exc:  # corruption: a checksum, an internal or a fatal error
             return self._rebuild(f"it could not be read ({type(exc).__name__}: {str(exc)[:120]})")
         try:
+            migrated = migrate(con)
+            if migrated is not None:
+                log.warning("the market store %s was %s", self.path, migrated)
             stale = self._schema_problem(con)
             if stale is None:
                 create_tables(con)
@@ -282,6 +287,19 @@ class MarketStore:
             self.con.execute("UPDATE meta SET cursor = NULL, pages = 0 WHERE dataset = ?", [dataset])
             self.con.execute("COMMIT")
 
+    @contextmanager
+    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """The writer's connection inside one transaction (committed on leaving, rolled back on an error)."""
+        self._write_check()
+        with self._lock:
+            self.con.execute("BEGIN")
+            try:
+                yield self.con
+                self.con.execute("COMMIT")
+            except BaseException:
+                self.con.execute("ROLLBACK")
+                raise
+
     # ---- swapping a dataset in ----------------------------------------------------------------
 
     def swap(self, dataset: str, tables: dict[str, list[dict]], *, where: dict[str, Any] | None = None,
@@ -340,7 +358,9 @@ class MarketStore:
             drop: list[str] = []
             for table in names:
                 if table != "holdings":
-                    parts[table] = f"SELECT * FROM {table}"  # in stored order, as the writer reads it
+                    # in stored order, as the writer reads it; NAVs by class and day, so a reader's chart
+                    # of one class reads the few row groups that hold it
+                    parts[table] = PUBLISH_SQL.get(table, f"SELECT * FROM {table}")
                     continue
                 stored = [r[0] for r in self.con.execute("SELECT DISTINCT period FROM holdings WHERE period IS NOT NULL "
                                                          "ORDER BY 1").fetchall()]

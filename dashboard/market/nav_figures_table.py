@@ -1,0 +1,90 @@
+"""The market store's derived table `nav_figures`: each class's return and risk figures from its stored
+NAVs and distributions, by the rules of `dashboard.models.nav_figures` (the same function `fund nav`
+uses, so the screener and a fund's own page agree), rewritten after a NAV sync.
+
+The screener's figure of a fund is its first unit class's (by class name, "" the fund's only class):
+the rule the fee and 1-year return figures already follow (`dashboard.market.figures`).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+
+import pandas as pd
+
+from dashboard.errors import BadInputError
+from dashboard.market.store import MarketStore
+from dashboard.models.nav_figures import class_figures
+
+log = logging.getLogger("dashboard.market")
+
+# The figure columns of `nav_figures` (keys of nav_figures.FIGURE_KEYS), in the table's order.
+FIGURE_COLUMNS = ("return_1m", "return_3m", "return_6m", "return_ytd", "return_1y", "return_3y_ann", "return_5y_ann",
+                  "total_return_1y", "volatility_1y", "max_drawdown_1y", "sharpe_1y")
+RISK_FREE_ENV = "SEC_DASHBOARD_RISK_FREE_PCT"
+
+
+def risk_free_pct(environ: dict | None = None) -> float:
+    """The risk-free rate for the Sharpe ratios (percent a year): SEC_DASHBOARD_RISK_FREE_PCT, else 0."""
+    text = (os.environ if environ is None else environ).get(RISK_FREE_ENV, "").strip()
+    if not text:
+        return 0.0
+    try:
+        value = float(text)
+    except ValueError:
+        raise BadInputError(f"{RISK_FREE_ENV}={text[:40]!r} is not a number (percent a year, e.g. 2.5)") from None
+    if not math.isfinite(value) or not -100 < value < 100:
+        raise BadInputError(f"{RISK_FREE_ENV}={text[:40]!r} is not a rate in percent a year (e.g. 2.5)")
+    return value
+
+
+def class_figure_rows(nav: pd.DataFrame, distributions: pd.DataFrame, risk_free: float) -> pd.DataFrame:
+    """One row per class of `nav` (NAV rows of many classes, sorted by proj_id, class, nav_date) with its
+    figures; a class whose NAVs the figures refuse (too few) is left out with a debug line."""
+    rows = []
+    dist_groups = {key: part for key, part in distributions.groupby(["proj_id", "class"], sort=False)} \
+        if len(distributions) else {}
+    for (proj_id, name), part in nav.groupby(["proj_id", "class"], sort=False):
+        series = part[["nav_date", "nav", "offer", "bid", "net_asset"]].reset_index(drop=True)
+        dist = dist_groups.get((proj_id, name))
+        dist = dist[["ex_date", "pay_date", "per_unit"]].reset_index(drop=True) if dist is not None else None
+        try:
+            figures = class_figures(series, dist, risk_free_pct=risk_free)
+        except BadInputError as exc:
+            log.debug("no figures for %s %s: %s", proj_id, name, exc)
+            continue
+        values = figures.values()
+        rows.append({"proj_id": proj_id, "class": name, "first_nav_date": figures.first_nav_date,
+                     "last_nav_date": figures.last_nav_date, "frequency": figures.frequency,
+                     **{key: values.get(key) for key in FIGURE_COLUMNS}})
+    frame = pd.DataFrame(rows, columns=["proj_id", "class", "first_nav_date", "last_nav_date", "frequency",
+                                        *FIGURE_COLUMNS])
+    return frame.astype({key: "float64" for key in FIGURE_COLUMNS})
+
+
+def refresh_nav_figures(store: MarketStore, *, risk_free: float | None = None) -> int:
+    """Rewrite `nav_figures` from every stored NAV (one transaction); the classes with figures."""
+    rate = risk_free_pct() if risk_free is None else float(risk_free)
+    nav = store.frame("SELECT proj_id, class, nav_date, nav, offer, bid, net_asset FROM nav "
+                      "ORDER BY proj_id, class, nav_date")
+    dist = store.frame("SELECT proj_id, class, ex_date, pay_date, per_unit FROM distributions "
+                       "ORDER BY proj_id, class, ex_date")
+    for frame, names in ((nav, ("nav_date",)), (dist, ("ex_date", "pay_date"))):
+        for name in names:
+            frame[name] = pd.to_datetime(frame[name]).astype("datetime64[ns]")
+    figures = class_figure_rows(nav, dist, rate)
+    with store.transaction() as con:
+        con.execute("DELETE FROM nav_figures")
+        if len(figures):
+            con.register("_nav_figures", figures)
+            try:
+                con.execute("INSERT INTO nav_figures SELECT * FROM _nav_figures")
+            finally:
+                con.unregister("_nav_figures")
+        con.execute("INSERT OR REPLACE INTO info VALUES ('nav_figures_risk_free_pct', ?)", [str(rate)])
+    return len(figures)
+
+
+__all__ = ["FIGURE_COLUMNS", "RISK_FREE_ENV", "class_figure_rows", "refresh_nav_figures", "risk_free_pct"]

@@ -1,0 +1,190 @@
+"""The market sync's NAV part: every class's daily NAV (and distributions) by whole-market calls.
+
+The current service's `/v2/fund/daily-info/nav` without proj_id answers every fund's NAVs of a date
+window (a whole-market day is thousands of rows: about 47 pages of 100), and
+`daily-info/dividend-history` every distribution whose book-close date is in the window. Each window
+is one unit of work, paged through the client's paging routine (`send_page`), its pages kept in the
+store with the cursor of the next as they come (as every dataset's are), so a killed or failed sync
+goes on from the last page stored; a window's rows replace the stored rows of its days in one
+transaction when it completes (`nav_store.store_window`).
+
+Which days are asked (`needed_days`): the days of the last `nav_days` days up to yesterday that were
+never fetched, or were fetched less than `OVERLAP_DAYS` after the NAV date and not yet today (a late
+publication or correction can still come). So a daily update asks the new day and the last few days
+again, and a re-run the same day asks nothing.
+
+Windows: a single day for the last `DAY_WINDOW_SPAN` days (a daily update's few days go out side by
+side, so the rate limiter, not the latency, bounds it), calendar weeks before that (a first fill).
+The older layout has no whole-market NAV (one fund and day per call): the NAV part is skipped there,
+and says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import date, timedelta
+from typing import TYPE_CHECKING
+
+from dashboard.api.layouts import PAGE_SIZE, V2
+from dashboard.api.paging import PageWalk
+from dashboard.api.wire import unwrap_envelope
+from dashboard.errors import BadInputError
+from dashboard.market.nav_figures_table import refresh_nav_figures
+from dashboard.market.nav_store import days_between, fetched_days, store_window, window_rows
+
+if TYPE_CHECKING:
+    from dashboard.market.sync import MarketSync
+
+log = logging.getLogger("dashboard.market")
+
+NAV_PATH = V2 + "/daily-info/nav"
+DIVIDEND_PATH = V2 + "/daily-info/dividend-history"
+# The default depth of `market sync --nav-days`: the 1-year figures need a year of NAVs before the last
+# one and the NAV on or before the day a year earlier (a weekend or holiday: a few days more), and the
+# 1-month window its own month back: 400 days covers both with room for a market-wide outage.
+DEFAULT_NAV_DAYS = 400
+MAX_NAV_DAYS = 20 * 366  # the service keeps NAVs from the 2000s; past that the window is a typing slip
+OVERLAP_DAYS = 5  # a day is asked again until it has been fetched this many days after its NAV date
+DAY_WINDOW_SPAN = 14  # the last 14 days go out one day per window; earlier days one calendar week per window
+NAV_CONCURRENCY = 8  # windows asked side by side (each is a chain of pages, one after another)
+NAV_KEY = "nav"  # the meta row of the NAV dataset as a whole; windows under way are "nav:<first day>"
+
+
+def check_nav_days(days: int | None) -> int | None:
+    if days is None:
+        return None
+    if isinstance(days, bool) or not isinstance(days, int) or not 0 <= days <= MAX_NAV_DAYS:
+        raise BadInputError(f"--nav-days must be a whole number from 0 to {MAX_NAV_DAYS:,} (0: no NAV)")
+    return days
+
+
+def needed_days(today: date, nav_days: int, fetched: dict[date, date]) -> list[date]:
+    """The days to ask: of the `nav_days` days up to yesterday, those never fetched, or fetched before
+    they had settled (less than OVERLAP_DAYS after the NAV date) and not already today."""
+    if nav_days <= 0:
+        return []
+    last = today - timedelta(days=1)
+    out = []
+    for day in days_between(today - timedelta(days=nav_days), last):
+        on = fetched.get(day)
+        if on is None or (on < day + timedelta(days=OVERLAP_DAYS) and on < today):
+            out.append(day)
+    return out
+
+
+def windows(today: date, days: list[date]) -> list[tuple[str, date, date]]:
+    """(key, first, last) of each window the needed days fall in: one day each for the last
+    DAY_WINDOW_SPAN days, a calendar week (Monday to Sunday) each before; a window spans its needed days."""
+    recent = today - timedelta(days=DAY_WINDOW_SPAN)
+    slots: dict[date, list[date]] = {}
+    for day in days:
+        slot = day if day >= recent else day - timedelta(days=day.weekday())
+        slots.setdefault(slot, []).append(day)
+    return [(f"{NAV_KEY}:{slot.isoformat()}", min(group), max(group)) for slot, group in sorted(slots.items())]
+
+
+class NavSync:
+    """The NAV part of one MarketSync run (its client, store, call budget and progress)."""
+
+    def __init__(self, sync: "MarketSync", nav_days: int, *, concurrency: int = NAV_CONCURRENCY):
+        self.sync = sync
+        self.store = sync.store
+        self.nav_days = nav_days
+        self.concurrency = max(1, int(concurrency))
+        self.stored_windows = 0
+
+    async def run(self) -> None:
+        result = self.sync.result
+        today = self.sync.client.today
+        plan = windows(today, needed_days(today, self.nav_days, fetched_days(self.store)))
+        self._forget_other_windows({key for key, _a, _b in plan})
+        if not plan:
+            result.datasets[NAV_KEY] = "fresh"
+            return
+        result.datasets[NAV_KEY] = "stopped"
+        gate = asyncio.Semaphore(self.concurrency)
+
+        async def one(window: tuple[str, date, date]) -> None:
+            async with gate:
+                await self._window(*window)
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                for window in plan:
+                    group.create_task(one(window))
+            result.datasets[NAV_KEY] = "fetched"
+        finally:
+            if self.stored_windows:
+                self._finish()
+
+    def _forget_other_windows(self, planned: set[str]) -> None:
+        """Pages kept for windows this run does not ask (a run of another day or depth) are dropped."""
+        stale = [k for k in self.store.meta() if k.startswith(f"{NAV_KEY}:") and k not in planned]
+        if stale:
+            with self.store.transaction() as con:
+                for key in stale:
+                    con.execute("DELETE FROM stage WHERE dataset = ?", [key])
+                    con.execute("DELETE FROM meta WHERE dataset = ?", [key])
+
+    async def _window(self, key: str, first: date, last: date) -> None:
+        """One window: its NAV pages, then its distribution pages, each kept as it comes; then stored."""
+        meta = self.store.begin(key, f"successor {first.isoformat()}..{last.isoformat()}")
+        kept = meta["cursor"] or ""
+        # The kept cursor says where the window stands: "nav|<cursor>" or "dividend|<cursor>" (""
+        # the first page); none with pages kept: both chains are done.
+        phase, _, cursor = kept.partition("|") if kept else (("nav" if not meta["pages"] else "done"), "", "")
+        if phase == "nav":
+            query = {"start_nav_date": first.isoformat(), "end_nav_date": last.isoformat()}
+            await self._chain(key, "nav", NAV_PATH, "S8", query, cursor, then="dividend|")
+            phase, cursor = "dividend", ""
+        if phase == "dividend":
+            query = {"start_dividend_date": first.isoformat(), "end_dividend_date": last.isoformat()}
+            await self._chain(key, "dividend", DIVIDEND_PATH, "S9", query, cursor, then=None)
+        staged = self.store.staged(key)
+        nav_items = [i for unit, page in staged if unit.startswith("nav") for i in page]
+        dividend_items = [i for unit, page in staged if unit.startswith("dividend") for i in page]
+        rows = window_rows(nav_items, dividend_items, first, last)
+        store_window(self.store, rows, first, last, fetched_on=self.sync.client.today, key=key)
+        self.stored_windows += 1
+        result = self.sync.result
+        for name, count in (("duplicates", rows.duplicates), ("dropped", rows.dropped)):
+            if count:
+                tally = getattr(result, name)
+                tally[NAV_KEY] = tally.get(NAV_KEY, 0) + count
+        if rows.outside:
+            log.info("%s: %d rows dated outside %s..%s came back (the date filter was ignored) and were left out",
+                     key, rows.outside, first, last)
+        self.sync._report(NAV_KEY, len(rows.nav), pages=0)
+
+    async def _chain(self, key: str, phase: str, path: str, endpoint_id: str, query: dict[str, str],
+                     cursor: str, *, then: str | None) -> None:
+        """One paged answer, from `cursor` on, each page kept with where to go on from."""
+        walk = PageWalk(f"{key} {phase}", self.sync.max_pages, cursor=cursor or None,
+                        pages=1 if cursor else 0)
+        while not walk.done:
+            self.sync._reserve()
+            page_query = {**query, "page_size": str(PAGE_SIZE)}
+            if walk.cursor:
+                page_query["next_cursor"] = walk.cursor
+            payload = await self.sync._page(endpoint_id, path, page_query)
+            items, next_cursor = unwrap_envelope(payload, f"{key} {phase} page {walk.pages + 1}")
+            walk.page(len(items), next_cursor)
+            kept = f"{phase}|{next_cursor}" if next_cursor else then
+            self.store.stage_page(key, f"{phase}:{walk.pages}", items, cursor=kept, calls=1)
+
+    def _finish(self) -> None:
+        """The NAV dataset's meta row, the figures of every class, and a publish of the NAV tables."""
+        rows = self.store.query("SELECT count(*) AS n FROM nav")[0]["n"]
+        with self.store.transaction() as con:
+            con.execute(
+                "INSERT INTO meta (dataset, rows, fetched_at, complete, cursor, pages, calls, started_at, layout) "
+                "VALUES (?, ?, ?, ?, NULL, 0, 0, NULL, NULL) ON CONFLICT (dataset) DO UPDATE SET "
+                "rows = excluded.rows, fetched_at = excluded.fetched_at, complete = excluded.complete",
+                [NAV_KEY, rows, self.sync.clock(), self.sync.result.datasets.get(NAV_KEY) == "fetched"])
+        classes = refresh_nav_figures(self.store)
+        log.info("NAV: %d rows stored, figures of %d classes", rows, classes)
+        self.store.publish(["nav", "distributions", "nav_figures", "meta", "info"])
+
+
+__all__ = ["DEFAULT_NAV_DAYS", "NavSync", "OVERLAP_DAYS", "check_nav_days", "needed_days", "windows"]

@@ -34,6 +34,7 @@ from dashboard.market.snapshot import (PROGRESS, Publisher, SnapshotViews, defau
                                        export_tables, live_progress, progress_record, read_json, write_export_manifest,
                                        write_json)
 from dashboard.market.figures import refresh_fund_figures
+from dashboard.market.nav_export import check_nav_dir, export_nav_by_year
 from dashboard.market.tables import (PENDING, SCHEMA_VERSION, SNAPSHOT_TABLES, check_table, create_tables, migrate,
                                      record_frame, snapshot_schemas, stored_columns, to_json)
 
@@ -391,21 +392,25 @@ class MarketStore:
 
     def export(self, directory: str | Path) -> list[Path]:
         """One Parquet file per table (and `meta`, `info`) in `directory`, with a snapshot manifest, so
-        the directory is itself a snapshot readers can be pointed at; the Parquet paths written.
+        the directory is itself a snapshot readers can be pointed at; the NAV table as `nav/year=YYYY/`
+        partitions (`nav_export`, not in the manifest); the Parquet paths written.
 
         A file of the same name that the product did not write is never replaced (SnapshotError, and
         nothing is written then).
         """
-        out = export_dir(directory, self.snapshot_dir, SNAPSHOT_TABLES)
+        tables = [t for t in SNAPSHOT_TABLES if t != "nav"]  # the NAVs: a directory partitioned by year
+        out = export_dir(directory, self.snapshot_dir, tables)
+        check_nav_dir(out)
         with self._lock:
             self._refresh()
             cur = self.con.cursor()
             try:
-                written = export_tables(cur, out, SNAPSHOT_TABLES)
+                written = export_tables(cur, out, tables)
+                nav_files = export_nav_by_year(cur, out)
             finally:
                 cur.close()
         write_export_manifest(out, written)
-        return written
+        return written + nav_files
 
 
 def _strip(value: Any) -> str | None:

@@ -114,6 +114,12 @@ class NavSync:
                 for window in plan:
                     group.create_task(one(window))
             result.datasets[NAV_KEY] = "fetched"
+        except BaseExceptionGroup as failed:
+            from dashboard.market.sync import _Budget  # noqa: PLC0415 - sync imports this module
+
+            # the first failure that is not the call budget is the one to report, as for every dataset
+            errors = _leaves(failed)
+            raise next((e for e in errors if not isinstance(e, _Budget)), errors[0]) from None
         finally:
             if self.stored_windows:
                 self._finish()
@@ -172,6 +178,7 @@ class NavSync:
             walk.page(len(items), next_cursor)
             kept = f"{phase}|{next_cursor}" if next_cursor else then
             self.store.stage_page(key, f"{phase}:{walk.pages}", items, cursor=kept, calls=1)
+            self.sync._report(NAV_KEY, walk.rows, pages=walk.pages)
 
     def _finish(self) -> None:
         """The NAV dataset's meta row, the figures of every class, and a publish of the NAV tables."""
@@ -185,6 +192,12 @@ class NavSync:
         classes = refresh_nav_figures(self.store)
         log.info("NAV: %d rows stored, figures of %d classes", rows, classes)
         self.store.publish(["nav", "distributions", "nav_figures", "meta", "info"])
+
+
+def _leaves(group: BaseException) -> list[BaseException]:
+    if isinstance(group, BaseExceptionGroup):
+        return [leaf for e in group.exceptions for leaf in _leaves(e)]
+    return [group]
 
 
 __all__ = ["DEFAULT_NAV_DAYS", "NavSync", "OVERLAP_DAYS", "check_nav_days", "needed_days", "windows"]

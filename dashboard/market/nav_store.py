@@ -155,6 +155,19 @@ def load_nav(store: MarketStore, nav: pd.DataFrame, distributions: pd.DataFrame 
     return len(nav)
 
 
+def from_market_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """NAV rows in the service's naming (proj_id, fund_class_name, nav_date, nav, offer, bid, net_asset: the
+    demo's `market_nav_frame`) as the store's rows: class names as the product keys them, 0 prices NULL."""
+    names = frame["fund_class_name"].astype("string")
+    mapped = {v: clean_class(v) for v in names.dropna().unique()}
+    rows = pd.DataFrame({"proj_id": frame["proj_id"].astype("string"), "class": names.map(mapped).fillna(""),
+                         "nav_date": frame["nav_date"], "nav": frame["nav"].astype("float64")})
+    for name in _PRICES:
+        values = frame[name].astype("float64")
+        rows[name] = values.where(values > 0)
+    return rows[rows["nav"] > 0]
+
+
 def _insert(con, table: str, frame: pd.DataFrame) -> None:
     if not len(frame):
         return
@@ -199,5 +212,5 @@ def days_between(first: date, last: date) -> list[date]:
     return [first + timedelta(days=i) for i in range((last - first).days + 1)]
 
 
-__all__ = ["WindowRows", "class_distributions", "class_nav", "days_between", "fetched_days", "load_nav",
+__all__ = ["WindowRows", "class_distributions", "class_nav", "days_between", "fetched_days", "from_market_frame", "load_nav",
            "newest_nav_date", "store_window", "window_rows"]

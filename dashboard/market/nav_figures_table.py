@@ -3,7 +3,10 @@ NAVs and distributions, by the rules of `dashboard.models.nav_figures` (the same
 uses, so the screener and a fund's own page agree), rewritten after a NAV sync.
 
 The screener's figure of a fund is its first unit class's (by class name, "" the fund's only class):
-the rule the fee and 1-year return figures already follow (`dashboard.market.figures`).
+the rule the fee and 1-year return figures already follow (`dashboard.market.figures`); that row is
+marked `fund_figure` and carries the fund's percentiles among its peers (`refresh_nav_peers`,
+`queries.PEER_RULE`), computed when the figures or the funds' policy types and risk levels change, so
+the screener reads them rather than ranking every fund on every query.
 """
 
 from __future__ import annotations
@@ -14,9 +17,15 @@ import os
 
 import pandas as pd
 
+from typing import TYPE_CHECKING
+
 from dashboard.errors import BadInputError
-from dashboard.market.store import MarketStore
 from dashboard.models.nav_figures import class_figures
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from dashboard.market.store import MarketStore
 
 log = logging.getLogger("dashboard.market")
 
@@ -61,7 +70,48 @@ def class_figure_rows(nav: pd.DataFrame, distributions: pd.DataFrame, risk_free:
                      **{key: values.get(key) for key in FIGURE_COLUMNS}})
     frame = pd.DataFrame(rows, columns=["proj_id", "class", "first_nav_date", "last_nav_date", "frequency",
                                         *FIGURE_COLUMNS])
-    return frame.astype({key: "float64" for key in FIGURE_COLUMNS})
+    frame = frame.astype({key: "float64" for key in FIGURE_COLUMNS})
+    frame["fund_figure"] = pd.Series(False, index=frame.index, dtype="boolean")
+    frame["peers"] = pd.Series(pd.NA, index=frame.index, dtype="Int32")
+    for name in PEER_COLUMNS:
+        frame[f"peer_pct_{name}"] = pd.Series(float("nan"), index=frame.index, dtype="float64")
+    return frame
+
+
+PEER_COLUMNS = ("return_1y", "volatility_1y", "sharpe_1y")
+_PEER_KEYS = "nullif(trim(f.policy_desc), ''), r.risk_spectrum"
+
+
+def _mid_rank(column: str) -> str:
+    """The mid-rank percentile of a figure among its peers (queries.PEER_RULE), NULL without the figure or peers."""
+    part = f"PARTITION BY {_PEER_KEYS}"
+    return (f"CASE WHEN n.{column} IS NOT NULL AND nullif(trim(f.policy_desc), '') IS NOT NULL "
+            f"AND r.risk_spectrum IS NOT NULL THEN round(100.0 * ((rank() OVER ({part} ORDER BY n.{column} NULLS LAST) - 1) "
+            f"+ count(*) OVER ({part}, n.{column}) / 2.0) / count(n.{column}) OVER ({part}), 4) END")
+
+
+_PEERS_SQL = f"""
+UPDATE nav_figures SET fund_figure = (p.proj_id IS NOT NULL), peers = p.peers,
+       peer_pct_return_1y = p.pct_return_1y, peer_pct_volatility_1y = p.pct_volatility_1y,
+       peer_pct_sharpe_1y = p.pct_sharpe_1y
+FROM nav_figures t LEFT JOIN (
+    SELECT n.proj_id, n.class,
+           CASE WHEN nullif(trim(f.policy_desc), '') IS NOT NULL AND r.risk_spectrum IS NOT NULL
+                THEN count(n.return_1y) OVER (PARTITION BY {_PEER_KEYS}) END AS peers,
+           {_mid_rank("return_1y")} AS pct_return_1y,
+           {_mid_rank("volatility_1y")} AS pct_volatility_1y,
+           {_mid_rank("sharpe_1y")} AS pct_sharpe_1y
+    FROM (SELECT * FROM nav_figures QUALIFY row_number() OVER (PARTITION BY proj_id ORDER BY class) = 1) n
+    LEFT JOIN funds f ON f.proj_id = n.proj_id
+    LEFT JOIN risk r ON r.proj_id = n.proj_id) p ON p.proj_id = t.proj_id AND p.class = t.class
+WHERE nav_figures.proj_id = t.proj_id AND nav_figures.class = t.class
+"""
+
+
+def refresh_nav_peers(con: "duckdb.DuckDBPyConnection") -> None:
+    """Mark each fund's first class's figures and give them the fund's percentiles among its peers (in the
+    caller's transaction): after the figures are written, and when funds or risk levels are swapped in."""
+    con.execute(_PEERS_SQL)
 
 
 def refresh_nav_figures(store: MarketStore, *, risk_free: float | None = None) -> int:
@@ -83,8 +133,10 @@ def refresh_nav_figures(store: MarketStore, *, risk_free: float | None = None) -
                 con.execute("INSERT INTO nav_figures SELECT * FROM _nav_figures")
             finally:
                 con.unregister("_nav_figures")
+            refresh_nav_peers(con)
         con.execute("INSERT OR REPLACE INTO info VALUES ('nav_figures_risk_free_pct', ?)", [str(rate)])
     return len(figures)
 
 
-__all__ = ["FIGURE_COLUMNS", "RISK_FREE_ENV", "class_figure_rows", "refresh_nav_figures", "risk_free_pct"]
+__all__ = ["FIGURE_COLUMNS", "PEER_COLUMNS", "RISK_FREE_ENV", "class_figure_rows", "refresh_nav_figures",
+           "refresh_nav_peers", "risk_free_pct"]

@@ -52,29 +52,7 @@ FROM funds f
 LEFT JOIN companies c ON c.unique_id = f.unique_id
 LEFT JOIN risk r ON r.proj_id = f.proj_id
 LEFT JOIN fund_figures g ON g.proj_id = f.proj_id
-LEFT JOIN ranked n ON n.proj_id = f.proj_id
-"""
-_PEER_KEYS = "nullif(trim(pf.policy_desc), ''), pr.risk_spectrum"
-
-
-def _mid_rank(column: str) -> str:
-    """The mid-rank percentile of a figure among its peers (PEER_RULE), NULL without the figure or peers."""
-    part = f"PARTITION BY {_PEER_KEYS}"
-    return (f"CASE WHEN nf.{column} IS NOT NULL AND nullif(trim(pf.policy_desc), '') IS NOT NULL "
-            f"AND pr.risk_spectrum IS NOT NULL THEN round(100.0 * ((rank() OVER ({part} ORDER BY nf.{column} NULLS LAST) - 1) "
-            f"+ count(*) OVER ({part}, nf.{column}) / 2.0) / count(nf.{column}) OVER ({part}), 4) END")
-
-
-# Each fund's first unit class's NAV figures (by class name) with its percentiles among its peers.
-_RANKED_SQL = f"""ranked AS (
-SELECT nf.*, CASE WHEN nullif(trim(pf.policy_desc), '') IS NOT NULL AND pr.risk_spectrum IS NOT NULL
-       THEN count(nf.return_1y) OVER (PARTITION BY {_PEER_KEYS}) END AS peers,
-       {_mid_rank("return_1y")} AS peer_pct_return_1y,
-       {_mid_rank("volatility_1y")} AS peer_pct_volatility_1y,
-       {_mid_rank("sharpe_1y")} AS peer_pct_sharpe_1y
-FROM (SELECT * FROM nav_figures QUALIFY row_number() OVER (PARTITION BY proj_id ORDER BY class) = 1) nf
-JOIN funds pf ON pf.proj_id = nf.proj_id
-LEFT JOIN risk pr ON pr.proj_id = nf.proj_id)
+LEFT JOIN nav_figures n ON n.proj_id = f.proj_id AND n.fund_figure
 """
 # --min-return-3y and the like: the option, its column, and which way it limits (">=" at least).
 NAV_FILTERS = {"min_return_1m": ("return_1m", ">="), "min_return_3m": ("return_3m", ">="),
@@ -198,7 +176,7 @@ def screen(store: MarketStore, *, company: str | None = None, status: str | None
     where.extend(nav_where)
     params.extend(nav_params)
     order = _order(sort)
-    sql = "WITH " + _RANKED_SQL + _SCREEN_SQL + (" WHERE " + " AND ".join(where) if where else "") + f" ORDER BY {order}"
+    sql = _SCREEN_SQL + (" WHERE " + " AND ".join(where) if where else "") + f" ORDER BY {order}"
     if max_fee is not None and not math.isfinite(float(max_fee)):
         raise BadInputError("--max-fee must be a finite number")
     if min_return_1y is not None and not math.isfinite(float(min_return_1y)):

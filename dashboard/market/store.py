@@ -35,6 +35,7 @@ from dashboard.market.snapshot import (PROGRESS, Publisher, SnapshotViews, defau
                                        write_json)
 from dashboard.market.figures import refresh_fund_figures
 from dashboard.market.nav_export import check_nav_dir, export_nav_by_year
+from dashboard.market.nav_figures_table import refresh_nav_peers
 from dashboard.market.tables import (PENDING, SCHEMA_VERSION, SNAPSHOT_TABLES, check_table, create_tables, migrate,
                                      record_frame, snapshot_schemas, stored_columns, to_json)
 
@@ -339,6 +340,9 @@ class MarketStore:
                 if {"fees", "performance"} & set(frames):
                     refresh_fund_figures(self.con)
                     changed.append("fund_figures")
+                if {"funds", "risk"} & set(frames):  # the NAV figures' peers: same policy type and risk level
+                    refresh_nav_peers(self.con)
+                    changed.append("nav_figures")
                 self.con.execute("INSERT OR REPLACE INTO info VALUES (?, '1')", [PENDING])
                 self.con.execute("COMMIT")
             except BaseException:

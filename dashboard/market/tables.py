@@ -71,7 +71,8 @@ NAV_TABLES = {
     "nav_figures": ("proj_id VARCHAR, class VARCHAR, first_nav_date DATE, last_nav_date DATE, frequency VARCHAR, "
                     "return_1m DOUBLE, return_3m DOUBLE, return_6m DOUBLE, return_ytd DOUBLE, return_1y DOUBLE, "
                     "return_3y_ann DOUBLE, return_5y_ann DOUBLE, total_return_1y DOUBLE, volatility_1y DOUBLE, "
-                    "max_drawdown_1y DOUBLE, sharpe_1y DOUBLE"),
+                    "max_drawdown_1y DOUBLE, sharpe_1y DOUBLE, fund_figure BOOLEAN, peers INTEGER, "
+                    "peer_pct_return_1y DOUBLE, peer_pct_volatility_1y DOUBLE, peer_pct_sharpe_1y DOUBLE"),
 }
 NAV_DAYS_DDL = "CREATE TABLE IF NOT EXISTS nav_days (day DATE PRIMARY KEY, fetched_on DATE, rows INTEGER)"
 SNAPSHOT_EXTRA.update(NAV_TABLES)

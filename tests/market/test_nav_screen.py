@@ -190,3 +190,20 @@ def test_a_store_without_nav_screens_as_before(tmp_path):
         assert row["last_nav_date"] is None and row["sharpe_1y"] is None
         assert screen(store, max_volatility=50) == []
         assert isinstance(pd.DataFrame(screen(store)), pd.DataFrame)
+
+
+def test_peers_follow_a_new_swap_of_the_risk_levels(cache, tmp_path):
+    import shutil
+
+    shutil.copy(cache / "market-demo.duckdb", tmp_path / "market.duckdb")
+    with MarketStore(tmp_path / "market.duckdb") as store:
+        before = {r["proj_id"]: r["peers"] for r in screen(store) if r["peers"] is not None}
+        funds = store.query("SELECT proj_id FROM funds ORDER BY proj_id")
+        store.swap("risk", {"risk": [{"proj_id": r["proj_id"], "risk_spectrum": "RS5", "risk_rank": 5} for r in funds]})
+        rows = [r for r in screen(store) if r["last_nav_date"] is not None and (r["policy_desc"] or "").strip()]
+        by_policy: dict[str, int] = {}
+        for r in rows:
+            if r["nav_return_1y"] is not None:
+                by_policy[r["policy_desc"].strip()] = by_policy.get(r["policy_desc"].strip(), 0) + 1
+        assert all(r["peers"] == by_policy.get(r["policy_desc"].strip(), 0) for r in rows)
+        assert {r["proj_id"]: r["peers"] for r in rows} != before  # every fund one risk level: larger peer groups

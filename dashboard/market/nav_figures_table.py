@@ -49,10 +49,24 @@ def risk_free_pct(environ: dict | None = None) -> float:
     return value
 
 
+def class_frequencies(nav: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """Each class's NAV frequency at once, by models.nav_windows.infer_frequency's rule (the median step
+    between its dates: under 5 days daily, under 20 weekly, else monthly; one date daily): the figures
+    are then not asked to infer it class by class (a quarter of their time)."""
+    if not len(nav):
+        return {}
+    same = (nav["proj_id"].eq(nav["proj_id"].shift())) & (nav["class"].eq(nav["class"].shift()))
+    steps = nav["nav_date"].diff().dt.days.where(same)
+    median = steps.groupby([nav["proj_id"], nav["class"]], sort=False).median()
+    return {key: "daily" if not step < float("inf") or step < 5 else "weekly" if step < 20 else "monthly"
+            for key, step in median.items()}
+
+
 def class_figure_rows(nav: pd.DataFrame, distributions: pd.DataFrame, risk_free: float) -> pd.DataFrame:
     """One row per class of `nav` (NAV rows of many classes, sorted by proj_id, class, nav_date) with its
     figures; a class whose NAVs the figures refuse (too few) is left out with a debug line."""
     rows = []
+    frequencies = class_frequencies(nav)
     dist_groups = {key: part for key, part in distributions.groupby(["proj_id", "class"], sort=False)} \
         if len(distributions) else {}
     for (proj_id, name), part in nav.groupby(["proj_id", "class"], sort=False):
@@ -60,7 +74,7 @@ def class_figure_rows(nav: pd.DataFrame, distributions: pd.DataFrame, risk_free:
         dist = dist_groups.get((proj_id, name))
         dist = dist[["ex_date", "pay_date", "per_unit"]].reset_index(drop=True) if dist is not None else None
         try:
-            figures = class_figures(series, dist, risk_free_pct=risk_free)
+            figures = class_figures(series, dist, frequency=frequencies[(proj_id, name)], risk_free_pct=risk_free)
         except BadInputError as exc:
             log.debug("no figures for %s %s: %s", proj_id, name, exc)
             continue

@@ -22,6 +22,7 @@ from dashboard.demo.successor_nav import nav_rows
 from dashboard.errors import BadInputError, SecApiError
 from dashboard.market.nav_store import class_nav
 from dashboard.market.nav_sync import OVERLAP_DAYS, check_nav_days, needed_days, windows
+from dashboard.market.status import status
 from dashboard.market.store import MarketStore
 from dashboard.market.sync import sync_blocking
 from dashboard.market.tables import SCHEMA_VERSION
@@ -115,6 +116,8 @@ def test_a_sync_stores_every_class_nav_of_the_window_as_the_service_sent(nav_mar
         assert store.meta("nav")["nav"]["rows"] == len(want) and store.meta("nav")["nav"]["complete"]
         assert not [k for k in store.meta() if k.startswith("nav:")]  # no window left under way
         assert store.query("SELECT count(*) AS n FROM stage")[0]["n"] == 0
+        entry = status(store)["datasets"]["nav"]  # `market status` counts the NAV rows as any dataset's
+        assert entry["rows"] == len(want) and entry["complete"] and entry["fetched_at"]
 
 
 def test_a_rerun_the_same_day_sends_nothing_and_the_next_day_only_the_new_day_and_the_overlap(nav_market, tmp_path):

@@ -31,7 +31,7 @@ from dashboard.api.paging import PageWalk
 from dashboard.api.wire import unwrap_envelope
 from dashboard.errors import BadInputError
 from dashboard.market.nav_figures_table import refresh_nav_figures
-from dashboard.market.nav_store import days_between, fetched_days, store_window, window_rows
+from dashboard.market.nav_store import WindowRows, days_between, fetched_days, store_window, window_rows
 
 if TYPE_CHECKING:
     from dashboard.market.sync import MarketSync
@@ -147,11 +147,7 @@ class NavSync:
         if phase == "dividend":
             query = {"start_dividend_date": first.isoformat(), "end_dividend_date": last.isoformat()}
             await self._chain(key, "dividend", DIVIDEND_PATH, "S9", query, cursor, then=None)
-        staged = self.store.staged(key)
-        nav_items = [i for unit, page in staged if unit.startswith("nav") for i in page]
-        dividend_items = [i for unit, page in staged if unit.startswith("dividend") for i in page]
-        rows = window_rows(nav_items, dividend_items, first, last)
-        store_window(self.store, rows, first, last, fetched_on=self.sync.client.today, key=key)
+        rows = await asyncio.to_thread(self._store_window, key, first, last)
         self.stored_windows += 1
         result = self.sync.result
         for name, count in (("duplicates", rows.duplicates), ("dropped", rows.dropped)):
@@ -162,6 +158,15 @@ class NavSync:
             log.info("%s: %d rows dated outside %s..%s came back (the date filter was ignored) and were left out",
                      key, rows.outside, first, last)
         self.sync._report(NAV_KEY, len(rows.nav), pages=0)
+
+    def _store_window(self, key: str, first: date, last: date) -> WindowRows:
+        """The window's staged pages as rows, stored in place of its days' rows (in a worker thread)."""
+        staged = self.store.staged(key)
+        nav_items = [i for unit, page in staged if unit.startswith("nav") for i in page]
+        dividend_items = [i for unit, page in staged if unit.startswith("dividend") for i in page]
+        rows = window_rows(nav_items, dividend_items, first, last)
+        store_window(self.store, rows, first, last, fetched_on=self.sync.client.today, key=key)
+        return rows
 
     async def _chain(self, key: str, phase: str, path: str, endpoint_id: str, query: dict[str, str],
                      cursor: str, *, then: str | None) -> None:
@@ -177,7 +182,8 @@ class NavSync:
             items, next_cursor = unwrap_envelope(payload, f"{key} {phase} page {walk.pages + 1}")
             walk.page(len(items), next_cursor)
             kept = f"{phase}|{next_cursor}" if next_cursor else then
-            self.store.stage_page(key, f"{phase}:{walk.pages}", items, cursor=kept, calls=1)
+            # in a worker thread: the store's write does not hold up the other windows' pages meanwhile
+            await asyncio.to_thread(self.store.stage_page, key, f"{phase}:{walk.pages}", items, cursor=kept, calls=1)
             self.sync._report(NAV_KEY, walk.rows, pages=walk.pages)
 
     def _finish(self) -> None:

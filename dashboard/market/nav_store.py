@@ -119,19 +119,29 @@ def empty_distributions() -> pd.DataFrame:
 
 def store_window(store: MarketStore, rows: WindowRows, first: date, last: date, *, fetched_on: date,
                  key: str | None = None) -> None:
-    """Replace the stored NAVs and distributions of the days first..last with these rows, mark the days
-    fetched on `fetched_on`, and forget the window's staged pages (`key`), in one transaction."""
+    """Replace the stored NAVs of the days first..last with these rows, mark the days fetched on
+    `fetched_on`, and forget the window's staged pages (`key`), in one transaction."""
     days = pd.date_range(first, last, freq="D")
     counts = rows.nav.groupby("nav_date").size() if len(rows.nav) else pd.Series(dtype="int64")
     marks = pd.DataFrame({"day": days, "fetched_on": pd.Timestamp(fetched_on),
                           "rows": [int(counts.get(d, 0)) for d in days]})
     with store.transaction() as con:
         con.execute("DELETE FROM nav WHERE nav_date BETWEEN ? AND ?", [first, last])
-        con.execute("DELETE FROM distributions WHERE ex_date BETWEEN ? AND ?", [first, last])
         _insert(con, "nav", rows.nav[list(NAV_ROW_COLUMNS)])
-        _insert(con, "distributions", rows.distributions[list(DIST_ROW_COLUMNS)])
         con.execute("DELETE FROM nav_days WHERE day BETWEEN ? AND ?", [first, last])
         _insert(con, "nav_days", marks)
+        if key is not None:
+            con.execute("DELETE FROM stage WHERE dataset = ?", [key])
+            con.execute("DELETE FROM meta WHERE dataset = ?", [key])
+
+
+def store_distributions(store: MarketStore, distributions: pd.DataFrame, first: date, last: date, *,
+                        key: str | None = None) -> None:
+    """Replace the stored distributions with a book-close date in first..last, and forget the call's
+    staged pages (`key`), in one transaction."""
+    with store.transaction() as con:
+        con.execute("DELETE FROM distributions WHERE ex_date BETWEEN ? AND ?", [first, last])
+        _insert(con, "distributions", distributions[list(DIST_ROW_COLUMNS)])
         if key is not None:
             con.execute("DELETE FROM stage WHERE dataset = ?", [key])
             con.execute("DELETE FROM meta WHERE dataset = ?", [key])
@@ -213,4 +223,4 @@ def days_between(first: date, last: date) -> list[date]:
 
 
 __all__ = ["WindowRows", "class_distributions", "class_nav", "days_between", "fetched_days", "from_market_frame", "load_nav",
-           "newest_nav_date", "store_window", "window_rows"]
+           "newest_nav_date", "store_distributions", "store_window", "window_rows"]

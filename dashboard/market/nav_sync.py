@@ -1,12 +1,14 @@
 """The market sync's NAV part: every class's daily NAV (and distributions) by whole-market calls.
 
 The current service's `/v2/fund/daily-info/nav` without proj_id answers every fund's NAVs of a date
-window (a whole-market day is thousands of rows: about 47 pages of 100), and
-`daily-info/dividend-history` every distribution whose book-close date is in the window. Each window
-is one unit of work, paged through the client's paging routine (`send_page`), its pages kept in the
+window (a whole-market day is thousands of rows: about 47 pages of 100); each window is one unit of
+work, paged through the client's paging routine (`send_page`), its pages kept in the
 store with the cursor of the next as they come (as every dataset's are), so a killed or failed sync
 goes on from the last page stored; a window's rows replace the stored rows of its days in one
-transaction when it completes (`nav_store.store_window`).
+transaction when it completes (`nav_store.store_window`). The distributions come from
+`daily-info/dividend-history` once a run for the span of the days asked: its date filters are not in
+the service's own documentation (successor-api.md 4.12), so an answer that ignores them costs one
+whole-market history a run, never one per window; what lies outside the span is left out.
 
 Which days are asked (`needed_days`): the days of the last `nav_days` days up to yesterday that were
 never fetched, or were fetched less than `OVERLAP_DAYS` after the NAV date and not yet today (a late
@@ -31,7 +33,8 @@ from dashboard.api.paging import PageWalk
 from dashboard.api.wire import unwrap_envelope
 from dashboard.errors import BadInputError
 from dashboard.market.nav_figures_table import refresh_nav_figures
-from dashboard.market.nav_store import WindowRows, days_between, fetched_days, store_window, window_rows
+from dashboard.market.nav_store import (WindowRows, days_between, fetched_days, store_distributions, store_window,
+                                        window_rows)
 
 if TYPE_CHECKING:
     from dashboard.market.sync import MarketSync
@@ -49,6 +52,7 @@ OVERLAP_DAYS = 5  # a day is asked again until it has been fetched this many day
 DAY_WINDOW_SPAN = 14  # the last 14 days go out one day per window; earlier days one calendar week per window
 NAV_CONCURRENCY = 8  # windows asked side by side (each is a chain of pages, one after another)
 NAV_KEY = "nav"  # the meta row of the NAV dataset as a whole; windows under way are "nav:<first day>"
+DIVIDEND_KEY = "nav:distributions"  # the run's distribution call, under way
 
 
 def check_nav_days(days: int | None) -> int | None:
@@ -98,21 +102,24 @@ class NavSync:
         result = self.sync.result
         today = self.sync.client.today
         plan = windows(today, needed_days(today, self.nav_days, fetched_days(self.store)))
-        self._forget_other_windows({key for key, _a, _b in plan})
-        if not plan:
+        dividends = self._dividend_span(plan)
+        self._forget_other_windows({key for key, _a, _b in plan} | ({DIVIDEND_KEY} if dividends else set()))
+        if not plan and dividends is None:
             result.datasets[NAV_KEY] = "fresh"
             return
         result.datasets[NAV_KEY] = "stopped"
         gate = asyncio.Semaphore(self.concurrency)
 
-        async def one(window: tuple[str, date, date]) -> None:
-            async with gate:
-                await self._window(*window)
+        async def one(unit, *args) -> None:
+            async with gate:  # the coroutine is made only when its turn comes (a cancelled run leaves none unawaited)
+                await unit(*args)
 
         try:
             async with asyncio.TaskGroup() as group:
+                if dividends is not None:
+                    group.create_task(one(self._dividends, *dividends))
                 for window in plan:
-                    group.create_task(one(window))
+                    group.create_task(one(self._window, *window))
             result.datasets[NAV_KEY] = "fetched"
         except BaseExceptionGroup as failed:
             from dashboard.market.sync import _Budget  # noqa: PLC0415 - sync imports this module
@@ -124,6 +131,17 @@ class NavSync:
             if self.stored_windows:
                 self._finish()
 
+    def _dividend_span(self, plan: list[tuple[str, date, date]]) -> tuple[date, date] | None:
+        """The days whose distributions this run asks: those of the NAV windows, else the span of a
+        distribution call left under way by an earlier run (its NAVs all stored since)."""
+        if plan:
+            return min(a for _k, a, _b in plan), max(b for _k, _a, b in plan)
+        kept = self.store.meta(DIVIDEND_KEY).get(DIVIDEND_KEY)
+        if kept is None or kept["started_at"] is None or not str(kept["layout"] or "").startswith("successor "):
+            return None
+        first, _, last = str(kept["layout"]).split(" ", 1)[1].partition("..")
+        return date.fromisoformat(first), date.fromisoformat(last)
+
     def _forget_other_windows(self, planned: set[str]) -> None:
         """Pages kept for windows this run does not ask (a run of another day or depth) are dropped."""
         stale = [k for k in self.store.meta() if k.startswith(f"{NAV_KEY}:") and k not in planned]
@@ -134,56 +152,61 @@ class NavSync:
                     con.execute("DELETE FROM meta WHERE dataset = ?", [key])
 
     async def _window(self, key: str, first: date, last: date) -> None:
-        """One window: its NAV pages, then its distribution pages, each kept as it comes; then stored."""
-        meta = self.store.begin(key, f"successor {first.isoformat()}..{last.isoformat()}")
-        kept = meta["cursor"] or ""
-        # The kept cursor says where the window stands: "nav|<cursor>" or "dividend|<cursor>" (""
-        # the first page); none with pages kept: both chains are done.
-        phase, _, cursor = kept.partition("|") if kept else (("nav" if not meta["pages"] else "done"), "", "")
-        if phase == "nav":
-            query = {"start_nav_date": first.isoformat(), "end_nav_date": last.isoformat()}
-            await self._chain(key, "nav", NAV_PATH, "S8", query, cursor, then="dividend|")
-            phase, cursor = "dividend", ""
-        if phase == "dividend":
-            query = {"start_dividend_date": first.isoformat(), "end_dividend_date": last.isoformat()}
-            await self._chain(key, "dividend", DIVIDEND_PATH, "S9", query, cursor, then=None)
+        """One window's NAV pages, each kept as it comes; then its rows stored in place of its days'."""
+        await self._pages(key, first, last, NAV_PATH, "S8", "nav_date")
         rows = await asyncio.to_thread(self._store_window, key, first, last)
-        self.stored_windows += 1
-        result = self.sync.result
-        for name, count in (("duplicates", rows.duplicates), ("dropped", rows.dropped)):
-            if count:
-                tally = getattr(result, name)
-                tally[NAV_KEY] = tally.get(NAV_KEY, 0) + count
+        self._count(rows)
         if rows.outside:
             log.info("%s: %d rows dated outside %s..%s came back (the date filter was ignored) and were left out",
                      key, rows.outside, first, last)
         self.sync._report(NAV_KEY, len(rows.nav), pages=0)
 
+    async def _dividends(self, first: date, last: date) -> None:
+        """The whole market's distributions with a book-close date in first..last: one paged answer a run
+        (the service documents no date filter here: sent anyway, and what else comes is left out)."""
+        await self._pages(DIVIDEND_KEY, first, last, DIVIDEND_PATH, "S9", "dividend_date")
+
+        def keep() -> None:
+            items = [i for _unit, page in self.store.staged(DIVIDEND_KEY) for i in page]
+            store_distributions(self.store, window_rows([], items, first, last).distributions, first, last,
+                                key=DIVIDEND_KEY)
+
+        await asyncio.to_thread(keep)
+        self.stored_windows += 1
+
+    def _count(self, rows: WindowRows) -> None:
+        self.stored_windows += 1
+        for name, count in (("duplicates", rows.duplicates), ("dropped", rows.dropped)):
+            if count:
+                tally = getattr(self.sync.result, name)
+                tally[NAV_KEY] = tally.get(NAV_KEY, 0) + count
+
     def _store_window(self, key: str, first: date, last: date) -> WindowRows:
         """The window's staged pages as rows, stored in place of its days' rows (in a worker thread)."""
-        staged = self.store.staged(key)
-        nav_items = [i for unit, page in staged if unit.startswith("nav") for i in page]
-        dividend_items = [i for unit, page in staged if unit.startswith("dividend") for i in page]
-        rows = window_rows(nav_items, dividend_items, first, last)
+        items = [i for _unit, page in self.store.staged(key) for i in page]
+        rows = window_rows(items, [], first, last)
         store_window(self.store, rows, first, last, fetched_on=self.sync.client.today, key=key)
         return rows
 
-    async def _chain(self, key: str, phase: str, path: str, endpoint_id: str, query: dict[str, str],
-                     cursor: str, *, then: str | None) -> None:
-        """One paged answer, from `cursor` on, each page kept with where to go on from."""
-        walk = PageWalk(f"{key} {phase}", self.sync.max_pages, cursor=cursor or None,
-                        pages=1 if cursor else 0)
+    async def _pages(self, key: str, first: date, last: date, path: str, endpoint_id: str, field: str) -> None:
+        """One paged answer for first..last, from the page an earlier run stopped at, each page kept with
+        the cursor of the next as it comes (none kept with pages stored: the answer is whole)."""
+        meta = self.store.begin(key, f"successor {first.isoformat()}..{last.isoformat()}")
+        if meta["pages"] and not meta["cursor"]:
+            return
+        query = {f"start_{field}": first.isoformat(), f"end_{field}": last.isoformat()}
+        walk = PageWalk(key, self.sync.max_pages, cursor=meta["cursor"], pages=meta["pages"] or 0)
         while not walk.done:
             self.sync._reserve()
             page_query = {**query, "page_size": str(PAGE_SIZE)}
             if walk.cursor:
                 page_query["next_cursor"] = walk.cursor
             payload = await self.sync._page(endpoint_id, path, page_query)
-            items, next_cursor = unwrap_envelope(payload, f"{key} {phase} page {walk.pages + 1}")
+            items, next_cursor = unwrap_envelope(payload, f"{key} page {walk.pages + 1}")
             walk.page(len(items), next_cursor)
-            kept = f"{phase}|{next_cursor}" if next_cursor else then
             # in a worker thread: the store's write does not hold up the other windows' pages meanwhile
-            await asyncio.to_thread(self.store.stage_page, key, f"{phase}:{walk.pages}", items, cursor=kept, calls=1)
+            await asyncio.to_thread(self.store.stage_page, key, str(walk.pages), items, cursor=next_cursor or None,
+                                    calls=1)
             self.sync._report(NAV_KEY, walk.rows, pages=walk.pages)
 
     def _finish(self) -> None:

@@ -250,3 +250,22 @@ def test_a_schema_1_store_is_migrated_in_place_with_one_line(tmp_path, caplog):
         assert store.query("SELECT count(*) AS n FROM nav")[0]["n"] == 0
     lines = [r.getMessage() for r in caplog.records if "market store" in r.getMessage()]
     assert len(lines) == 1 and "migrated from store schema 1 to 2" in lines[0] and "rebuilt" not in lines[0]
+
+
+def test_the_distributions_of_the_span_come_in_one_call_sequence_a_run(nav_market, tmp_path):
+    from dashboard.demo.successor_nav import dividend_rows
+
+    market = nav_market()
+    days = 200
+    with MarketStore(tmp_path / "market.duckdb") as store:
+        market.sync(store, nav_days=days)
+        first, last = span(days=days)
+        want = sorted((r["proj_id"], clean_class(r["class_abbr_name"]), date.fromisoformat(r["book_close_date"][:10]),
+                       r["dividend_value"]) for r in dividend_rows(market.dataset, {})
+                      if first.isoformat() <= r["book_close_date"][:10] <= last.isoformat())
+        got = sorted((r["proj_id"], r["class"], r["ex_date"], r["per_unit"])
+                     for r in store.query("SELECT * FROM distributions"))
+        assert got == want and len(want) > 0
+        asked = [parse_qs(q) for _m, p, q in market.app.queries if p.endswith("/dividend-history")]
+        firsts = [q for q in asked if "next_cursor" not in q]
+        assert len(firsts) == 1 and firsts[0]["start_dividend_date"] == [first.isoformat()]

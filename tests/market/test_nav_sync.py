@@ -4,6 +4,8 @@ resumable, incremental, duplicates and bad NAVs counted; the schema-1 store migr
 from __future__ import annotations
 
 import copy
+import json
+import re
 import logging
 import math
 import random
@@ -269,3 +271,28 @@ def test_the_distributions_of_the_span_come_in_one_call_sequence_a_run(nav_marke
         asked = [parse_qs(q) for _m, p, q in market.app.queries if p.endswith("/dividend-history")]
         firsts = [q for q in asked if "next_cursor" not in q]
         assert len(firsts) == 1 and firsts[0]["start_dividend_date"] == [first.isoformat()]
+
+
+def test_market_sync_nav_days_on_the_command_line(tmp_path, monkeypatch, capsys):
+    from dashboard.cli import market as cli
+    from dashboard.cli import market_nav
+    from dashboard.market import nav_sync
+
+    assert (market_nav.DEFAULT_NAV_DAYS, market_nav.MAX_NAV_DAYS, market_nav.OVERLAP_DAYS) == \
+        (nav_sync.DEFAULT_NAV_DAYS, nav_sync.MAX_NAV_DAYS, nav_sync.OVERLAP_DAYS)
+    monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path / "cache"))
+    for bad in ("-1", "abc", str(nav_sync.MAX_NAV_DAYS + 1)):
+        with pytest.raises(SystemExit) as done:
+            cli.main(["market", "sync", "--demo", "--only", "nav", "--nav-days", bad])
+        assert done.value.code == 2
+    assert not (tmp_path / "cache" / "market-demo.duckdb").exists()  # refused before anything was opened
+    capsys.readouterr()
+    assert cli.main(["market", "sync", "--demo", "--only", "funds,nav", "--nav-days", "12"]) == 0
+    printed = capsys.readouterr().out
+    assert re.search(r"^NAV: fetched, [\d,]+ rows stored", printed, re.M) and "stored: " in printed
+    assert cli.main(["market", "sync", "--demo", "--only", "nav", "--nav-days", "12", "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["calls"] == 0 and again["datasets"] == {"nav": "fresh"} and again["rows"]["nav"] > 0
+    with pytest.raises(SystemExit):
+        cli.main(["market", "sync", "--help"])
+    assert "(default 400" in " ".join(capsys.readouterr().out.split())

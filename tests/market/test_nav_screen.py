@@ -207,3 +207,17 @@ def test_peers_follow_a_new_swap_of_the_risk_levels(cache, tmp_path):
                 by_policy[r["policy_desc"].strip()] = by_policy.get(r["policy_desc"].strip(), 0) + 1
         assert all(r["peers"] == by_policy.get(r["policy_desc"].strip(), 0) for r in rows)
         assert {r["proj_id"]: r["peers"] for r in rows} != before  # every fund one risk level: larger peer groups
+
+
+def test_figures_read_in_batches_of_funds_are_the_same(cache, tmp_path, monkeypatch):
+    import shutil
+
+    from dashboard.market import nav_figures_table
+
+    shutil.copy(cache / "market-demo.duckdb", tmp_path / "market.duckdb")
+    with MarketStore(tmp_path / "market.duckdb") as store:
+        whole = store.frame("SELECT * FROM nav_figures ORDER BY proj_id, class")
+        monkeypatch.setattr(nav_figures_table, "BATCH_FUNDS", 7)
+        assert refresh_nav_figures(store, risk_free=0.0) == len(whole)
+        batched = store.frame("SELECT * FROM nav_figures ORDER BY proj_id, class")
+        pd.testing.assert_frame_equal(batched, whole)

@@ -97,7 +97,6 @@ def _finite_number(value: Any, option: str) -> float:
     return number
 
 
-
 _POLICY_SQL = "nullif(trim(f.policy_desc), '')"
 SPECTRUM_FIELDS = ("risk_spectrum", "risk_rank", "policy_type", "funds")
 FEE_FIELDS = ("policy_type", "funds", "min", "p25", "median", "p75", "max", "mean")

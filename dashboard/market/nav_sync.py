@@ -218,6 +218,12 @@ class NavSync:
                 "VALUES (?, ?, ?, ?, NULL, 0, 0, NULL, NULL) ON CONFLICT (dataset) DO UPDATE SET "
                 "rows = excluded.rows, fetched_at = excluded.fetched_at, complete = excluded.complete",
                 [NAV_KEY, rows, self.sync.clock(), self.sync.result.datasets.get(NAV_KEY) == "fetched"])
+        twice, bad = self.sync.result.duplicates.get(NAV_KEY, 0), self.sync.result.dropped.get(NAV_KEY, 0)
+        if twice:
+            log.warning("nav: the service sent %d rows twice (same class and NAV date); each was kept once, "
+                        "the later update's", twice)
+        if bad:
+            log.warning("nav: %d rows with a NAV of 0, below 0 or none were left out", bad)
         classes = refresh_nav_figures(self.store)
         log.info("NAV: %d rows stored, figures of %d classes", rows, classes)
         self.store.publish(["nav", "distributions", "nav_figures", "meta", "info"])

@@ -162,11 +162,14 @@ def test_needed_days_follow_the_settling_rule():
             check_nav_days(bad)
 
 
-def test_duplicates_kept_once_the_later_winning_and_bad_navs_dropped_and_counted(nav_market, tmp_path):
+def test_duplicates_kept_once_the_later_winning_and_bad_navs_dropped_and_counted(nav_market, tmp_path, caplog):
     quirks = frozenset({"day_twice", "bad_nav"})
     market = nav_market(nav_quirks=quirks)
-    with MarketStore(tmp_path / "market.duckdb") as store:
+    with caplog.at_level(logging.WARNING, "dashboard.market"), MarketStore(tmp_path / "market.duckdb") as store:
         result = market.sync(store)
+        said = [r.getMessage() for r in caplog.records]
+        assert any(f"sent {result.duplicates['nav']} rows twice" in m for m in said)
+        assert any(f"{result.dropped['nav']} rows with a NAV of 0" in m for m in said)
         raw = [r for _k, a, b in windows(TODAY, needed_days(TODAY, NAV_DAYS, {}))
                for r in service_rows(market.dataset, a, b, quirks)]
         latest: dict[tuple, dict] = {}

@@ -14,6 +14,8 @@ import sys
 from collections.abc import Sequence
 from functools import wraps
 
+from dashboard.cli.market_nav import (NAV_HEADERS, PEER_HELP, add_nav_screen_options, add_nav_sync_option, nav_filters,
+                                      nav_summary, screen_columns)
 from dashboard.cli.terminal import err, json_text, out, readable_frame, record_table, terminal_text, write_csv
 from dashboard.config import ApiSettings
 from dashboard.errors import BadInputError, SecApiError, quoted
@@ -29,7 +31,7 @@ HOLDER_COLUMNS = ["proj_id", "proj_abbr_name", "issuer", "issue_code", "period",
 HEADERS = {"total_fee_actual": "fee % (charged)", "return_1y": "1y return %", "percent_nav": "% of NAV",
            "assetliab_value": "value (baht)", "company_name_en": "company", "proj_abbr_name": "fund",
            "risk_spectrum": "risk level (1 to 8+)", "fund_status": "status", "period": "quarter",
-           "issue_code": "issue", "isin_code": "ISIN"}
+           "issue_code": "issue", "isin_code": "ISIN", **NAV_HEADERS}
 
 
 def _readable_formatters() -> dict:
@@ -176,11 +178,12 @@ def cmd_market_sync(args: argparse.Namespace) -> int:
     with _store(args) as store, open_client(settings) as client:
         try:
             result = sync_blocking(store, client, only=only, max_calls=args.max_calls,
-                                   **({"quarters": args.quarters} if args.quarters else {}),
+                                   **({"quarters": args.quarters} if args.quarters else {}), nav_days=args.nav_days,
                                    progress=None if args.json else progress)
         finally:
             progress.finish()
         stored = stored_rows(store)
+        nav_line = nav_summary(result, store.query("SELECT count(*) AS n FROM nav")[0]["n"])
     if args.json:
         sys.stdout.write(json_text({**result.as_dict(), "rows": stored}) + "\n")
         return EXIT_OK
@@ -190,6 +193,8 @@ def cmd_market_sync(args: argparse.Namespace) -> int:
         f"{len(fetched)} datasets fetched, {len(fresh)} still fresh"
         + (f"; {result.throttled} retries" if result.throttled else ""))
     out("stored: " + ", ".join(f"{name} {rows:,}" for name, rows in stored.items()))
+    if nav_line:
+        out(nav_line)
     if not result.complete:
         out(f"stopped at --max-calls {args.max_calls}: everything fetched so far is kept; run it again to go on")
     return EXIT_OK
@@ -233,8 +238,8 @@ def cmd_market_screen(args: argparse.Namespace) -> int:
     with _readable_store(args) as store:
         rows = screen(store, company=args.company, status=args.status, risk=args.risk or (), policy=args.policy,
                       tax=args.tax, retail_type=args.retail_type, max_fee=args.max_fee,
-                      min_return_1y=args.min_return_1y, sort=args.sort, limit=args.limit)
-    return _emit_rows(args, rows, SCREEN_COLUMNS, "no fund in the store passes these filters")
+                      min_return_1y=args.min_return_1y, sort=args.sort, limit=args.limit, **nav_filters(args))
+    return _emit_rows(args, rows, screen_columns(SCREEN_COLUMNS, rows), "no fund in the store passes these filters")
 
 
 @_store_errors
@@ -314,11 +319,12 @@ def add_market_commands(subparsers, *, common: argparse.ArgumentParser | None = 
 
     sync = add("sync", cmd_market_sync, "fill or refresh the market store from the service")
     sync.add_argument("--only", metavar="DATASET,...", help="only these datasets (companies, funds, classes, fees, "
-                      "risk, performance, allocation, minimums, dealing, links, holdings)")
+                      "risk, performance, allocation, minimums, dealing, links, holdings, nav)")
     sync.add_argument("--max-calls", type=_non_negative, metavar="N", help="stop after N calls (the next run goes on)")
     # The default lives in market.datasets (DEFAULT_QUARTERS), which this module imports only when it runs.
     sync.add_argument("--quarters", type=_positive, metavar="N", default=None,
                       help="holdings of the newest N quarters (default 2; the service keeps 12)")
+    add_nav_sync_option(sync, _non_negative)
     add("status", cmd_market_status, "what the store holds and how old it is")
     export = add("export", cmd_market_export, "write one Parquet file per table")
     export.add_argument("directory", metavar="DIR")
@@ -335,7 +341,9 @@ def add_market_commands(subparsers, *, common: argparse.ArgumentParser | None = 
                         "F corporate-bond liquidity support")
     screen.add_argument("--max-fee", type=_finite, metavar="X", help="total annual fee as charged, at most X percent")
     screen.add_argument("--min-return-1y", type=_finite, metavar="X", help="1-year return at least X percent")
-    screen.add_argument("--sort", metavar="FIELD", help="sort by a row field, e.g. return_1y; -FIELD (--sort -return_1y) for descending")
+    add_nav_screen_options(screen, _finite)
+    screen.add_argument("--sort", metavar="FIELD", help="sort by a row field, e.g. return_1y, sharpe_1y, volatility_1y, "
+                        "peer_pct_return_1y; -FIELD (--sort -sharpe_1y) for descending. " + PEER_HELP)
     screen.add_argument("--limit", type=_row_limit, metavar="N", help=f"at most N rows (up to {MAX_ROWS:,})")
     holders = add("holders", cmd_market_holders, "every fund holding a security (issue code, ISIN or part of the issuer's name)")
     holders.add_argument("query", metavar="QUERY")

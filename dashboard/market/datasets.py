@@ -39,6 +39,8 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
     Dataset("holdings", ("holdings",), "E6", V2 + "/outstanding/portfolio", False, WEEK),
 )}
 DATASET_NAMES = tuple(DATASETS)
+# What `--only` names: the datasets, and `nav` (every class's daily NAV, `dashboard.market.nav_sync`).
+SYNC_NAMES = (*DATASET_NAMES, "nav")
 
 
 # Holdings of the newest two quarters by default: a quarter of the whole market's holdings is about
@@ -52,9 +54,9 @@ DEFAULT_QUARTERS = 2
 def parse_only(text: str | None) -> tuple[str, ...]:
     """Dataset names from `--only a,b`; every name checked."""
     if not text:
-        return DATASET_NAMES
+        return SYNC_NAMES
     names = tuple(dict.fromkeys(n.strip().lower() for n in text.split(",") if n.strip()))
-    unknown = [n for n in names if n not in DATASETS]
+    unknown = [n for n in names if n not in SYNC_NAMES]
     if unknown or not names:
-        raise BadInputError(f"no dataset {', '.join(unknown) or '(none given)'}; datasets: {', '.join(DATASET_NAMES)}")
+        raise BadInputError(f"no dataset {', '.join(unknown) or '(none given)'}; datasets: {', '.join(SYNC_NAMES)}")
     return names

@@ -23,6 +23,18 @@ from dashboard.records.successor import fund_status_code
 SCREEN_FIELDS = ("proj_id", "proj_abbr_name", "proj_name_en", "proj_name_th", "company_name_en", "unique_id",
                  "fund_status", "risk_spectrum", "policy_desc", "proj_retail_type", "tax_incentives",
                  "total_fee_actual", "total_fee_ceiling", "return_1y")
+# From each fund's NAV history (`nav_figures`, its first unit class by name, as the fee figures): the
+# figures under their nav_figures keys (the NAV's 1-year return as nav_return_1y, apart from the
+# factsheet's published return_1y), the class's last NAV date, and its percentiles among its peers.
+NAV_FIELDS = ("nav_class", "last_nav_date", "return_1m", "return_3m", "return_6m", "return_ytd", "nav_return_1y",
+              "return_3y_ann", "return_5y_ann", "volatility_1y", "max_drawdown_1y", "sharpe_1y", "peers",
+              "peer_pct_return_1y", "peer_pct_volatility_1y", "peer_pct_sharpe_1y")
+# The peer rule: the funds of the same policy type (as the service words it) and the same risk level,
+# every fund in the store (whatever the other filters), among those with the figure. Mid-rank
+# percentile, 0-100: 100 * (peers below + peers equal / 2) / peers, the fund counted among its peers;
+# high is a high return, a high volatility. No percentile without a policy type or a risk level.
+PEER_RULE = ("percentile among peers: the funds of the same policy type and risk level (every fund stored, "
+             "whatever the filters) that have the figure; 100 x (peers below + peers equal / 2) / peers")
 MAX_SCREEN_ROWS = 1_000_000  # a LIMIT past every fund of the market; DuckDB's own limit is 64-bit
 TAX_NAMES = {"ssf": "SSF", "thaiesg": "ThaiESG", "thai esg": "ThaiESG", "rmf": "RMF"}
 _RISK = re.compile(r"^(?:RS)?\s*([1-8])(\+|1)?$", re.I)
@@ -32,12 +44,57 @@ SELECT f.proj_id, f.proj_abbr_name, f.proj_name_en, f.proj_name_th,
        coalesce(nullif(trim(c.comp_name_en), ''), nullif(trim(json_extract_string(f.record, '$.comp_name_en')), ''))
            AS company_name_en,
        f.unique_id, f.fund_status, r.risk_spectrum, f.policy_desc, f.proj_retail_type, f.tax_incentives,
-       g.total_fee_actual, g.total_fee_ceiling, g.return_1y
+       g.total_fee_actual, g.total_fee_ceiling, g.return_1y,
+       n.class AS nav_class, n.last_nav_date, n.return_1m, n.return_3m, n.return_6m, n.return_ytd,
+       n.return_1y AS nav_return_1y, n.return_3y_ann, n.return_5y_ann, n.volatility_1y, n.max_drawdown_1y,
+       n.sharpe_1y, n.peers, n.peer_pct_return_1y, n.peer_pct_volatility_1y, n.peer_pct_sharpe_1y
 FROM funds f
 LEFT JOIN companies c ON c.unique_id = f.unique_id
 LEFT JOIN risk r ON r.proj_id = f.proj_id
 LEFT JOIN fund_figures g ON g.proj_id = f.proj_id
+LEFT JOIN nav_figures n ON n.proj_id = f.proj_id AND n.fund_figure
 """
+# --min-return-3y and the like: the option, its column, and which way it limits (">=" at least).
+NAV_FILTERS = {"min_return_1m": ("return_1m", ">="), "min_return_3m": ("return_3m", ">="),
+               "min_return_6m": ("return_6m", ">="), "min_return_ytd": ("return_ytd", ">="),
+               "min_nav_return_1y": ("n.return_1y", ">="), "min_return_3y": ("return_3y_ann", ">="),
+               "min_return_5y": ("return_5y_ann", ">="), "max_volatility": ("volatility_1y", "<="),
+               "max_drawdown": ("max_drawdown_1y", ">="), "min_sharpe": ("sharpe_1y", ">=")}
+# Bounds past which a figure filter is a typing slip, not a question (percent; Sharpe a ratio).
+_NAV_BOUNDS = {"max_drawdown": (0.0, 100.0), "max_volatility": (0.0, 1000.0), "min_sharpe": (-100.0, 100.0)}
+_DEFAULT_BOUNDS = (-100.0, 10_000.0)
+
+
+def _nav_clauses(filters: dict[str, float | None]) -> tuple[list[str], list[float]]:
+    """The screener's NAV figure filters as SQL (checked: finite, within sense); unknown names refused."""
+    where, params = [], []
+    for name, value in filters.items():
+        if name not in NAV_FILTERS:
+            raise BadInputError(f"no screener filter {name!r}; NAV filters: {', '.join(NAV_FILTERS)}")
+        if value is None:
+            continue
+        option = "--" + name.replace("_", "-")
+        number = _finite_number(value, option)
+        low, high = _NAV_BOUNDS.get(name, _DEFAULT_BOUNDS)
+        if not low <= (abs(number) if name == "max_drawdown" else number) <= high:
+            what = "a fall from a peak, 0 to 100 percent" if name == "max_drawdown" else f"from {low:g} to {high:g}"
+            raise BadInputError(f"{option} {number:g} is out of range ({what})")
+        if name == "max_drawdown":
+            number = -abs(number)  # drawdowns are stored as falls (-12.5): 20 and -20 both mean at most 20 %
+        column, op = NAV_FILTERS[name]
+        where.append(f"{column if '.' in column else 'n.' + column} {op} ?")
+        params.append(number)
+    return where, params
+
+
+def _finite_number(value: Any, option: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise BadInputError(f"{option} must be a number, not {quoted(str(value))}") from None
+    if not math.isfinite(number):
+        raise BadInputError(f"{option} must be a finite number")
+    return number
 
 
 _POLICY_SQL = "nullif(trim(f.policy_desc), '')"
@@ -77,8 +134,12 @@ def company_names(store: MarketStore) -> dict[str, str]:
 def screen(store: MarketStore, *, company: str | None = None, status: str | None = None,
            risk: Iterable[str] = (), policy: str | None = None, tax: str | None = None,
            retail_type: str | None = None, max_fee: float | None = None, min_return_1y: float | None = None,
-           sort: str | None = None, limit: int | None = None) -> list[dict]:
-    """Funds that pass every filter given, one row per fund (SCREEN_FIELDS)."""
+           sort: str | None = None, limit: int | None = None, **nav_filters: float | None) -> list[dict]:
+    """Funds that pass every filter given, one row per fund (SCREEN_FIELDS, then NAV_FIELDS).
+
+    `nav_filters` are NAV_FILTERS by name (min_return_3y=5.0, max_volatility=15, max_drawdown=-20:
+    falls no deeper than 20 %, ...): a fund without the figure does not pass."""
+    nav_where, nav_params = _nav_clauses(nav_filters)
     where, params = [], []
     if company and company.strip():
         where.append("upper(f.unique_id) = upper(?)")
@@ -111,6 +172,8 @@ def screen(store: MarketStore, *, company: str | None = None, status: str | None
     if min_return_1y is not None:
         where.append("g.return_1y >= ?")
         params.append(float(min_return_1y))
+    where.extend(nav_where)
+    params.extend(nav_params)
     order = _order(sort)
     sql = _SCREEN_SQL + (" WHERE " + " AND ".join(where) if where else "") + f" ORDER BY {order}"
     if max_fee is not None and not math.isfinite(float(max_fee)):
@@ -182,8 +245,9 @@ def _order(sort: str | None) -> str:
     text = sort.strip()
     descending = text.startswith("-")
     name = text.lstrip("-+").strip()
-    if name not in SCREEN_FIELDS:
-        raise BadInputError(f"cannot sort by {quoted(name)}; fields: {', '.join(SCREEN_FIELDS)} (prefix - for descending)")
+    if name not in SCREEN_FIELDS + NAV_FIELDS:
+        raise BadInputError(f"cannot sort by {quoted(name)}; fields: {', '.join(SCREEN_FIELDS + NAV_FIELDS)} "
+                            "(prefix - for descending)")
     return f"{name} {'DESC' if descending else 'ASC'} NULLS LAST, proj_id"
 
 

@@ -65,6 +65,10 @@ def status(store: MarketStore) -> dict:
             "fetched_at": _iso(m["fetched_at"]) if m else None,
             "complete": bool(m and m["complete"]),
         }
+    nav = meta.get("nav")  # every class's daily NAV (`market sync --nav-days`), when a sync asked for it
+    if nav is not None:
+        datasets["nav"] = {"rows": store.query("SELECT count(*) AS n FROM nav")[0]["n"],
+                           "fetched_at": _iso(nav["fetched_at"]), "complete": bool(nav["complete"])}
     calls = store.info("last_sync_calls")
     return {"funds": store.count("funds"), "classes": store.count("classes"), "datasets": datasets,
             "calls": int(calls) if calls is not None else 0}

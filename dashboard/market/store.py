@@ -18,7 +18,8 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +34,13 @@ from dashboard.market.snapshot import (PROGRESS, Publisher, SnapshotViews, defau
                                        export_tables, live_progress, progress_record, read_json, write_export_manifest,
                                        write_json)
 from dashboard.market.figures import refresh_fund_figures
-from dashboard.market.tables import (PENDING, SCHEMA_VERSION, SNAPSHOT_TABLES, check_table, create_tables, record_frame,
-                                     snapshot_schemas, stored_columns, to_json)
+from dashboard.market.nav_export import check_nav_dir, export_nav_by_year
+from dashboard.market.nav_figures_table import refresh_nav_peers
+from dashboard.market.tables import (PENDING, SCHEMA_VERSION, SNAPSHOT_TABLES, check_table, create_tables, migrate,
+                                     record_frame, snapshot_schemas, stored_columns, to_json)
 
 log = logging.getLogger("dashboard.market")
+PUBLISH_SQL = {"nav": "SELECT * FROM nav ORDER BY proj_id, class, nav_date"}
 
 
 def open_reader(settings: ApiSettings | None = None, path: str | Path | None = None) -> "MarketStore":
@@ -95,6 +99,9 @@ class MarketStore:
         except duckdb.Error as exc:  # corruption: a checksum, an internal or a fatal error
             return self._rebuild(f"it could not be read ({type(exc).__name__}: {str(exc)[:120]})")
         try:
+            migrated = migrate(con)
+            if migrated is not None:
+                log.warning("the market store %s was %s", self.path, migrated)
             stale = self._schema_problem(con)
             if stale is None:
                 create_tables(con)
@@ -282,6 +289,19 @@ class MarketStore:
             self.con.execute("UPDATE meta SET cursor = NULL, pages = 0 WHERE dataset = ?", [dataset])
             self.con.execute("COMMIT")
 
+    @contextmanager
+    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """The writer's connection inside one transaction (committed on leaving, rolled back on an error)."""
+        self._write_check()
+        with self._lock:
+            self.con.execute("BEGIN")
+            try:
+                yield self.con
+                self.con.execute("COMMIT")
+            except BaseException:
+                self.con.execute("ROLLBACK")
+                raise
+
     # ---- swapping a dataset in ----------------------------------------------------------------
 
     def swap(self, dataset: str, tables: dict[str, list[dict]], *, where: dict[str, Any] | None = None,
@@ -320,6 +340,9 @@ class MarketStore:
                 if {"fees", "performance"} & set(frames):
                     refresh_fund_figures(self.con)
                     changed.append("fund_figures")
+                if {"funds", "risk"} & set(frames):  # the NAV figures' peers: same policy type and risk level
+                    refresh_nav_peers(self.con)
+                    changed.append("nav_figures")
                 self.con.execute("INSERT OR REPLACE INTO info VALUES (?, '1')", [PENDING])
                 self.con.execute("COMMIT")
             except BaseException:
@@ -340,7 +363,9 @@ class MarketStore:
             drop: list[str] = []
             for table in names:
                 if table != "holdings":
-                    parts[table] = f"SELECT * FROM {table}"  # in stored order, as the writer reads it
+                    # in stored order, as the writer reads it; NAVs by class and day, so a reader's chart
+                    # of one class reads the few row groups that hold it
+                    parts[table] = PUBLISH_SQL.get(table, f"SELECT * FROM {table}")
                     continue
                 stored = [r[0] for r in self.con.execute("SELECT DISTINCT period FROM holdings WHERE period IS NOT NULL "
                                                          "ORDER BY 1").fetchall()]
@@ -371,21 +396,25 @@ class MarketStore:
 
     def export(self, directory: str | Path) -> list[Path]:
         """One Parquet file per table (and `meta`, `info`) in `directory`, with a snapshot manifest, so
-        the directory is itself a snapshot readers can be pointed at; the Parquet paths written.
+        the directory is itself a snapshot readers can be pointed at; the NAV table as `nav/year=YYYY/`
+        partitions (`nav_export`, not in the manifest); the Parquet paths written.
 
         A file of the same name that the product did not write is never replaced (SnapshotError, and
         nothing is written then).
         """
-        out = export_dir(directory, self.snapshot_dir, SNAPSHOT_TABLES)
+        tables = [t for t in SNAPSHOT_TABLES if t != "nav"]  # the NAVs: a directory partitioned by year
+        out = export_dir(directory, self.snapshot_dir, tables)
+        check_nav_dir(out)
         with self._lock:
             self._refresh()
             cur = self.con.cursor()
             try:
-                written = export_tables(cur, out, SNAPSHOT_TABLES)
+                written = export_tables(cur, out, tables)
+                nav_files = export_nav_by_year(cur, out)
             finally:
                 cur.close()
         write_export_manifest(out, written)
-        return written
+        return written + nav_files
 
 
 def _strip(value: Any) -> str | None:

@@ -32,7 +32,8 @@ from dashboard.api.periods import valid_periods
 from dashboard.api.wire import unwrap_envelope
 from dashboard.config import LAYOUT_LEGACY, LAYOUT_SUCCESSOR
 from dashboard.errors import BadInputError
-from dashboard.market.datasets import DATASET_NAMES, DATASETS, DEFAULT_QUARTERS, NEVER, Dataset, parse_only
+from dashboard.market.datasets import DATASET_NAMES, DATASETS, DEFAULT_QUARTERS, NEVER, SYNC_NAMES, Dataset, parse_only
+from dashboard.market.nav_sync import NAV_KEY, NavSync, check_nav_days
 from dashboard.market.rows import keyed, successor_tables
 from dashboard.market.store import MarketStore
 
@@ -71,10 +72,12 @@ class SyncResult:
     datasets: dict[str, str] = field(default_factory=dict)  # dataset key -> fetched | fresh | stopped
     complete: bool = True  # False when --max-calls stopped it before the end
     duplicates: dict[str, int] = field(default_factory=dict)  # dataset key -> rows the service sent twice
+    dropped: dict[str, int] = field(default_factory=dict)  # dataset key -> rows left out as unusable (NAV <= 0)
 
     def as_dict(self) -> dict:
         return {"calls": self.calls, "throttled": self.throttled, "seconds": round(self.seconds, 3),
-                "complete": self.complete, "datasets": dict(self.datasets), "duplicates": dict(self.duplicates)}
+                "complete": self.complete, "datasets": dict(self.datasets), "duplicates": dict(self.duplicates),
+                "dropped": dict(self.dropped)}
 
 
 class _Budget(Exception):
@@ -87,7 +90,7 @@ class MarketSync:
     def __init__(self, store: MarketStore, client: AsyncSecClient, *, max_calls: int | None = None,
                  progress: Callable[[SyncProgress], None] | None = None, clock: Callable[[], float] = time.time,
                  concurrency: int = LEGACY_CONCURRENCY, quarters: int | None = DEFAULT_QUARTERS,
-                 max_pages: int = MAX_PAGES):
+                 max_pages: int = MAX_PAGES, nav_days: int | None = None):
         if max_calls is not None and max_calls < 0:
             raise BadInputError("--max-calls must be 0 or more")
         if quarters is not None and quarters < 1:
@@ -100,6 +103,7 @@ class MarketSync:
         self.concurrency = max(1, int(concurrency))
         self.max_pages = max(1, int(max_pages))
         self.quarters = quarters  # holdings of the newest N quarters only (None: all that are published)
+        self.nav_days = check_nav_days(nav_days)  # every class's NAVs of the last N days (None or 0: none)
         self._sent0 = client.stats.requests_sent
         self._retries0 = client.stats.retries
         self._started = time.monotonic()
@@ -162,11 +166,13 @@ class MarketSync:
                 keys.extend(f"holdings:{period}" for period in self._periods())
             else:
                 keys.append(name)
+        if NAV_KEY in names and self.nav_days and layout == LAYOUT_SUCCESSOR:
+            keys.append(NAV_KEY)
         return keys
 
     # ---- the run -------------------------------------------------------------------------------
 
-    async def run(self, only: tuple[str, ...] = DATASET_NAMES) -> SyncResult:
+    async def run(self, only: tuple[str, ...] = SYNC_NAMES) -> SyncResult:
         layout = await self.client.layout()
         names = list(only)
         if layout == LAYOUT_SUCCESSOR and "classes" in names and "funds" not in names:
@@ -176,10 +182,16 @@ class MarketSync:
         try:
             if layout == LAYOUT_SUCCESSOR:
                 await self._successor_all([DATASETS[n] for n in DATASET_NAMES if n in names])
+                if NAV_KEY in names and self.nav_days:
+                    await NavSync(self, self.nav_days).run()
             else:
                 for name in DATASET_NAMES:
                     if name in names:
                         await self._legacy_dataset(DATASETS[name])
+                if NAV_KEY in names and self.nav_days:
+                    self.result.datasets[NAV_KEY] = "not offered"
+                    log.warning("the older service gives one fund's NAV one day per call, so the market's NAV "
+                                "history is not synced on it; the current service's whole-market NAV is")
         except _Budget:
             self.result.complete = False
             log.info("market sync stopped after %d calls (--max-calls); run it again to go on", self.calls)
@@ -399,7 +411,7 @@ async def sync_market(store: MarketStore, client: AsyncSecClient, *, only: str |
                       max_calls: int | None = None, progress: Callable[[SyncProgress], None] | None = None,
                       clock: Callable[[], float] = time.time, **options: Any) -> SyncResult:
     """Fill or refresh the store; `only` names datasets (text "a,b" or a tuple); `options` go to MarketSync
-    (`concurrency`, `quarters`)."""
+    (`concurrency`, `quarters`, `nav_days`)."""
     names = parse_only(only) if not isinstance(only, tuple) else parse_only(",".join(only))
     sync = MarketSync(store, client, max_calls=max_calls, progress=progress, clock=clock, **options)
     with within_run(None):  # one run: a service found down stops every dataset's calls at once

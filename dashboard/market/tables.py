@@ -17,7 +17,10 @@ import pandas as pd
 from dashboard.errors import BadInputError
 from dashboard.records.values import to_number
 
-SCHEMA_VERSION = 1
+# 2: the NAV tables (nav, distributions, nav_figures, nav_days) added; a store of schema 1 is migrated
+# (the tables created, nothing else changed), any other version rebuilt.
+SCHEMA_VERSION = 2
+MIGRATES_FROM = {1: "the NAV tables (nav, distributions, nav_figures) were added"}
 
 # table -> its columns (name, DuckDB type), before `record` (the whole normalised record as JSON).
 TABLES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -60,6 +63,19 @@ SNAPSHOT_EXTRA = {
             "calls INTEGER, started_at DOUBLE, layout VARCHAR",
     "info": "name VARCHAR, value VARCHAR",
 }
+# The NAV tables: typed columns only (no `record`: ~6 M rows over five years). `nav_days` is the sync's
+# own bookkeeping (which days were fetched, and on which day), not published.
+NAV_TABLES = {
+    "nav": "proj_id VARCHAR, class VARCHAR, nav_date DATE, nav DOUBLE, offer DOUBLE, bid DOUBLE, net_asset DOUBLE",
+    "distributions": "proj_id VARCHAR, class VARCHAR, ex_date DATE, pay_date DATE, per_unit DOUBLE",
+    "nav_figures": ("proj_id VARCHAR, class VARCHAR, first_nav_date DATE, last_nav_date DATE, frequency VARCHAR, "
+                    "return_1m DOUBLE, return_3m DOUBLE, return_6m DOUBLE, return_ytd DOUBLE, return_1y DOUBLE, "
+                    "return_3y_ann DOUBLE, return_5y_ann DOUBLE, total_return_1y DOUBLE, volatility_1y DOUBLE, "
+                    "max_drawdown_1y DOUBLE, sharpe_1y DOUBLE, fund_figure BOOLEAN, peers INTEGER, "
+                    "peer_pct_return_1y DOUBLE, peer_pct_volatility_1y DOUBLE, peer_pct_sharpe_1y DOUBLE"),
+}
+NAV_DAYS_DDL = "CREATE TABLE IF NOT EXISTS nav_days (day DATE PRIMARY KEY, fetched_on DATE, rows INTEGER)"
+SNAPSHOT_EXTRA.update(NAV_TABLES)
 SNAPSHOT_TABLES = (*TABLES, *SNAPSHOT_EXTRA)
 # Set in the transaction of a swap, cleared once it is published: a writer that finds it set (a
 # publish failed or was killed) publishes everything again when it opens.
@@ -74,6 +90,9 @@ def create_tables(con: duckdb.DuckDBPyConnection) -> None:
     for table, columns in TABLES.items():
         cols = ", ".join(f"{name} {kind}" for name, kind in columns)
         con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({cols}, record VARCHAR)")
+    for table, cols in NAV_TABLES.items():
+        con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({cols})")
+    con.execute(NAV_DAYS_DDL)
     if con.execute("SELECT count(*) FROM info WHERE name = 'schema_version'").fetchone()[0] == 0:
         con.execute("INSERT INTO info VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
 
@@ -86,7 +105,31 @@ def snapshot_schemas() -> dict[str, str]:
 
 def stored_columns() -> dict[str, list[str]]:
     """Each dataset table's column names, `record` last (what a store file of this version holds)."""
-    return {t: [n for n, _ in cols] + ["record"] for t, cols in TABLES.items()}
+    columns = {t: [n for n, _ in cols] + ["record"] for t, cols in TABLES.items()}
+    return {**columns, **{t: [c.strip().split(" ")[0] for c in cols.split(",")] for t, cols in NAV_TABLES.items()}}
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> str | None:
+    """Bring a store of an older schema this version knows (MIGRATES_FROM) up to SCHEMA_VERSION in place:
+    what was done (one line), or None when there was nothing to do. Other versions are left to the
+    schema check (and rebuilt)."""
+    found = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
+                                       "WHERE table_schema = 'main'").fetchall()}
+    if "info" not in found:
+        return None
+    row = con.execute("SELECT value FROM info WHERE name = 'schema_version'").fetchone()
+    written = int(row[0]) if row and str(row[0]).isdigit() else None
+    if written not in MIGRATES_FROM:
+        return None
+    con.execute("BEGIN")
+    try:
+        create_tables(con)
+        con.execute("UPDATE info SET value = ? WHERE name = 'schema_version'", [str(SCHEMA_VERSION)])
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return f"migrated from store schema {written} to {SCHEMA_VERSION}: {MIGRATES_FROM[written]}; nothing stored changed"
 
 
 def to_json(value: Any) -> str:

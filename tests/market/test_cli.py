@@ -91,8 +91,8 @@ def test_exit_codes(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path / "cache"))
     assert cli.main(["market", "status", "--demo"]) == 2  # no store yet
     assert "market sync" in capsys.readouterr().err
-    assert cli.main(["market", "sync", "--demo", "--only", "nav"]) == 2
-    assert "no dataset nav" in capsys.readouterr().err
+    assert cli.main(["market", "sync", "--demo", "--only", "navs"]) == 2
+    assert "no dataset navs" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:
         cli.main(["market", "sync", "--demo", "--max-calls", "-1"])
     assert exc.value.code == 2

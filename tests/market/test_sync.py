@@ -210,9 +210,10 @@ def test_a_reader_sees_the_old_or_the_new_dataset_whole(tmp_path):
 
 def test_only_names_datasets():
     assert parse_only("fees, risk") == ("fees", "risk")
-    assert parse_only(None) == DATASET_NAMES
-    with pytest.raises(BadInputError, match="no dataset nav"):
-        parse_only("fees,nav")
+    assert parse_only(None) == (*DATASET_NAMES, "nav")  # every class's NAV is named as a dataset (issue 27)
+    assert parse_only("fees,nav") == ("fees", "nav")
+    with pytest.raises(BadInputError, match="no dataset navs"):
+        parse_only("fees,navs")
 
 
 def test_a_corrupted_store_file_is_moved_aside_and_rebuilt(tmp_path, caplog):

@@ -69,12 +69,14 @@ def assert_rendered(page, tried: list[str]) -> None:
     charts = page.locator("div.chart")
     n = charts.count()
     assert n > 0
-    # Bokeh draws each plot into a canvas inside its shadow root (Playwright's locators pierce it).
+    # Bokeh draws each plot into a canvas inside its shadow root (Playwright's locators pierce it); a chart of
+    # two linked plots (the NAV over its drawdown) has two.
+    drawn = charts.filter(has=page.locator(".bk-Canvas"))
+    expect(drawn).to_have_count(n, timeout=RENDER_TIMEOUT_MS)
     canvases = page.locator("div.chart .bk-Canvas")
-    expect(canvases).to_have_count(n, timeout=RENDER_TIMEOUT_MS)
-    for i in range(n):
+    for i in range(canvases.count()):
         box = canvases.nth(i).bounding_box()
-        assert box and box["width"] > 50 and box["height"] > 50, f"chart {i} has no size: {box}"
+        assert box and box["width"] > 50 and box["height"] > 50, f"canvas {i} has no size: {box}"
     tables = page.locator("table.data")
     assert tables.count() > 0
     expect(tables.first).to_be_visible()

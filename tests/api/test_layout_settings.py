@@ -71,4 +71,7 @@ def test_acquire_sleeps_for_the_spacing():
         return loop.time() - started
 
     elapsed = asyncio.run(burst())
-    assert elapsed >= 0.09 - 0.005 and limiter.waited_s >= 0.09 - 0.005
+    # four starts 30 ms apart cannot take less than 90 ms; how much of it was sleeping depends on how busy
+    # the machine was between the calls (a loaded one sleeps less), so only that it was not more
+    assert elapsed >= 0.09 - 0.005
+    assert 0 <= limiter.waited_s <= elapsed

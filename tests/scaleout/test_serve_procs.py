@@ -78,7 +78,8 @@ os.environ["SEC_DASHBOARD_PROC_INDEX"] = "7"  # inherited from the parent: each 
 fork_processes(3)  # as Bokeh's server does for --num-procs 3; the parent exits when its children have
 note_process_index()
 limiter = share_limiter(2, 5.0, 3)
-print(os.environ["SEC_DASHBOARD_PROC_INDEX"], type(limiter).__name__, getattr(limiter, "index", None), flush=True)
+# one write of the whole line: three processes share the pipe, and print's pieces interleaved under load
+os.write(1, f'{os.environ["SEC_DASHBOARD_PROC_INDEX"]} {type(limiter).__name__} {getattr(limiter, "index", None)}\\n'.encode())
 """
 
 

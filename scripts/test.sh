@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set everything up and run the whole test suite (unit, simulator, browser, notebook tests).
-# With no arguments: the browser tests in one process beside everything else on two workers, then the
-# serving layer's tests in a process of their own.
+# With no arguments: everything but the browser tests on two workers, then the browser tests on two
+# workers beside the serving layer's tests in a process of their own.
 # With arguments: pytest with exactly those arguments.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -22,19 +22,19 @@ if [ "$#" -gt 0 ]; then
   run "$@"
   exit $?
 fi
-# The browser tests (one process: they start servers and a browser each, and spend most of their time
-# waiting for pages) run beside the rest (two workers), then the serving layer's own tests in a process
-# of their own (they patch Bokeh's server and keep process-wide spare pools, which another file's
-# in-process server in the same worker could share). The browser tests' output follows the others'.
-browser_log=test-artifacts/browser-tests.log
-run -m browser >"$browser_log" 2>&1 &
-browser_tests=$!
 run -n 2 --dist loadfile -m "not browser" --ignore=tests/server
 first=$?
-run -m "not browser" tests/server
-second=$?
-wait "$browser_tests"
+# The browser tests on two workers (they start servers and a browser each, and spend much of their time
+# waiting for pages), and beside them the serving layer's own tests in a process of their own (they patch
+# Bokeh's server and keep process-wide spare pools, which another file's in-process server in the same
+# worker could share): its output follows theirs.
+server_log=test-artifacts/server-tests.log
+run -m "not browser" tests/server >"$server_log" 2>&1 &
+server_tests=$!
+run -n 2 --dist loadfile -m browser
 third=$?
-echo "---- the browser tests (-m browser) ----"
-cat "$browser_log"
+wait "$server_tests"
+second=$?
+echo "---- the serving layer's tests (tests/server) ----"
+cat "$server_log"
 [ "$first" -eq 0 ] && [ "$second" -eq 0 ] && [ "$third" -eq 0 ]

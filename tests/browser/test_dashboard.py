@@ -69,10 +69,6 @@ def query(page) -> dict[str, str]:
     return {k: v[0] for k, v in urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query).items()}
 
 
-def slug(tab: str) -> str:
-    return tab.split()[0].lower() if tab != "Fund explorer" else "explorer"
-
-
 def test_demo_dashboard_end_to_end(demo_server, page, artifacts_dir):
     page.goto(demo_server.url)
     expect(page.get_by_text("DEMO DATA — fictional funds and companies")).to_be_visible(timeout=30_000)
@@ -121,7 +117,7 @@ def test_demo_dashboard_end_to_end(demo_server, page, artifacts_dir):
         if tab != "Fund explorer":
             assert count(page, ".tabulator-row") > 0, f"{tab}: no table rows"
         assert query(page)["tab"] == {"Fund explorer": "explorer"}.get(tab, tab.lower())
-        screenshot_full(page, artifacts_dir / f"dashboard-{slug(tab)}.png")
+        # (every tab's screenshots at both widths: tests/browser/test_issue30.py)
 
     # the report of what is on screen: the basket comparison from the Fees tab
     open_tab(page, "Fees")

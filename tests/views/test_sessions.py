@@ -214,7 +214,7 @@ class ServedSession:
 
 # ---- the test ---------------------------------------------------------------------------------------------
 
-SESSIONS = 20
+SESSIONS = 10  # enough to tell one page kept from one kept per session
 
 
 def _live(kind: type) -> int:

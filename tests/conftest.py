@@ -112,10 +112,27 @@ def demo_client(request):
 SLOW_FOLDERS = ("tests/browser/", "tests/notebooks/", "tests/scaleout/")
 
 
+#: The longest files (tens of seconds each), longest first: with two workers taking a file at a time, one
+#: of these started last made the run wait for it alone (the workers used 1.5 of the 2 cores).
+LONG_FILES = (
+    "tests/notebooks/test_notebooks.py", "tests/market/test_sync.py", "tests/views/test_sessions.py",
+    "tests/scaleout/test_shared_limit.py", "tests/market/test_nav_sync.py", "tests/market/test_nav_screen.py",
+    "tests/demo/test_market_scale.py", "tests/demo/test_nav_demo.py", "tests/reports/test_reports.py",
+    "tests/cli/test_cli.py", "tests/market/test_market_questions.py", "tests/market/test_queries.py",
+    "tests/browser/test_issue30.py", "tests/browser/test_dashboard.py", "tests/browser/test_nav.py",
+    "tests/browser/test_issue30_market.py", "tests/browser/test_server_paths.py", "tests/browser/test_market.py",
+)
+
+
 def pytest_collection_modifyitems(config, items):
     """Browser tests run last: Playwright's sync API leaves its event loop set on the main
-    thread for the rest of the session, and tests that call asyncio.run must come first."""
+    thread for the rest of the session, and tests that call asyncio.run must come first. Within
+    each, the longest files first."""
+    def order(item) -> tuple[bool, int]:
+        path = item.nodeid.replace("\\", "/").split("::")[0]
+        return "tests/browser/" in path, LONG_FILES.index(path) if path in LONG_FILES else len(LONG_FILES)
+
     for item in items:
         if item.nodeid.replace("\\", "/").startswith(SLOW_FOLDERS):
             item.add_marker(pytest.mark.slow)
-    items.sort(key=lambda item: "tests/browser/" in item.nodeid.replace("\\", "/"))
+    items.sort(key=order)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set everything up and run the whole test suite (unit, simulator, browser, notebook tests).
-# With no arguments: everything but the browser tests on two workers, then the browser tests on three
+# With no arguments: everything but the browser tests on two workers, then the browser tests on two
 # workers beside the serving layer's tests in a process of their own.
 # With arguments: pytest with exactly those arguments.
 set -uo pipefail

@@ -24,14 +24,14 @@ if [ "$#" -gt 0 ]; then
 fi
 run -n 2 --dist loadfile -m "not browser" --ignore=tests/server
 first=$?
-# The browser tests on three workers (they start servers and a browser each, and spend much of their time
+# The browser tests on two workers (they start servers and a browser each, and spend much of their time
 # waiting for pages), and beside them the serving layer's own tests in a process of their own (they patch
 # Bokeh's server and keep process-wide spare pools, which another file's in-process server in the same
 # worker could share): its output follows theirs.
 server_log=test-artifacts/server-tests.log
 run -m "not browser" tests/server >"$server_log" 2>&1 &
 server_tests=$!
-run -n 3 --dist loadfile -m browser
+run -n 2 --dist loadfile -m browser
 third=$?
 wait "$server_tests"
 second=$?

@@ -117,6 +117,7 @@ class AsyncSecClient(Sending, SuccessorListing):
         # Where the rate limit is kept: Redis when configured (every host), else beside the disk cache
         # (every process using that directory), else in this process alone.
         self._limit_dir = self.cache.directory if isinstance(self.cache, ResponseCache) else None
+        self._keyless_limiter = None  # a client without a key keeps a limit of its own (`_limiter`)
         clock = self.cache.now if self.cache else time.time
         self.memory = MemoryCache(clock=clock) if self.settings.use_cache else None
         # Fund records by proj_id from every E1/E2 answer (in memory always; on disk with the cache).

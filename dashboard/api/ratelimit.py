@@ -466,6 +466,11 @@ def limiter_for(key_material: str | None, calls: int = DEFAULT_CALLS, period: fl
         return limiter
 
 
+def own_limiter(calls: int = DEFAULT_CALLS, period: float = DEFAULT_PERIOD_S, min_interval: float = 0.0) -> Limiter:
+    """A limiter nobody else shares (for a client without a key), its window the period plus the margin."""
+    return RateLimiter(calls, period, min_interval=min_interval, margin=safety_margin(period))
+
+
 def _make(ident: str, calls: int, period: float, min_interval: float, directory, redis_url: str | None,
           num_procs: int) -> Limiter:
     margin = safety_margin(period)

@@ -21,7 +21,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, stop
 
 from dashboard.api.deadline import SILENT_ATTEMPTS, ServiceHealth, current_run, run_end
 from dashboard.api.endpoints import Endpoint, endpoint
-from dashboard.api.ratelimit import limiter_for
+from dashboard.api.ratelimit import LimiterBase, limiter_for, own_limiter
 from dashboard.api.result import ClientStats
 from dashboard.api.wire import Retryable, is_empty_envelope, parse_body, parse_retry_after, read_body, server_message
 from dashboard.config import FUND_GROUP, LAYOUT_LEGACY, LAYOUT_SUCCESSOR, ApiSettings, SubscriptionKey
@@ -55,6 +55,7 @@ class Sending:
     _http: httpx.AsyncClient
     _key_pattern: re.Pattern | None
     _limit_dir: object
+    _keyless_limiter: LimiterBase | None
     _secondary_for: set[str]
 
     def _key_for(self, ep: Endpoint) -> SubscriptionKey | None:
@@ -104,15 +105,25 @@ class Sending:
             self._secondary_for.add(ep.group)
             return result
 
+    def _limiter(self, key: SubscriptionKey | None) -> LimiterBase:
+        """The rate limit this call keeps: the service counts calls per subscription key, so every client
+        of a key, in this process, on this host or (with Redis) on every host, keeps one limit together.
+        A client without a key (the demo's embedded simulator, a local stand-in) keeps one of its own:
+        sharing one process-wide made unrelated demo sessions and runs wait for each other's calls."""
+        if key is None:
+            if self._keyless_limiter is None:
+                self._keyless_limiter = own_limiter(*self.rate_limit, self.min_interval)
+            return self._keyless_limiter
+        return limiter_for(key.reveal(), *self.rate_limit, self.min_interval, directory=self._limit_dir,
+                           redis_url=self.settings.redis_url, num_procs=self.settings.num_procs)
+
     def _any_key(self) -> SubscriptionKey | None:
         return next(iter(self.settings.all_keys()), None)
 
     async def _send_with(self, ep: Endpoint, method: str, path: str, body: dict | None, query: dict | None,
                          layout: str, key: SubscriptionKey | None, probe: bool) -> Any:
         headers = {KEY_HEADER: key.reveal()} if key is not None else {}
-        limiter = limiter_for(key.reveal() if key else None, *self.rate_limit, self.min_interval,
-                              directory=self._limit_dir, redis_url=self.settings.redis_url,
-                              num_procs=self.settings.num_procs)
+        limiter = self._limiter(key)
 
         where = f"{ep.id} {method} {path}"
         # The run's deadline bounds everything, waits for the rate limit too. A call on its own (a market

@@ -309,6 +309,30 @@ def test_rate_limiter_is_shared_by_every_client_with_the_same_key(make_client):
     assert limiter.waited_s > 0
 
 
+def test_demo_clients_keep_limits_of_their_own():
+    """The demo's clients have no key: one that used up its limit leaves another's calls unhindered (one
+    process-wide limit for every keyless client made unrelated demo sessions, and test runs, wait for each
+    other's calls)."""
+    from dashboard.config import ApiSettings
+    from dashboard.demo.connect import open_client
+
+    settings = ApiSettings.from_env(demo=True, use_cache=False, environ={})
+    options = dict(today=lambda: TODAY, rate_limit_calls=2, rate_limit_period=300.0, deadline_s=10.0)
+    a, b = open_client(settings, **options), open_client(settings, **options)
+    try:
+        own = a.async_client._limiter(None)
+        assert own is a.async_client._limiter(None) and own is not b.async_client._limiter(None)
+        a.fetch("E16")
+        a.fetch("E16")
+        b.fetch("E16")
+        b.fetch("E16")  # with one shared limit, this third and fourth call would wait five minutes
+        assert b.stats.requests_sent == 2 and a.stats.requests_sent == 2
+        assert own.waited_s == 0 and b.async_client._limiter(None).waited_s == 0
+    finally:
+        a.close()
+        b.close()
+
+
 def test_factsheet_loads_in_about_one_round_trip(make_client, simulator, dataset):
     """The factsheet's parts go out together: counted as requests inside the service's latency at the
     same moment (not timed, so a busy machine cannot fail it)."""

@@ -22,6 +22,8 @@ from tests.browser.dashboard_server import COUNT_JS, DashboardProcess
 YEAR = 365 * 24 * 3600
 # Measured: 71 models in the browser's first document with the demo data (138 when it held everything).
 FIRST_DOCUMENT_MAX_MODELS = 80
+# How far the overview may move while the results table's header settles (see the test).
+HEADER_SETTLING_PX = 12
 # Notes the first document as the browser made it, at the first frame after it exists (before any
 # change the server sends once the page is drawn).
 FIRST_DOCUMENT_JS = """(() => { const poll = () => {
@@ -103,7 +105,10 @@ def test_first_document_holds_the_results_only_and_the_rest_follows(server, page
     page.wait_for_function(f"() => ({COUNT_JS})('.tabulator-row') > 8", timeout=30_000)
     page.wait_for_timeout(500)
     tops = page.evaluate("() => window.__overviewTops")
-    assert tops and max(tops) - min(tops) <= 2, sorted(set(tops))  # it jumped by 390 px, then 80
+    # It jumped by 390 px, then 80, before the places were kept. What is left is Tabulator's own: on a
+    # loaded machine its header is 53 px tall for a frame or few while it sets the column widths, then
+    # 43 (measured: the overview at 1401, then back at 1391), which no public option of Tabulator's fixes.
+    assert tops and max(tops) - min(tops) <= HEADER_SETTLING_PX, sorted(set(tops))
     assert page.evaluate("() => typeof window.Notyf") == "undefined"
     assert page.console_log.errors == []
 

@@ -59,11 +59,26 @@ def market_factory(dataset):
         market.close()
 
 
-@pytest.fixture(scope="session", params=["successor", "legacy"])
-def synced(request, market_factory, tmp_path_factory):
-    """(market, store, result): a whole sync of the demo market on each layout."""
-    market = market_factory(request.param)
-    store = MarketStore(Path(tmp_path_factory.mktemp(f"store-{request.param}")) / "market.duckdb")
-    result = market.sync(store)
-    yield market, store, result
-    store.close()
+@pytest.fixture(scope="session")
+def synced_by_layout(market_factory, tmp_path_factory):
+    """Whole syncs of the demo market, made once a layout when first asked for (see `synced`)."""
+    made: dict[str, tuple] = {}
+
+    def get(layout: str) -> tuple:
+        if layout not in made:
+            market = market_factory(layout)
+            store = MarketStore(Path(tmp_path_factory.mktemp(f"store-{layout}")) / "market.duckdb")
+            made[layout] = (market, store, market.sync(store))
+        return made[layout]
+
+    yield get
+    for _market, store, _result in made.values():
+        store.close()
+
+
+@pytest.fixture(params=["successor", "legacy"])
+def synced(request, synced_by_layout):
+    """(market, store, result): a whole sync of the demo market on each layout. (A parametrised session
+    fixture was torn down and synced again each time the next test wanted the other layout: six whole
+    syncs a run where two do.)"""
+    return synced_by_layout(request.param)

@@ -4,6 +4,7 @@ repr is never formatted (a model's repr prints every frame it holds)."""
 from __future__ import annotations
 
 import asyncio
+import signal
 
 import pytest
 
@@ -35,7 +36,13 @@ def test_run_returns_the_result_without_formatting_it():
     value = CountsRepr()
     assert run(_value(value)) is value
     assert value.formatted == 0
-    asyncio.run(_value(value))  # the trap run() avoids: plain asyncio.run formats the result
+    # The trap run() avoids: plain asyncio.run formats the result when it puts its Ctrl+C handler in place
+    # (only while SIGINT has Python's default handler: an earlier test in the same process may have set another).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        asyncio.run(_value(value))
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert value.formatted > 0
 
 

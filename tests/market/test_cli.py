@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import shutil
 
 import pytest
 
@@ -12,10 +13,22 @@ from dashboard.cli import market as cli
 from dashboard.market.sync import SyncProgress
 
 
+@pytest.fixture(scope="module")
+def synced_cache(tmp_path_factory):
+    """A cache directory with the demo market synced by the command (once: 19 tests read it)."""
+    cache = tmp_path_factory.mktemp("synced") / "cache"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SEC_DASHBOARD_CACHE_DIR", str(cache))
+        assert cli.main(["market", "sync", "--demo", "--only", "funds,companies,risk,fees,holdings", "--json"]) == 0
+    return cache
+
+
 @pytest.fixture
-def demo_store(tmp_path, monkeypatch):
+def demo_store(synced_cache, tmp_path, monkeypatch, capsys):
+    """The synced cache directory, a copy of its own for each test (the store and its snapshot)."""
+    capsys.readouterr()
+    shutil.copytree(synced_cache, tmp_path / "cache")
     monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path / "cache"))
-    assert cli.main(["market", "sync", "--demo", "--only", "funds,companies,risk,fees,holdings", "--json"]) == 0
     return tmp_path / "cache" / "market-demo.duckdb"
 
 

@@ -15,7 +15,6 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.dashboard_server import (
-    TABS,
     DashboardProcess,
     count,
     open_tab,
@@ -103,21 +102,7 @@ def test_demo_dashboard_end_to_end(demo_server, page, artifacts_dir):
     page.wait_for_function("(p) => (new URLSearchParams(location.search).get('basket') || '').includes(p)", arg=picked)
     expect(page.get_by_text(re.compile(r"Comparison basket: 5 funds"))).to_be_visible()
 
-    # every tab draws its charts and tables
-    for tab in TABS:
-        open_tab(page, tab)
-        if tab == "Licensee":
-            expect(page.get_by_text("Section or law")).to_be_visible(timeout=20_000)
-            expect(page.get_by_text("Act (English)")).to_be_visible()
-            for section in ("A company's licences, staff and business", "Find a person",
-                            "Enforcement cases of a person or company", "Investor alerts"):
-                expect(page.get_by_text(section, exact=True)).to_be_visible()
-        if tab == "Holdings":
-            expect(page.get_by_text(re.compile(r"holdings, total [\d.,]+ % of NAV"))).to_be_visible()
-        if tab != "Fund explorer":
-            assert count(page, ".tabulator-row") > 0, f"{tab}: no table rows"
-        assert query(page)["tab"] == {"Fund explorer": "explorer"}.get(tab, tab.lower())
-        # (every tab's screenshots at both widths: tests/browser/test_issue30.py)
+    # (every tab drawn, its tables filled and screenshotted at both widths: tests/browser/test_issue30.py)
 
     # the report of what is on screen: the basket comparison from the Fees tab
     open_tab(page, "Fees")

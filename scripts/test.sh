@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set everything up and run the whole test suite (unit, simulator, browser, notebook tests).
-# With no arguments: everything but the browser tests on two workers, then the browser tests on two
-# workers beside the serving layer's tests in a process of their own.
+# With no arguments: everything but the browser tests on two workers, beside them the serving layer's
+# tests in a process of their own, then the browser tests on two workers.
 # With arguments: pytest with exactly those arguments.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -26,19 +26,19 @@ if [ "$#" -gt 0 ]; then
   run "$@"
   exit $?
 fi
-run -n 2 --dist loadfile -m "not browser" --ignore=tests/server --ignore=tests/browser
-first=$?
-# The browser tests on two workers (they start servers and a browser each, and spend much of their time
-# waiting for pages), and beside them the serving layer's own tests in a process of their own (they patch
-# Bokeh's server and keep process-wide spare pools, which another file's in-process server in the same
-# worker could share): its output follows theirs.
+# The serving layer's own tests run in a process of their own (they patch Bokeh's server and keep
+# process-wide spare pools, which another file's in-process server in the same worker could share),
+# beside the rest on two workers; then the browser tests on two workers, on their own: they wait on
+# pages drawn in time, and a third process beside them slowed them by half a minute (measured).
 server_log=test-artifacts/server-tests.log
 run -m "not browser" tests/server >"$server_log" 2>&1 &
 server_tests=$!
-run -n 2 --dist loadfile tests/browser  # (every test there is marked browser: tests/browser/conftest.py)
-third=$?
+run -n 2 --dist loadfile -m "not browser" --ignore=tests/server --ignore=tests/browser
+first=$?
 wait "$server_tests"
 second=$?
 echo "---- the serving layer's tests (tests/server) ----"
 cat "$server_log"
+run -n 2 --dist loadfile tests/browser  # (every test there is marked browser: tests/browser/conftest.py)
+third=$?
 [ "$first" -eq 0 ] && [ "$second" -eq 0 ] && [ "$third" -eq 0 ]

@@ -24,7 +24,7 @@ from dashboard.models.nav_figures import gaps as series_gaps
 from dashboard.present import nav_charts
 from dashboard.present.nav import figure_rows, published_as_of, published_for_class
 from dashboard.present.text import empty_html, esc, fmt_percent
-from dashboard.views.common import TabView, chart_pane, data_table, html_pane, notify_error, section_title
+from dashboard.views.common import TabView, chart_pane, data_table, html_pane, html_text, notify_error, section_title
 from dashboard.views.nav_basket import BasketNavSection
 
 RANGE_LABELS = {("Max" if r == "MAX" else r): r for r in RANGES}
@@ -167,7 +167,7 @@ class NavView(TabView):
         options = {class_label(c): c for c in classes}
         value = nav.class_name if nav.class_name in classes else (classes[0] if classes else None)
         self.class_select.param.update(options=options, value=value, visible=len(classes) > 1)
-        self.note.object = self._note_html()
+        self.note.object = html_text(self._note_html())
         shown = nav.history is not None and not nav.error and bool(classes)
         self.chart.object = self._chart() if shown else nav_charts.empty_chart(self._empty_text())
         figures = nav.figures() if shown else None
@@ -176,10 +176,10 @@ class NavView(TabView):
         as_of = published_as_of(published)
         at_published = nav.figures(as_of=as_of) if figures is not None and as_of is not None else None
         rows = figure_rows(figures, published, at_published) if figures is not None else []
-        self.figures_note.object = self._figures_note(figures, as_of, nav.message() if shown else "")
+        self.figures_note.object = html_text(self._figures_note(figures, as_of, nav.message() if shown else ""))
         self.figures.set_frame(figures_frame(rows))
         self.years.set_frame(years_frame(nav.calendar_years() if shown else []))
-        self.details.object = self._details_html(value) if shown else ""
+        self.details.object = html_text(self._details_html(value) if shown else "")
 
     def _chart(self):
         nav = self.state.nav

@@ -17,7 +17,8 @@ from dashboard.models.dashboard_state import DashboardState
 from dashboard.present import nav_charts
 from dashboard.present.nav_compare import COMMON_FIGURES_NOTE, PERCENT_TITLES, RATIO_TITLES, common_figures_frame, common_figures_notes
 from dashboard.present.text import empty_html, esc
-from dashboard.views.common import (SessionBound, basket_state_html, chart_pane, data_table, html_pane, notify_error,
+from dashboard.views.common import (SessionBound, basket_state_html, chart_pane, data_table, html_pane, html_text,
+                                    notify_error,
                                     section_title)
 
 
@@ -68,7 +69,7 @@ class BasketNavSection(pn.viewable.Viewer, SessionBound):
         self.chart.object = (nav_charts.rebased_chart(rebased, start, names=names) if model.histories
                              else nav_charts.empty_chart(self._empty_text()))
         self.table.set_frame(common_figures_frame(figures, names) if figures else pd.DataFrame())
-        self.note.object = self._note_html(start, figures, names)
+        self.note.object = html_text(self._note_html(start, figures, names))
 
     def _empty_text(self) -> str:
         if not self.state.basket.proj_ids:

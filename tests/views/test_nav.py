@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import holoviews as hv
 import numpy as np
+import panel as pn
 import pytest
 
 from dashboard.api.nav import NavHistory
@@ -115,6 +116,21 @@ def test_a_fund_with_no_nav_yet_is_an_explicit_empty_state(app, dataset):
     run(view.refresh())
     assert "No NAV history to show" in view.note.object and "no NAV" in view.note.object
     assert isinstance(view.chart.object, hv.Text) and view.figures.value.empty and view.years.value.empty
+
+
+def test_every_note_is_html_for_the_browser_not_escaped_markup(app, dataset):
+    """Panel's HTML pane escapes its text with html.escape, which on a markupsafe Markup escapes twice: the tab
+    showed '<div class="sd-empty">No figures: ...</div>' as text while a fund's history loaded."""
+    from markupsafe import Markup
+
+    view, state = app.views["nav"], app.state
+    offering = next(f["proj_id"] for f in dataset.funds if f["fund_status"] == "SE")  # no NAV yet: the empty notes
+    for fund in (offering, next(iter(state.basket.proj_ids))):
+        state.fund = fund
+        run(view.refresh())
+        panes = view.__panel__().select(pn.pane.HTML)
+        assert panes and not [p.name for p in panes if isinstance(p.object, Markup)]
+        assert not [p.name for p in panes if "&lt;div" in str(p.object)]
 
 
 def test_service_text_is_escaped(app):

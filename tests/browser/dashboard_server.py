@@ -144,7 +144,11 @@ def screenshot_full(page, path: Path) -> None:
     size = page.viewport_size
     height = page.evaluate(MAIN_HEIGHT_JS)
     page.set_viewport_size({"width": size["width"], "height": int(min(max(height + 110, size["height"]), 8000))})
-    page.wait_for_timeout(700)  # let responsive plots re-layout to the new size
+    # Responsive plots re-lay themselves out to the new size: a resize observer's callbacks run before the
+    # next frame is painted, and Bokeh draws on the frame after (three frames, and Bokeh idle, instead of a
+    # fixed 700 ms: this runs about thirty times a suite).
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(done))))")
+    wait_idle(page)
     page.screenshot(path=str(path))
     page.set_viewport_size(size)
 

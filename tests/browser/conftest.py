@@ -102,3 +102,18 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if here in Path(str(item.fspath)).resolve().parents:
             item.add_marker(pytest.mark.browser)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failing browser test's report ends with the last lines of each running server's log (CI shows
+    only the report: a server-side error behind a page that never filled is read there)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and call.when in ("setup", "call"):
+        from tests.browser.dashboard_server import DashboardProcess
+
+        for server in list(DashboardProcess.running):
+            tail = server.log_tail()
+            if tail:
+                report.sections.append((f"server log {server.log_path} (last lines)", tail))

@@ -36,6 +36,9 @@ COUNT_JS = """(selector) => { let n = 0;
 class DashboardProcess:
     """`python -m dashboard ... serve` in a child process; `with DashboardProcess(demo=True) as server:`."""
 
+    #: The servers running now: a failing browser test's report ends with their logs' last lines (conftest).
+    running: "set[DashboardProcess]" = set()
+
     def __init__(self, *, demo: bool = True, env: dict[str, str] | None = None, log_path: Path | None = None,
                  startup_timeout: float = 90.0, serve_args: tuple[str, ...] = (), root: Path = ROOT):
         self.demo = demo
@@ -70,6 +73,7 @@ class DashboardProcess:
         env.update(self.extra_env)
         self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self.process = subprocess.Popen(self.command(), cwd=self.root, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+        DashboardProcess.running.add(self)
         try:
             wait_until_live(self.url, self.startup_timeout, process=self.process,
                             what=f"{self.what} (its log: {self.log_path})")
@@ -79,6 +83,7 @@ class DashboardProcess:
         return self
 
     def stop(self) -> None:
+        DashboardProcess.running.discard(self)
         process, self.process = self.process, None
         if process is not None and process.poll() is None:
             process.terminate()
@@ -90,6 +95,12 @@ class DashboardProcess:
         if self._log not in (None, subprocess.DEVNULL):
             self._log.close()
         self._log = None
+
+    def log_tail(self, lines: int = 30) -> str:
+        """The last lines of the server's log ("" without one)."""
+        if self.log_path is None or not Path(self.log_path).exists():
+            return ""
+        return "\n".join(Path(self.log_path).read_text(errors="replace").splitlines()[-lines:])
 
     def rss_mb(self) -> float:
         """Resident memory of the server process (VmRSS), in MB."""
@@ -177,3 +188,28 @@ CANVAS_RIGHT_JS = """() => { let right = 0;
       if (el.tagName === 'CANVAS' && el.offsetParent !== null) {
         const box = el.getBoundingClientRect(); if (box.width > 0) right = Math.max(right, box.right); } } };
   walk(document); return right; }"""
+
+
+# Each Tabulator table in the page, from Bokeh's views: its first columns, the rows it was sent, the rows drawn in
+# the page, and whether its view is still being built (what a failing wait for a table's rows reports).
+TABLES_JS = """() => { const out = [];
+  const walk = (view, depth) => { if (!view || depth > 60) return;
+    const m = view.model;
+    if (m && String(m.type || '').includes('Tabulator')) {
+      const data = m.source ? m.source.data : {}; const first = Object.keys(data)[0];
+      const drawn = view.shadow_el ? view.shadow_el.querySelectorAll('.tabulator-row').length : -1;
+      const fields = (m.columns || []).map(c => c.field).filter(f => f && f !== '_index').slice(0, 2).join(', ');
+      out.push(`table of ${fields || '?'}: sent ${first ? data[first].length : 0} rows, drawn ${drawn}` +
+               `${view._initializing ? ', initializing' : ''}${view._building ? ', building' : ''}`); }
+    for (const child of (view.child_views || [])) walk(child, depth + 1); };
+  const index = window.Bokeh ? Bokeh.index : {};
+  for (const root of (typeof index.values === "function" ? index.values() : Object.values(index))) walk(root, 0);
+  return out; }"""
+
+
+def tables_state(page) -> str:
+    """TABLES_JS in lines, or why it could not be read."""
+    try:
+        return "\n".join(page.evaluate(TABLES_JS)) or "(no tables)"
+    except Exception as exc:  # noqa: BLE001 - a report on a failure: what went wrong reading it is the report
+        return f"(the tables could not be read: {exc})"

@@ -14,7 +14,8 @@ from playwright.sync_api import expect
 
 from dashboard.models.dashboard_state import TAB_TITLES
 from tests.browser.dashboard_server import (CANVAS_RIGHT_JS, COUNT_JS, DEVELOPER_WORDS, MY_TABS, TABS, TEXT_JS,
-                                           DashboardProcess, open_tab, screenshot_full, wait_for_overview, wait_idle)
+                                           DashboardProcess, open_tab, screenshot_full, tables_state, wait_for_overview,
+                                           wait_idle)
 
 pytestmark = pytest.mark.browser
 
@@ -35,13 +36,16 @@ def opened(browser, width: int, url: str | None = None, *, overview: bool = Fals
     """A fresh page `width` px wide (a phone's height below 600 px), at `url` when given, and when `overview`, once
     the selected fund's overview is drawn; its context is closed after."""
     context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900}, locale="en-US")
+    page = context.new_page()
     try:
-        page = context.new_page()
         if url is not None:
             page.goto(url, wait_until="domcontentloaded")
         if overview:
             wait_for_overview(page)
         yield page
+    except Exception as exc:
+        exc.add_note(f"The page's tables when it failed:\n{tables_state(page)}")
+        raise
     finally:
         context.close()
 

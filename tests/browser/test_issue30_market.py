@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.dashboard_server import COUNT_JS, DashboardProcess, wait_idle
+from tests.browser.dashboard_server import COUNT_JS, DashboardProcess, tables_state, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -46,13 +46,16 @@ def server(market_cache, artifacts_dir):
 def market_page(browser, url: str, width: int = 1280):
     """A fresh page on the Market tab at `url`, once the snapshot's screen is drawn."""
     context = browser.new_context(viewport={"width": width, "height": 900}, locale="en-US")
+    page = context.new_page()
     try:
-        page = context.new_page()
         page.goto(url, wait_until="domcontentloaded")
         page.get_by_text("Market snapshot from").first.wait_for(timeout=LONG)
         page.wait_for_function(f"() => ({COUNT_JS})('.tabulator-row') > 0", timeout=LONG)
         wait_idle(page, LONG)
         yield page
+    except Exception as exc:
+        exc.add_note(f"The page's tables when it failed:\n{tables_state(page)}")
+        raise
     finally:
         context.close()
 

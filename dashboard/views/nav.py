@@ -14,7 +14,6 @@ from collections.abc import Iterable
 import pandas as pd
 import panel as pn
 import panel_material_ui as pmui
-import param
 
 from dashboard.config import LAYOUT_LEGACY
 from dashboard.errors import SecApiError

@@ -60,27 +60,35 @@ NAV_FILTERS = {"min_return_1m": ("return_1m", ">="), "min_return_3m": ("return_3
                "min_nav_return_1y": ("n.return_1y", ">="), "min_return_3y": ("return_3y_ann", ">="),
                "min_return_5y": ("return_5y_ann", ">="), "max_volatility": ("volatility_1y", "<="),
                "max_drawdown": ("max_drawdown_1y", ">="), "min_sharpe": ("sharpe_1y", ">=")}
-# Bounds past which a figure filter is a typing slip, not a question (percent; Sharpe a ratio).
-_NAV_BOUNDS = {"max_drawdown": (0.0, 100.0), "max_volatility": (0.0, 1000.0), "min_sharpe": (-100.0, 100.0)}
-_DEFAULT_BOUNDS = (-100.0, 10_000.0)
+# Bounds past which a figure filter is a typing slip, not a question (percent; Sharpe a ratio). A drawdown
+# is checked by its size: 20 and -20 both mean a fall of at most 20 %.
+NAV_BOUNDS = {"max_drawdown": (0.0, 100.0), "max_volatility": (0.0, 1000.0), "min_sharpe": (-100.0, 100.0)}
+DEFAULT_NAV_BOUNDS = (-100.0, 10_000.0)
+
+
+def nav_filter_value(name: str, value: Any, label: str | None = None) -> float | None:
+    """One NAV figure filter checked as the screener takes it (None: no filter; a drawdown as a fall, -12.5),
+    or a BadInputError naming it by `label` (the command line's option by default: --max-drawdown)."""
+    if name not in NAV_FILTERS:
+        raise BadInputError(f"no screener filter {name!r}; NAV filters: {', '.join(NAV_FILTERS)}")
+    if value is None:
+        return None
+    option = label or "--" + name.replace("_", "-")
+    number = _finite_number(value, option)
+    low, high = NAV_BOUNDS.get(name, DEFAULT_NAV_BOUNDS)
+    if not low <= (abs(number) if name == "max_drawdown" else number) <= high:
+        what = "a fall from a peak, 0 to 100 percent" if name == "max_drawdown" else f"from {low:g} to {high:g}"
+        raise BadInputError(f"{option} {number:g} is out of range ({what})")
+    return -abs(number) if name == "max_drawdown" else number  # drawdowns are stored as falls (-12.5)
 
 
 def _nav_clauses(filters: dict[str, float | None]) -> tuple[list[str], list[float]]:
     """The screener's NAV figure filters as SQL (checked: finite, within sense); unknown names refused."""
     where, params = [], []
     for name, value in filters.items():
-        if name not in NAV_FILTERS:
-            raise BadInputError(f"no screener filter {name!r}; NAV filters: {', '.join(NAV_FILTERS)}")
-        if value is None:
+        number = nav_filter_value(name, value)
+        if number is None:
             continue
-        option = "--" + name.replace("_", "-")
-        number = _finite_number(value, option)
-        low, high = _NAV_BOUNDS.get(name, _DEFAULT_BOUNDS)
-        if not low <= (abs(number) if name == "max_drawdown" else number) <= high:
-            what = "a fall from a peak, 0 to 100 percent" if name == "max_drawdown" else f"from {low:g} to {high:g}"
-            raise BadInputError(f"{option} {number:g} is out of range ({what})")
-        if name == "max_drawdown":
-            number = -abs(number)  # drawdowns are stored as falls (-12.5): 20 and -20 both mean at most 20 %
         column, op = NAV_FILTERS[name]
         where.append(f"{column if '.' in column else 'n.' + column} {op} ?")
         params.append(number)

@@ -35,22 +35,36 @@ RISK_CODES = list(RISK_LEVEL)  # RS1 .. RS8, RS81
 STATUS_CODES = ["", *FUND_STATUS]
 TAX_CHOICES = ["", "SSF", "ThaiESG"]
 SORT_FIELDS = ["proj_id", "proj_abbr_name", "company_name_en", "risk_spectrum", "total_fee_actual", "-total_fee_actual",
-               "return_1y", "-return_1y"]
+               "return_1y", "-return_1y",
+               # by the figures from the NAV history (queries.NAV_FIELDS; a drawdown is a fall, -12.5, so the
+               # shallowest first is descending); funds without the figure last
+               "-nav_return_1y", "-return_3y_ann", "volatility_1y", "-max_drawdown_1y", "-sharpe_1y"]
+# The NAV figure filters the tab offers (queries.NAV_FILTERS by name; the command line's --min-return-3y ...).
+NAV_FILTER_NAMES = ("min_return_3y", "max_volatility", "max_drawdown", "min_sharpe")
+# The screener's frame: the fund's fields, then its figures from the NAV history (numbers as floats).
+RESULT_FIELDS = list(queries.SCREEN_FIELDS) + list(queries.NAV_FIELDS)
+NAV_NUMBER_FIELDS = [f for f in queries.NAV_FIELDS if f not in ("nav_class", "last_nav_date", "peers")]
+# The NAV filters in words (an error names a filter as the tab labels it, not by its option or field).
+NAV_FILTER_LABELS = {"min_return_3y": "3-year return at least", "max_volatility": "Volatility at most",
+                     "max_drawdown": "Max drawdown at most", "min_sharpe": "Sharpe ratio at least"}
 PAGE_SIZES = [10, 20, 50, 100]
 
 
 def empty_results() -> pd.DataFrame:
-    """The screener's frame with no rows (the columns of `queries.SCREEN_FIELDS`)."""
+    """The screener's frame with no rows (the columns of `RESULT_FIELDS`)."""
     return screen_frame([])
 
 
 def screen_frame(rows: list[dict]) -> pd.DataFrame:
-    """Screener rows as a frame: one row per fund, tax incentives as "SSF, ThaiESG" text."""
-    frame = pd.DataFrame(rows, columns=list(queries.SCREEN_FIELDS))
+    """Screener rows as a frame: one row per fund, tax incentives as "SSF, ThaiESG" text, the figures (fees,
+    returns, the NAV history's figures and percentiles) as float64 (NaN without one), the last NAV date a date."""
+    frame = pd.DataFrame(rows, columns=RESULT_FIELDS)
     frame["tax_incentives"] = frame["tax_incentives"].map(
         lambda v: ", ".join(v) if isinstance(v, (list, tuple)) else ("" if v is None else str(v))).astype(object)
-    for col in ("total_fee_actual", "total_fee_ceiling", "return_1y"):
+    for col in ("total_fee_actual", "total_fee_ceiling", "return_1y", *NAV_NUMBER_FIELDS):
         frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
+    frame["peers"] = pd.to_numeric(frame["peers"], errors="coerce").astype("Int64")
+    frame["last_nav_date"] = frame["last_nav_date"].astype(object).where(frame["last_nav_date"].notna(), None)
     return frame
 
 
@@ -104,6 +118,20 @@ class MarketScreen(param.Parameterized):
     max_fee = param.Number(default=None, allow_None=True, bounds=(0, None),
                            doc="Only funds whose total annual fee, as actually charged, is at most this (% a year).")
     min_return_1y = param.Number(default=None, allow_None=True, doc="Only funds whose 1-year return is at least this (%).")
+    # From each fund's NAV history (queries.NAV_FILTERS), bounded as queries.screen bounds them, so a value
+    # past sense (a link's max_drawdown=150) is refused by the parameter: the view checks a typed value with
+    # queries.nav_filter_value first, to say why in the command line's words.
+    min_return_3y = param.Number(default=None, allow_None=True, bounds=queries.DEFAULT_NAV_BOUNDS,
+                                 doc="Only funds whose 3-year return from the NAV history, annualised, is at least "
+                                     "this (% a year).")
+    max_volatility = param.Number(default=None, allow_None=True, bounds=queries.NAV_BOUNDS["max_volatility"],
+                                  doc="Only funds whose 1-year volatility from the NAV history is at most this (% a year).")
+    max_drawdown = param.Number(default=None, allow_None=True, bounds=(-queries.NAV_BOUNDS["max_drawdown"][1],
+                                                                       queries.NAV_BOUNDS["max_drawdown"][1]),
+                                doc="Only funds whose largest fall from a peak over 1 year is at most this (%; "
+                                    "20 and -20 alike).")
+    min_sharpe = param.Number(default=None, allow_None=True, bounds=queries.NAV_BOUNDS["min_sharpe"],
+                              doc="Only funds whose 1-year Sharpe ratio from the NAV history is at least this.")
     sort = param.Selector(default="proj_id", objects=SORT_FIELDS,
                           doc="Order of the results: a field, descending when it starts with '-'.")
     page_size = param.Selector(default=20, objects=PAGE_SIZES, doc="Funds per page of the results table.")
@@ -115,6 +143,8 @@ class MarketScreen(param.Parameterized):
                                                 "empty without one.")
     age_s = param.Number(default=None, allow_None=True, doc="The snapshot's age in seconds; None without one.")
     fund_count = param.Integer(default=0, doc="Funds in the snapshot.")
+    nav_funds = param.Integer(default=0, doc="Funds with figures from the snapshot's NAV history (0: it holds none).")
+    nav_until = param.String(default="", doc="The newest last NAV date of those figures (ISO date); empty without one.")
     companies = param.Dict(default={}, doc="The snapshot's management companies: name by unique_id, in name order.")
     complete = param.Boolean(default=False, doc="Whether every dataset of the snapshot is complete.")
     error = param.String(default="", doc="Why the last operation failed (a bad filter, an unreadable store); "
@@ -170,7 +200,8 @@ class MarketScreen(param.Parameterized):
         """The screener's filters as `queries.screen` takes them."""
         return {"company": self.company or None, "status": self.status or None, "risk": list(self.risk),
                 "policy": self.policy or None, "tax": self.tax or None, "retail_type": self.retail_type or None,
-                "max_fee": self.max_fee, "min_return_1y": self.min_return_1y, "sort": self.sort or None}
+                "max_fee": self.max_fee, "min_return_1y": self.min_return_1y, "sort": self.sort or None,
+                **{name: getattr(self, name) for name in NAV_FILTER_NAMES}}
 
     async def _read(self, work: Callable[[MarketStore], T]) -> T:
         """`work(reader)` in a worker thread, `loading` set meanwhile; a failure is kept in `error` and raised."""
@@ -216,6 +247,7 @@ class MarketScreen(param.Parameterized):
                 return out
             out["fund_count"] = int(store.count("funds"))
             out["companies"] = queries.company_names(store)
+            out.update(_nav_state(store))
             out["results"] = screen_frame(queries.screen(store, **filters))
             out.update(self._market(store, fund, status))
             return out
@@ -223,7 +255,7 @@ class MarketScreen(param.Parameterized):
         update = await self._read(work)
         if not update["has_store"]:
             self._reset_frames()
-            update.update(fund_count=0, fee_position=None)
+            update.update(fund_count=0, fee_position=None, nav_funds=0, nav_until="")
         self.param.update(error="", **update)
         return self.results
 
@@ -337,6 +369,12 @@ class MarketScreen(param.Parameterized):
             self.param.update(syncing=False, sync_progress=1.0,
                               sync_message=f"Synced in {time.monotonic() - started:.0f} s")
         await self.refresh()
+
+
+def _nav_state(store: MarketStore) -> dict[str, Any]:
+    """How many funds have figures from the snapshot's NAV history, and to which day."""
+    row = store.query("SELECT count(*) AS n, max(last_nav_date) AS last FROM nav_figures WHERE fund_figure")[0]
+    return {"nav_funds": int(row["n"] or 0), "nav_until": row["last"].isoformat() if row["last"] is not None else ""}
 
 
 DATASET_WORDS = {"companies": "Companies", "funds": "Funds", "classes": "Unit classes", "fees": "Fees",

@@ -83,7 +83,7 @@ def test_a_policy_filter_with_no_match_is_empty_not_an_error(screen):
     run(screen.refresh())
     screen.policy = "no policy is called this"
     run(screen.screen())
-    assert screen.results.empty and list(screen.results.columns) == list(queries.SCREEN_FIELDS)
+    assert screen.results.empty and list(screen.results.columns) == [*queries.SCREEN_FIELDS, *queries.NAV_FIELDS]
     assert screen.error == ""
 
 
@@ -118,7 +118,7 @@ def test_no_snapshot_yet(tmp_path):
     try:
         run(model.refresh())
         assert not model.has_store and model.fund_count == 0 and model.results.empty
-        assert list(model.results.columns) == list(queries.SCREEN_FIELDS) and model.snapshot_at == ""
+        assert list(model.results.columns) == [*queries.SCREEN_FIELDS, *queries.NAV_FIELDS] and model.snapshot_at == ""
         assert model.fee_position is None and model.spectrum.empty
     finally:
         model.close()

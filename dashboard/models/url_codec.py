@@ -8,6 +8,7 @@ the state's `url_waiting` until it is set (`give_waiting`).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -22,7 +23,12 @@ from dashboard.models.basket import parse_proj_ids
 # The Market tab's screener filters (a MarketScreen's parameters; `market` is set by the view layer).
 MARKET_URL = {"market.company": "company", "market.status": "status", "market.risk": "risk",
               "market.policy": "policy", "market.tax": "tax", "market.retail_type": "retail",
-              "market.max_fee": "max_fee", "market.min_return_1y": "min_return", "market.sort": "sort"}
+              "market.max_fee": "max_fee", "market.min_return_1y": "min_return", "market.sort": "sort",
+              # the figures from the NAV history (the command line's --min-return-3y ... options)
+              "market.min_return_3y": "min_return_3y", "market.max_volatility": "max_volatility",
+              "market.max_drawdown": "max_drawdown", "market.min_sharpe": "min_sharpe"}
+MARKET_NUMBERS = ("market.max_fee", "market.min_return_1y", "market.min_return_3y", "market.max_volatility",
+                  "market.max_drawdown", "market.min_sharpe")
 # The NAV tab's unit class and range (a FundNav's parameters; `nav` is set by the view layer). A link
 # carries them only when they differ from the defaults (every link would otherwise say range=1Y).
 NAV_URL = {"nav.class_name": "nav_class", "nav.range": "range"}
@@ -74,13 +80,16 @@ def _market_value(path: str, text: str) -> Any:
         raise BadInputError("the filter is too long or holds control characters")
     if path == "market.risk":
         return [part.strip() for part in text.split(",") if part.strip()]
-    if path in ("market.max_fee", "market.min_return_1y"):
+    if path in MARKET_NUMBERS:
         if not text:
             return None
         try:
-            return float(text)
+            number = float(text)
         except ValueError:
             raise BadInputError(f"{text!r} is not a number") from None
+        if not math.isfinite(number):
+            raise BadInputError(f"{text!r} is not a finite number")
+        return number  # past its bounds, the market refuses it when it gets it (named, like any refused value)
     return text
 
 
@@ -201,6 +210,14 @@ def apply(state: Any, args: dict[str, Any]) -> list[str]:
     # shows the link's tab once what that tab shows (the licence register's ids) is set.
     for update in sorted(values.values(), key=lambda u: u["_owner"] is state):
         owner = update.pop("_owner")
-        owner.param.update(**update)
+        try:
+            owner.param.update(**update)
+        except ValueError:  # a value its model refuses (a filter past its bounds): the others are set, it is named
+            for attr, value in update.items():
+                try:
+                    owner.param.update(**{attr: value})
+                except ValueError:
+                    path = next(p for p in URL_PARAMETERS if owner_of(state, p) == (owner, attr))
+                    ignored.append(f"{URL_PARAMETERS[path]}={_shown(url_text(args.get(URL_PARAMETERS[path])) or '')}")
     state.ignored_url = ignored
     return ignored

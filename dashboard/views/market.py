@@ -15,21 +15,27 @@ import panel as pn
 import panel_material_ui as pmui
 import param
 
-from dashboard.errors import SecApiError
-from dashboard.market.screen import MarketScreen
+from dashboard.errors import BadInputError, SecApiError
+from dashboard.market import queries
+from dashboard.market.screen import NAV_FILTER_LABELS, MarketScreen
 from dashboard.present import charts
-from dashboard.present.text import (csv_bytes, risk_text, display_frame, empty_html, esc, fmt_datetime, fmt_percent, policy_type_text, status_text,
-                                    typed_number)
+from dashboard.present.text import (csv_bytes, risk_text, display_frame, empty_html, esc, fmt_date, fmt_datetime, fmt_percent,
+                                    policy_type_text, status_text, typed_number)
 from dashboard.records.labels import FUND_STATUS, PROJ_RETAIL_TYPE, RISK_LEVEL
 from dashboard.views.common import (TabView, chart_pane, data_table, html_pane, notify_error, notify_warning,
                                     progress_value, section_title, text_box)
+from dashboard.views.market_nav import CSV_TITLES, NAV_BOX_LABELS, NAV_BOXES, NAV_COLUMNS, NAV_PERCENT, nav_note_html
 
 RESULT_COLUMNS = ["proj_abbr_name", "proj_name_en", "company_name_en", "fund_status", "risk_level", "policy_desc",
-                  "tax_incentives", "total_fee_actual", "return_1y", "proj_name_th", "proj_id"]
+                  "tax_incentives", "total_fee_actual", "return_1y", *NAV_COLUMNS, "proj_name_th", "proj_id"]
 RESULT_TITLES = {"proj_abbr_name": "Fund", "proj_name_en": "English name", "proj_name_th": "Thai name",
                  "company_name_en": "Management company", "fund_status": "Status", "risk_level": "Risk level",
                  "policy_desc": "Policy type", "tax_incentives": "Tax incentive",
-                 "total_fee_actual": "Total annual fee (actual)", "return_1y": "1-year return", "proj_id": "Project id"}
+                 "total_fee_actual": "Total annual fee (actual)", "return_1y": "1-year return (factsheet, %)",
+                 "nav_return_1y": "1-year return (NAV, %)", "return_3y_ann": "3-year return (a year, %)",
+                 "volatility_1y": "Volatility (1 year, %)", "max_drawdown_1y": "Max drawdown (1 year, %)",
+                 "sharpe_1y": "Sharpe (1 year)", "peer_pct_return_1y": "1-year return percentile among peers",
+                 "last_nav_date": "Last NAV date", "proj_id": "Project id"}
 HOLDER_COLUMNS = ["proj_abbr_name", "percent_nav", "assetliab_value", "issuer", "proj_id"]
 HOLDER_TITLES = {"proj_abbr_name": "Fund", "percent_nav": "% of NAV", "assetliab_value": "Value", "issuer": "Issuer",
                  "proj_id": "Project id"}
@@ -39,7 +45,11 @@ TAX_OPTIONS = {"Any (or none)": "", "SSF": "SSF", "Thai ESG": "ThaiESG"}
 SORT_OPTIONS = {"Project id": "proj_id", "Fund abbreviation": "proj_abbr_name", "Company": "company_name_en",
                 "Risk level": "risk_spectrum", "Fee, lowest first": "total_fee_actual",
                 "Fee, highest first": "-total_fee_actual", "1-year return, lowest first": "return_1y",
-                "1-year return, highest first": "-return_1y"}
+                "1-year return, highest first": "-return_1y",
+                # by the figures from the NAV history (MarketScreen.SORT_FIELDS), funds without one last
+                "1-year return (NAV), highest first": "-nav_return_1y", "3-year return, highest first": "-return_3y_ann",
+                "Volatility, lowest first": "volatility_1y", "Max drawdown, smallest first": "-max_drawdown_1y",
+                "Sharpe ratio, highest first": "-sharpe_1y"}
 MOST_HELD_COLUMNS = ["security", "issuer", "funds", "total_value", "percent_nav_avg", "issue_code", "isin_code"]
 MOST_HELD_TITLES = {"security": "Security", "issuer": "Issuer", "funds": "Funds holding it",
                     "total_value": "Value held, all funds", "percent_nav_avg": "Average weight (% of NAV)",
@@ -62,7 +72,8 @@ def results_frame(results: pd.DataFrame) -> pd.DataFrame:
     frame = results.assign(
         fund_status=results["fund_status"].map(status_text),
         policy_desc=results["policy_desc"].map(lambda v: policy_type_text(v) or ""),
-        risk_level=results["risk_spectrum"].map(lambda c: f"RS{RISK_LEVEL[c]}" if c in RISK_LEVEL else ""))
+        risk_level=results["risk_spectrum"].map(lambda c: f"RS{RISK_LEVEL[c]}" if c in RISK_LEVEL else ""),
+        last_nav_date=results["last_nav_date"].map(fmt_date).astype(object))
     return display_frame(frame, RESULT_COLUMNS)
 
 
@@ -173,11 +184,17 @@ class MarketView(TabView):
     max_fee_text = param.String(default="", doc="The fee filter's box as typed (the screener's max_fee; empty for any).")
     min_return_text = param.String(default="", doc="The return filter's box as typed (the screener's min_return_1y; "
                                                    "empty for any).")
+    min_return_3y_text = param.String(default="", doc="The 3-year return filter's box as typed (min_return_3y).")
+    max_volatility_text = param.String(default="", doc="The volatility filter's box as typed (max_volatility).")
+    max_drawdown_text = param.String(default="", doc="The drawdown filter's box as typed (max_drawdown).")
+    min_sharpe_text = param.String(default="", doc="The Sharpe ratio filter's box as typed (min_sharpe).")
 
     def __init__(self, **params):
         super().__init__(**params)
         market = self.market
-        self.param.update(max_fee_text=_number_text(market.max_fee), min_return_text=_number_text(market.min_return_1y))
+        self.param.update(max_fee_text=_number_text(market.max_fee), min_return_text=_number_text(market.min_return_1y),
+                          **{box: _number_text(getattr(market, name)) for box, name in NAV_BOXES.items()})
+        self._box_error = ""  # the error a NAV box's value gave (cleared when a box is typed again)
         self._build_sync()
         self._build_screener()
         self._build_market_whole()
@@ -188,6 +205,7 @@ class MarketView(TabView):
             self.results,
             pn.pane.Markdown("Total annual fee: as actually charged (first unit class), never a prospectus "
                              "ceiling. Tick funds to add them to the comparison basket.", margin=(0, 10)),
+            self.nav_note,
             section_title("The market's risk spectrum"),
             # Each chart in a column of its own: a redrawn chart replaces its plot in that column only, and
             # the Material components after it in the tab's column were drawn again unstyled otherwise.
@@ -254,14 +272,19 @@ class MarketView(TabView):
                      width=190),
             text_box(self.param.min_return_text, _commit_only, label="1-year return at least (%)", placeholder="any",
                      width=240),
+            *[text_box(self.param[box], _commit_only, label=NAV_BOX_LABELS[name], placeholder="any", width=230,
+                       name=f"market-{name.replace('_', '-')}") for box, name in NAV_BOXES.items()],
             pmui.Select.from_param(market.param.sort, options=SORT_OPTIONS, label="Order", width=230, description=""),
             pmui.Select.from_param(market.param.page_size, label="Funds a page", width=130, description=""),
             sizing_mode="stretch_width", name="market-filters")
         self.results = data_table(results_frame(market.results), titles=RESULT_TITLES,
-                                  percent=["total_fee_actual", "return_1y"], page_size=market.page_size,
+                                  percent=["total_fee_actual", "return_1y", *NAV_PERCENT],
+                                  number=["sharpe_1y", "peer_pct_return_1y"], page_size=market.page_size,
                                   pagination="remote", selectable="checkbox", name="market-results",
                                   frozen_columns=["proj_abbr_name"], stylesheets=[TICK_BOX_CSS])
         market.param.watch(lambda e: setattr(self.results, "page_size", e.new), "page_size")
+        self.nav_note = html_pane(pn.bind(nav_note_html, market.param.has_store, market.param.nav_funds,
+                                          market.param.nav_until), name="market-nav-note")
         self.add_button = pmui.Button(label="Add the ticked funds to the basket", icon="playlist_add", variant="outlined",
                                 margin=(4, 8), name="market-add")
         self.add_button.on_click(self.add_chosen_to_basket)
@@ -294,12 +317,12 @@ class MarketView(TabView):
     def _watch(self) -> None:
         market = self.market
         market.param.watch(self._screen_changed, ["company", "status", "risk", "policy", "tax", "retail_type",
-                                                  "max_fee", "min_return_1y", "sort"])
+                                                  "max_fee", "min_return_1y", *NAV_BOXES.values(), "sort"])
         market.param.watch(self.invalidate, ["results", "has_store", "snapshot_at", "spectrum", "fees",
                                              "fee_position", "most_held", "holders", "error", "syncing"])
         self.state.param.watch(self._fund_changed, ["fund"])
-        self.param.watch(self._number_typed, ["max_fee_text", "min_return_text"])
-        market.param.watch(self._number_set, ["max_fee", "min_return_1y"])
+        self.param.watch(self._number_typed, list(self._NUMBER_BOXES))
+        market.param.watch(self._number_set, list(self._NUMBER_BOXES.values()))
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             # A sync run elsewhere (`market sync` in a terminal) shows here: its progress, then its snapshot.
             # Started once the page is drawn: on a session that exists but has no browser yet (a page
@@ -330,19 +353,39 @@ class MarketView(TabView):
         except SecApiError:
             pass  # the next look tries again; the tab keeps what it shows
 
-    _NUMBER_BOXES = {"max_fee_text": "max_fee", "min_return_text": "min_return_1y"}
+    _NUMBER_BOXES = {"max_fee_text": "max_fee", "min_return_text": "min_return_1y", **NAV_BOXES}
 
     def _number_typed(self, *events):
         update = {}
         for event in events:
+            name = self._NUMBER_BOXES[event.name]
             try:
-                update[self._NUMBER_BOXES[event.name]] = number_or_none(event.new)
+                number = number_or_none(event.new)
             except ValueError:
                 notify_warning(f"{event.new!r} is not a number: type one such as 1.5, or leave the box empty.")
+                continue
+            if name in NAV_BOXES.values() and not self._nav_value_ok(name, number):
+                continue
+            update[name] = number
         try:
             self.market.param.update(**update)
         except ValueError as exc:  # a fee below 0
             notify_warning(str(exc).split(":")[0] if "bounds" not in str(exc) else "A fee cannot be below 0.")
+
+    def _nav_value_ok(self, name: str, number: float | None) -> bool:
+        """Whether a NAV filter's typed value is one the screener takes (queries.nav_filter_value); when not, the
+        error is shown as the tab shows the screener's errors, and the filter and the results stay as they were."""
+        market = self.market
+        if self._box_error and market.error == self._box_error:
+            market.error = ""
+        self._box_error = ""
+        try:
+            queries.nav_filter_value(name, number, NAV_FILTER_LABELS[name])
+        except BadInputError as exc:
+            self._box_error = market.error = str(exc)
+            notify_error(exc, "The screener could not run")
+            return False
+        return True
 
     def _number_set(self, *events):
         boxes = {v: k for k, v in self._NUMBER_BOXES.items()}
@@ -428,7 +471,7 @@ class MarketView(TabView):
         for column, words in (("fund_status", status_text), ("risk_spectrum", risk_text), ("proj_retail_type", retail_text)):
             if column in frame.columns:
                 frame[column] = frame[column].map(words)
-        return io.BytesIO(csv_bytes(frame))
+        return io.BytesIO(csv_bytes(frame.rename(columns=CSV_TITLES)))
 
     # ---- rendering ------------------------------------------------------------------------------
 

@@ -24,7 +24,8 @@ from dashboard.present.text import (csv_bytes, risk_text, display_frame, empty_h
 from dashboard.records.labels import FUND_STATUS, PROJ_RETAIL_TYPE, RISK_LEVEL
 from dashboard.views.common import (TabView, chart_pane, data_table, html_pane, notify_error, notify_warning,
                                     progress_value, section_title, text_box)
-from dashboard.views.market_nav import CSV_TITLES, NAV_BOX_LABELS, NAV_BOXES, NAV_COLUMNS, NAV_PERCENT, nav_note_html
+from dashboard.views.market_nav import (CSV_TITLES, NAV_BOX_LABELS, NAV_BOX_WIDTHS, NAV_BOXES, NAV_COLUMNS, NAV_PERCENT,
+                                        nav_note_html)
 
 RESULT_COLUMNS = ["proj_abbr_name", "proj_name_en", "company_name_en", "fund_status", "risk_level", "policy_desc",
                   "tax_incentives", "total_fee_actual", "return_1y", *NAV_COLUMNS, "proj_name_th", "proj_id"]
@@ -272,7 +273,8 @@ class MarketView(TabView):
                      width=190),
             text_box(self.param.min_return_text, _commit_only, label="1-year return at least (%)", placeholder="any",
                      width=240),
-            *[text_box(self.param[box], _commit_only, label=NAV_BOX_LABELS[name], placeholder="any", width=230,
+            *[text_box(self.param[box], _commit_only, label=NAV_BOX_LABELS[name], placeholder="any",
+                       width=NAV_BOX_WIDTHS[name],
                        name=f"market-{name.replace('_', '-')}") for box, name in NAV_BOXES.items()],
             pmui.Select.from_param(market.param.sort, options=SORT_OPTIONS, label="Order", width=230, description=""),
             pmui.Select.from_param(market.param.page_size, label="Funds a page", width=130, description=""),
@@ -284,7 +286,7 @@ class MarketView(TabView):
                                   frozen_columns=["proj_abbr_name"], stylesheets=[TICK_BOX_CSS])
         market.param.watch(lambda e: setattr(self.results, "page_size", e.new), "page_size")
         self.nav_note = html_pane(pn.bind(nav_note_html, market.param.has_store, market.param.nav_funds,
-                                          market.param.nav_until), name="market-nav-note")
+                                          market.param.nav_until), name="market-nav-note", margin=(0, 10))
         self.add_button = pmui.Button(label="Add the ticked funds to the basket", icon="playlist_add", variant="outlined",
                                 margin=(4, 8), name="market-add")
         self.add_button.on_click(self.add_chosen_to_basket)

@@ -15,6 +15,7 @@ NAV_BOXES = {"min_return_3y_text": "min_return_3y", "max_volatility_text": "max_
              "max_drawdown_text": "max_drawdown", "min_sharpe_text": "min_sharpe"}
 NAV_BOX_LABELS = {"min_return_3y": "3-year return at least (% a year)", "max_volatility": "Volatility at most (% a year)",
                   "max_drawdown": "Max drawdown at most (%)", "min_sharpe": "Sharpe ratio at least"}
+NAV_BOX_WIDTHS = {"min_return_3y": 270, "max_volatility": 230, "max_drawdown": 250, "min_sharpe": 190}  # label whole
 # The download's titles of the figures (csv_bytes titles the other fields).
 CSV_TITLES = {"return_1y": "1-year return (factsheet, %)", "nav_class": "NAV figures' unit class",
               "last_nav_date": "Last NAV date", "return_1m": "1-month return (NAV, %)",

@@ -26,6 +26,7 @@ from dashboard.config import ApiSettings
 from dashboard.market import store as market_store
 from dashboard.market.store import MarketStore
 from dashboard.market.datasets import DATASET_NAMES
+from dashboard.market.nav_sync import DEFAULT_NAV_DAYS
 from dashboard.market.sync import SyncProgress, sync_market
 from dashboard.records.labels import FUND_STATUS, RISK_LEVEL
 
@@ -338,9 +339,13 @@ class MarketScreen(param.Parameterized):
         return await self._read(lambda store: {p: queries.fund_record(p, store) for p in proj_ids})
 
     async def sync_demo(self, client: Any, **options: Any) -> None:
-        """Fill the store from `client` (the demo simulator's SecClient), with `sync_progress` meanwhile; then refresh."""
+        """Fill the store from `client` (the demo simulator's SecClient), with `sync_progress` meanwhile; then refresh.
+
+        With the daily NAV of the last DEFAULT_NAV_DAYS days unless `nav_days` says otherwise, as `market sync`
+        does: the screener's NAV figures are part of what the demo shows."""
         if self.syncing:
             return
+        options.setdefault("nav_days", DEFAULT_NAV_DAYS)
         settings = self.settings or client.settings
         total = len(DATASET_NAMES)
         done: set[str] = set()

@@ -44,7 +44,7 @@ def market_cache(tmp_path_factory):
     cache = tmp_path_factory.mktemp("market-cache")
     env = {k: v for k, v in os.environ.items() if not k.startswith("SEC_")}
     env.update(SEC_DASHBOARD_CACHE_DIR=str(cache), PYTHONPATH=str(root))
-    # the Market tab shows no daily NAV: the sync leaves it out (about 350 calls and 12 s fewer)
+    # without the daily NAV (about 350 calls and 12 s fewer): the Market tab then says its NAV figures need one
     done = subprocess.run([sys.executable, "-m", "dashboard", "--demo", "market", "sync", "--nav-days", "0"], cwd=root, env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -133,7 +133,7 @@ def test_demo_sync_fills_the_store_with_progress(market_factory, tmp_path):
     try:
         run(model.refresh())
         assert not model.has_store
-        run(model.sync_demo(market.client(), quarters=1))
+        run(model.sync_demo(market.client(), quarters=1, nav_days=0))  # (the NAV part: tests/views/test_market.py)
         assert model.has_store and not model.syncing and model.sync_progress == 1.0
         assert model.fund_count == len(market.dataset.funds) and len(model.results) == model.fund_count
         assert len(seen) > 2 and seen == sorted(seen)

@@ -46,9 +46,20 @@ def empty_app(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def synced_app(tmp_path_factory):
+    """An app synced by the tab's own button (with the daily NAV, as the button syncs), once a module: what the
+    view showed before and the progress it reported meanwhile are kept (`before`, `steps`) for the sync's test."""
     made = _App(tmp_path_factory.mktemp("market-view-cache"))
-    run(made.view().sync())
+    view = made.view()
+    made.before = {"has_store": made.app.market.has_store, "button": view.sync_button.visible}
+    made.steps = []
+    made.app.market.param.watch(lambda e: made.steps.append(e.new), "sync_progress")
+    run(view.sync())
     assert made.app.market.has_store
+    # what the tab showed right after the sync (other tests of the module then change its filters)
+    made.after = {"results": view.results.value.copy(), "status": view.status.object,
+                  "most_held": view.most_held.value.copy(),
+                  "charts": {pane.name: pane.object for pane in view.__panel__().select(
+                      lambda o: getattr(o, "name", "") in ("market-spectrum", "market-fees"))}}
     yield made
     made.close()
 
@@ -81,30 +92,23 @@ def test_without_a_snapshot_the_tab_says_how_to_make_one(empty_app):
     assert not market_view.results.visible or market_view.results.value.empty
 
 
-def test_the_demo_sync_fills_the_screener(tmp_path):
-    made = _App(tmp_path / "cache")
-    try:
-        the_demo_sync_fills_the_screener(made.view())
-    finally:
-        made.close()
-
-
-def the_demo_sync_fills_the_screener(market_view):
-    market = market_view.market
-    assert not market.has_store and market_view.sync_button.visible
-    steps = []
-    market.param.watch(lambda e: steps.append(e.new), "sync_progress")
-    run(market_view.sync())
+def test_the_demo_sync_fills_the_screener(synced_app):
+    """The empty state's button made the snapshot (in the fixture, once a module: it keeps a year of daily NAV)."""
+    market, steps, after = synced_app.app.market, synced_app.steps, synced_app.after
+    assert synced_app.before == {"has_store": False, "button": True}
     assert market.has_store and not market.syncing and len(steps) > 2
-    assert not market_view.sync_button.visible
-    assert "Market snapshot from" in market_view.status.object and f"{market.fund_count:,} funds" in market_view.status.object
+    assert not synced_app.view().sync_button.visible
+    assert "Market snapshot from" in after["status"] and f"{market.fund_count:,} funds" in after["status"]
     with queries_reader(market) as store:
         expected = screen_frame(queries.screen(store, sort="proj_id"))
-    assert len(market_view.results.value) == len(expected) == market.fund_count > 0
-    assert market_view.results.value["proj_id"].tolist() == expected["proj_id"].tolist()
-    for pane in market_view.__panel__().select(lambda o: getattr(o, "name", "") in ("market-spectrum", "market-fees")):
-        assert not isinstance(pane.object, hv.Text), pane.name  # drawn, not an empty state
-    assert not market_view.most_held.value.empty
+    assert len(after["results"]) == len(expected) == market.fund_count > 0
+    assert after["results"]["proj_id"].tolist() == expected["proj_id"].tolist()
+    assert set(after["charts"]) == {"market-spectrum", "market-fees"}
+    for name, chart in after["charts"].items():
+        assert not isinstance(chart, hv.Text), name  # drawn, not an empty state
+    assert not after["most_held"].empty
+    # with the daily NAV, as `market sync` keeps it by default: the screener's NAV figures are filled
+    assert market.nav_funds > 0 and after["results"]["nav_return_1y"].notna().any()
 
 
 class queries_reader:

@@ -68,6 +68,8 @@ VIEW_CLASSES = {"allocation": AllocationView, "holdings": HoldingsView, "fees": 
                 "risk": RiskView, "performance": PerformanceView, "nav": NavView}
 # Tabs whose view fetches what it shows when it is shown (`refresh`), not with the first load.
 REFRESHED_TABS = ("market", "holdings", "nav")
+# Of those, the tabs that read the local market snapshot only (quick): shown once read (`_read_then_show`).
+READ_BEFORE_SHOWN = ("market",)
 
 
 class DashboardApp(pn.viewable.Viewer):
@@ -182,11 +184,13 @@ class DashboardApp(pn.viewable.Viewer):
         for name, other in self.views.items():
             if name != tab and isinstance(other, TabView):
                 other.shown = False
+        if isinstance(view, TabView):
+            # Caught up on what changed while it was hidden before it is put in the page, so its tables are
+            # sent with their rows: a change sent while the browser is still drawing a table is lost (below).
+            view.shown = True
         shown = view.__panel__()
         if len(self.content.objects) != 1 or self.content.objects[0] is not shown:
             self.content.objects = [shown]
-        if isinstance(view, TabView):
-            view.shown = True  # catches up on changes made while it was hidden
         return view
 
     def _tab_from_widget(self, event):
@@ -198,11 +202,29 @@ class DashboardApp(pn.viewable.Viewer):
         index = TABS.index(event.new)
         if self.tabs.active != index:
             self.tabs.active = index
+        if event.new in READ_BEFORE_SHOWN and self.page_ready:
+            pn.state.execute(functools.partial(self._read_then_show, event.new))
+            return
         self._show_only(event.new)
         if event.new == "licensee" and self.page_ready:
             pn.state.execute(self._prefill_licensee)
         if event.new in REFRESHED_TABS and self.page_ready:
             pn.state.execute(self.view(event.new).refresh)
+
+    async def _read_then_show(self, tab: str) -> None:
+        """Read what the tab shows, then show it (while the last tab stays, marked as loading).
+
+        A tab shown first and filled a moment later had its tables patched while the browser was still
+        drawing them: Panel's Tabulator throws on a change of columns or pages of a table it has not drawn
+        yet, and Bokeh then drops the rest of that message, so a table could stay empty (docs/upstream.md)."""
+        view = self.view(tab)
+        self.content.loading = True
+        try:
+            await view.refresh()
+        finally:
+            self.content.loading = False
+            if self.state.tab == tab:  # (not when another tab was picked meanwhile)
+                self._show_only(tab)
 
     # ---- loading (async: the page never waits on the service) --------------------------------------------
 

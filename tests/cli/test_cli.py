@@ -355,23 +355,32 @@ def test_doctor_reports_layout_keys_and_round_trip(simulator, layout, tmp_path):
     assert readable.returncode == 0 and "layout" in readable.stdout and KEY not in readable.stdout
 
 
-def test_doctor_exit_codes_for_missing_and_rejected_keys_and_no_service(simulator, tmp_path):
+def test_doctor_exit_codes_for_missing_and_rejected_keys_and_no_service(simulator, tmp_path, monkeypatch, capsys):
     simulator.app.layout = "successor"
     base = {"SEC_API_BASE_URL": simulator.base_url, "SEC_DASHBOARD_CACHE_DIR": str(tmp_path)}
-    missing = run("doctor", "--json", env=dict(base, SEC_FUND_API_KEY=KEY))
-    report = json.loads(missing.stdout)
-    assert missing.returncode == 3 and report["fund_key"] == "ok" and report["licence_key"] == "missing"
+    # a fresh process where the key must stay out of everything printed, log lines included
     rejected = run("doctor", "--json", env=dict(base, SEC_API_KEY="0" * 32))
     report = json.loads(rejected.stdout)
     assert rejected.returncode == 3 and report["fund_key"] == report["licence_key"] == "rejected"
     assert report["layout"] == "successor" and "0" * 32 not in rejected.stdout + rejected.stderr
+    # the other exit codes from the same main() in this process (a fresh process each costs seconds)
+    for name, value in base.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("SEC_FUND_API_KEY", KEY)
+    capsys.readouterr()
+    code = main(["doctor", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 3 and report["fund_key"] == "ok" and report["licence_key"] == "missing"
     import socket
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    gone = run("doctor", "--json", env=dict(base, SEC_API_BASE_URL=f"http://127.0.0.1:{port}", SEC_API_KEY=KEY))
-    assert gone.returncode == 4 and json.loads(gone.stdout)["layout"] is None and "Traceback" not in gone.stderr
+    monkeypatch.delenv("SEC_FUND_API_KEY")
+    monkeypatch.setenv("SEC_API_BASE_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("SEC_API_KEY", KEY)
+    code = main(["doctor", "--json"])  # a traceback would fail the test here
+    assert code == 4 and json.loads(capsys.readouterr().out)["layout"] is None
 
 
 def test_demo_server_plays_the_current_service(tmp_path):
@@ -538,11 +547,12 @@ def test_help_and_cache_info_speak_words_not_codes(tmp_path, capsys):
     assert info.returncode == 0 and "size_bytes" not in info.stdout and "Size" in info.stdout
 
 
-def test_csv_bytes_of_a_fund_search_and_a_screen(simulator, tmp_path):
+def test_csv_bytes_of_a_fund_search_and_a_screen(simulator, tmp_path, monkeypatch, capsys):
     import csv
     import io
 
     env = {"SEC_DASHBOARD_CACHE_DIR": str(tmp_path)}
+    # the bytes a user's terminal or file gets: the real entry point in a fresh process
     result = subprocess.run([sys.executable, "-m", "dashboard", "--demo", "licensee", "search", "Mekong", "--csv"],
                             capture_output=True, env={**{k: v for k, v in os.environ.items() if not k.startswith("SEC_")},
                                                       **env, "PYTHONPATH": str(ROOT)}, cwd=ROOT, timeout=120)
@@ -551,14 +561,17 @@ def test_csv_bytes_of_a_fund_search_and_a_screen(simulator, tmp_path):
     rows = list(csv.reader(io.StringIO(result.stdout.decode("utf-8-sig"))))
     assert rows[0] == ["Id", "Name", "Name (Thai)"]
     assert any("แม่โขง" in cell for cell in rows[1])
-    fund = run("--demo", "fund", "search", "Mekong", "--csv", env=env)
-    header, first = list(csv.reader(io.StringIO(fund.stdout.lstrip("\ufeff"))))[:2]
+    # the rest in this process (a fresh process each costs seconds): the same main() and exit codes
+    monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path))
+    capsys.readouterr()
+    assert main(["--demo", "fund", "search", "Mekong", "--csv"]) == 0
+    header, first = list(csv.reader(io.StringIO(capsys.readouterr().out.lstrip("\ufeff"))))[:2]
     assert "proj_abbr_name" not in header and "Company" in header
     assert first[header.index("Status")].endswith(")") and "(" in first[header.index("Status")]  # "registered (RG)"
-    both = run("--demo", "fund", "search", "Mekong", "--csv", "--json", env=env)
-    assert both.returncode == 2 and "not both" in both.stderr
-    several = run("--demo", "licensee", "person", "P0000010016", "--csv", env=env)
-    assert several.returncode == 2 and "use --json" in several.stderr
+    assert main(["--demo", "fund", "search", "Mekong", "--csv", "--json"]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert main(["--demo", "licensee", "person", "P0000010016", "--csv"]) == 2
+    assert "use --json" in capsys.readouterr().err
 
 
 def test_licensee_company_is_titled_by_name_and_says_licensed_in_english(simulator, dataset, tmp_path, monkeypatch, capsys):

@@ -341,7 +341,7 @@ DOCTOR_KEYS = ["base_url", "layout", "fund_key", "licence_key", "latency_ms"]
 
 
 @pytest.mark.parametrize("layout", ["successor", "legacy"])
-def test_doctor_reports_layout_keys_and_round_trip(simulator, layout, tmp_path):
+def test_doctor_reports_layout_keys_and_round_trip(simulator, layout, tmp_path, monkeypatch, capsys):
     simulator.app.layout = layout
     env = {"SEC_API_BASE_URL": simulator.base_url, "SEC_API_KEY": KEY, "SEC_DASHBOARD_CACHE_DIR": str(tmp_path)}
     result = run("doctor", "--json", env=env)
@@ -351,8 +351,13 @@ def test_doctor_reports_layout_keys_and_round_trip(simulator, layout, tmp_path):
     assert report["layout"] == layout and report["fund_key"] == report["licence_key"] == "ok"
     assert report["base_url"] == simulator.base_url and report["latency_ms"] >= 0
     assert KEY not in result.stdout + result.stderr
-    readable = run("doctor", env=env)
-    assert readable.returncode == 0 and "layout" in readable.stdout and KEY not in readable.stdout
+    # the readable report from the same main() in this process (a fresh process costs seconds)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    capsys.readouterr()
+    code = main(["doctor"])
+    readable = capsys.readouterr().out
+    assert code == 0 and "layout" in readable and KEY not in readable
 
 
 def test_doctor_exit_codes_for_missing_and_rejected_keys_and_no_service(simulator, tmp_path, monkeypatch, capsys):
@@ -427,12 +432,15 @@ def test_a_port_out_of_range_is_refused_before_anything_starts(command, port, ca
     assert "is not a port: use a whole number from 1 to 65535" in error and len(error) < 200
 
 
-def test_doctor_in_demo_mode_says_no_key_is_needed(tmp_path):
+def test_doctor_in_demo_mode_says_no_key_is_needed(tmp_path, monkeypatch, capsys):
     result = run("--demo", "doctor", env={"SEC_DASHBOARD_CACHE_DIR": str(tmp_path)})
     assert result.returncode == 0, result.stderr
     assert "fund key     not needed: this is the demo" in result.stdout
     assert "key     ok" not in result.stdout
-    as_json = json.loads(run("--demo", "doctor", "--json", env={"SEC_DASHBOARD_CACHE_DIR": str(tmp_path)}).stdout)
+    monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path))  # --json through the same main() in process
+    capsys.readouterr()
+    assert main(["--demo", "doctor", "--json"]) == 0
+    as_json = json.loads(capsys.readouterr().out)
     assert as_json["fund_key"] == as_json["licence_key"] == "demo"
 
 
@@ -530,7 +538,7 @@ def test_fund_show_gives_english_beside_thai_and_keeps_the_waived_fee_remark(cli
     assert "HOLDINGS 20" not in stdout  # a quarter reads as "Q3 2026", not 202609
 
 
-def test_help_and_cache_info_speak_words_not_codes(tmp_path, capsys):
+def test_help_and_cache_info_speak_words_not_codes(tmp_path, monkeypatch, capsys):
     import re as _re
 
     result = run("--help")  # the real entry point once; the subcommands' help through the same parser
@@ -543,8 +551,10 @@ def test_help_and_cache_info_speak_words_not_codes(tmp_path, capsys):
         text = capsys.readouterr().out
         assert not _re.search(r"\(E\d+", text), text
     assert "general investors" in text and "8+" in text  # the screen's help
-    info = run("--demo", "cache", "info", env={"SEC_DASHBOARD_CACHE_DIR": str(tmp_path)})
-    assert info.returncode == 0 and "size_bytes" not in info.stdout and "Size" in info.stdout
+    monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path))
+    assert main(["--demo", "cache", "info"]) == 0
+    info = capsys.readouterr().out
+    assert "size_bytes" not in info and "Size" in info
 
 
 def test_csv_bytes_of_a_fund_search_and_a_screen(simulator, tmp_path, monkeypatch, capsys):

@@ -198,7 +198,7 @@ def test_demo_mode_touches_no_network(monkeypatch, capsys, dataset):
     assert code == 0 and len(json.loads(capsys.readouterr().out)) >= 60
 
 
-def test_demo_server_command_serves_the_api_on_loopback(tmp_path):
+def test_demo_server_command_serves_the_api_on_loopback(tmp_path, monkeypatch, capsys):
     import socket
     import time
 
@@ -223,10 +223,13 @@ def test_demo_server_command_serves_the_api_on_loopback(tmp_path):
                 time.sleep(0.2)
         assert answer.status_code == 200 and answer.json()
         assert httpx.get(f"{base}/LicenseCheck/licensee/company").status_code == 401
-        # and the command line talks to it like to the real service
-        result = run("--base-url", base, "licensee", "former", "--json", env={"SEC_API_KEY": KEY,
-                                                                              "SEC_DASHBOARD_CACHE_DIR": str(tmp_path)})
-        assert result.returncode == 0 and json.loads(result.stdout)
+        # and the command line (in this process: the server is the fresh process here) talks to it like to
+        # the real service
+        monkeypatch.setenv("SEC_API_KEY", KEY)
+        monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path))
+        capsys.readouterr()
+        assert main(["--base-url", base, "licensee", "former", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)
     finally:
         proc.terminate()
         out, err = proc.communicate(timeout=20)
@@ -388,7 +391,7 @@ def test_doctor_exit_codes_for_missing_and_rejected_keys_and_no_service(simulato
     assert code == 4 and json.loads(capsys.readouterr().out)["layout"] is None
 
 
-def test_demo_server_plays_the_current_service(tmp_path):
+def test_demo_server_plays_the_current_service(tmp_path, monkeypatch, capsys):
     import socket
     import time
 
@@ -414,9 +417,11 @@ def test_demo_server_plays_the_current_service(tmp_path):
                 time.sleep(0.2)
         assert answer.status_code == 200 and answer.json()["items"]
         assert httpx.get(f"{base}/LicenseCheck/licensee/company", headers=headers).status_code == 404
-        result = run("--base-url", base, "fund", "search", "Demo", "--json",
-                     env={"SEC_API_KEY": KEY, "SEC_DASHBOARD_CACHE_DIR": str(tmp_path)})
-        assert result.returncode == 0 and len(json.loads(result.stdout)) >= 60
+        monkeypatch.setenv("SEC_API_KEY", KEY)  # the command line in this process: the server is the fresh one
+        monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path))
+        capsys.readouterr()
+        assert main(["--base-url", base, "fund", "search", "Demo", "--json"]) == 0
+        assert len(json.loads(capsys.readouterr().out)) >= 60
     finally:
         proc.terminate()
         proc.communicate(timeout=20)

@@ -401,3 +401,21 @@ def test_a_key_echoed_back_in_any_case_or_encoding_is_redacted(tmp_path):
         client.fetch("E16")
     assert key.lower() not in str(err.value).lower() and "***" in str(err.value)
     client.close()
+
+
+def test_clients_share_one_tls_context_that_still_verifies(make_client, monkeypatch):
+    """Building a verifying TLS context loads the whole CA bundle (~20 ms); a client per fund switch,
+    sync or command built one each. Every client shares one now, and it still checks the service."""
+    import ssl
+
+    built: list[ssl.SSLContext] = []
+    create = ssl.create_default_context
+    monkeypatch.setattr(ssl, "create_default_context", lambda *a, **k: built.append(create(*a, **k)) or built[-1])
+    clients = [make_client(use_cache=False) for _ in range(3)]
+    assert len(built) <= 1, f"{len(built)} TLS contexts built for {len(clients)} clients"
+    from dashboard.api.client import tls_context
+
+    context = tls_context()
+    assert context is tls_context()
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+    assert clients[0].fetch("E16") is not None  # the clients work

@@ -198,7 +198,7 @@ def test_demo_mode_touches_no_network(monkeypatch, capsys, dataset):
     assert code == 0 and len(json.loads(capsys.readouterr().out)) >= 60
 
 
-def test_demo_server_command_serves_the_api_on_loopback(tmp_path):
+def test_demo_server_command_serves_the_api_on_loopback(tmp_path, monkeypatch, capsys):
     import socket
     import time
 
@@ -223,10 +223,13 @@ def test_demo_server_command_serves_the_api_on_loopback(tmp_path):
                 time.sleep(0.2)
         assert answer.status_code == 200 and answer.json()
         assert httpx.get(f"{base}/LicenseCheck/licensee/company").status_code == 401
-        # and the command line talks to it like to the real service
-        result = run("--base-url", base, "licensee", "former", "--json", env={"SEC_API_KEY": KEY,
-                                                                              "SEC_DASHBOARD_CACHE_DIR": str(tmp_path)})
-        assert result.returncode == 0 and json.loads(result.stdout)
+        # and the command line (in this process: the server is the fresh process here) talks to it like to
+        # the real service
+        monkeypatch.setenv("SEC_API_KEY", KEY)
+        monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path))
+        capsys.readouterr()
+        assert main(["--base-url", base, "licensee", "former", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)
     finally:
         proc.terminate()
         out, err = proc.communicate(timeout=20)
@@ -341,7 +344,7 @@ DOCTOR_KEYS = ["base_url", "layout", "fund_key", "licence_key", "latency_ms"]
 
 
 @pytest.mark.parametrize("layout", ["successor", "legacy"])
-def test_doctor_reports_layout_keys_and_round_trip(simulator, layout, tmp_path):
+def test_doctor_reports_layout_keys_and_round_trip(simulator, layout, tmp_path, monkeypatch, capsys):
     simulator.app.layout = layout
     env = {"SEC_API_BASE_URL": simulator.base_url, "SEC_API_KEY": KEY, "SEC_DASHBOARD_CACHE_DIR": str(tmp_path)}
     result = run("doctor", "--json", env=env)
@@ -351,30 +354,44 @@ def test_doctor_reports_layout_keys_and_round_trip(simulator, layout, tmp_path):
     assert report["layout"] == layout and report["fund_key"] == report["licence_key"] == "ok"
     assert report["base_url"] == simulator.base_url and report["latency_ms"] >= 0
     assert KEY not in result.stdout + result.stderr
-    readable = run("doctor", env=env)
-    assert readable.returncode == 0 and "layout" in readable.stdout and KEY not in readable.stdout
+    # the readable report from the same main() in this process (a fresh process costs seconds)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    capsys.readouterr()
+    code = main(["doctor"])
+    readable = capsys.readouterr().out
+    assert code == 0 and "layout" in readable and KEY not in readable
 
 
-def test_doctor_exit_codes_for_missing_and_rejected_keys_and_no_service(simulator, tmp_path):
+def test_doctor_exit_codes_for_missing_and_rejected_keys_and_no_service(simulator, tmp_path, monkeypatch, capsys):
     simulator.app.layout = "successor"
     base = {"SEC_API_BASE_URL": simulator.base_url, "SEC_DASHBOARD_CACHE_DIR": str(tmp_path)}
-    missing = run("doctor", "--json", env=dict(base, SEC_FUND_API_KEY=KEY))
-    report = json.loads(missing.stdout)
-    assert missing.returncode == 3 and report["fund_key"] == "ok" and report["licence_key"] == "missing"
+    # a fresh process where the key must stay out of everything printed, log lines included
     rejected = run("doctor", "--json", env=dict(base, SEC_API_KEY="0" * 32))
     report = json.loads(rejected.stdout)
     assert rejected.returncode == 3 and report["fund_key"] == report["licence_key"] == "rejected"
     assert report["layout"] == "successor" and "0" * 32 not in rejected.stdout + rejected.stderr
+    # the other exit codes from the same main() in this process (a fresh process each costs seconds)
+    for name, value in base.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("SEC_FUND_API_KEY", KEY)
+    capsys.readouterr()
+    code = main(["doctor", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 3 and report["fund_key"] == "ok" and report["licence_key"] == "missing"
     import socket
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    gone = run("doctor", "--json", env=dict(base, SEC_API_BASE_URL=f"http://127.0.0.1:{port}", SEC_API_KEY=KEY))
-    assert gone.returncode == 4 and json.loads(gone.stdout)["layout"] is None and "Traceback" not in gone.stderr
+    monkeypatch.delenv("SEC_FUND_API_KEY")
+    monkeypatch.setenv("SEC_API_BASE_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("SEC_API_KEY", KEY)
+    code = main(["doctor", "--json"])  # a traceback would fail the test here
+    assert code == 4 and json.loads(capsys.readouterr().out)["layout"] is None
 
 
-def test_demo_server_plays_the_current_service(tmp_path):
+def test_demo_server_plays_the_current_service(tmp_path, monkeypatch, capsys):
     import socket
     import time
 
@@ -400,9 +417,11 @@ def test_demo_server_plays_the_current_service(tmp_path):
                 time.sleep(0.2)
         assert answer.status_code == 200 and answer.json()["items"]
         assert httpx.get(f"{base}/LicenseCheck/licensee/company", headers=headers).status_code == 404
-        result = run("--base-url", base, "fund", "search", "Demo", "--json",
-                     env={"SEC_API_KEY": KEY, "SEC_DASHBOARD_CACHE_DIR": str(tmp_path)})
-        assert result.returncode == 0 and len(json.loads(result.stdout)) >= 60
+        monkeypatch.setenv("SEC_API_KEY", KEY)  # the command line in this process: the server is the fresh one
+        monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path))
+        capsys.readouterr()
+        assert main(["--base-url", base, "fund", "search", "Demo", "--json"]) == 0
+        assert len(json.loads(capsys.readouterr().out)) >= 60
     finally:
         proc.terminate()
         proc.communicate(timeout=20)
@@ -418,12 +437,15 @@ def test_a_port_out_of_range_is_refused_before_anything_starts(command, port, ca
     assert "is not a port: use a whole number from 1 to 65535" in error and len(error) < 200
 
 
-def test_doctor_in_demo_mode_says_no_key_is_needed(tmp_path):
+def test_doctor_in_demo_mode_says_no_key_is_needed(tmp_path, monkeypatch, capsys):
     result = run("--demo", "doctor", env={"SEC_DASHBOARD_CACHE_DIR": str(tmp_path)})
     assert result.returncode == 0, result.stderr
     assert "fund key     not needed: this is the demo" in result.stdout
     assert "key     ok" not in result.stdout
-    as_json = json.loads(run("--demo", "doctor", "--json", env={"SEC_DASHBOARD_CACHE_DIR": str(tmp_path)}).stdout)
+    monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path))  # --json through the same main() in process
+    capsys.readouterr()
+    assert main(["--demo", "doctor", "--json"]) == 0
+    as_json = json.loads(capsys.readouterr().out)
     assert as_json["fund_key"] == as_json["licence_key"] == "demo"
 
 
@@ -521,7 +543,7 @@ def test_fund_show_gives_english_beside_thai_and_keeps_the_waived_fee_remark(cli
     assert "HOLDINGS 20" not in stdout  # a quarter reads as "Q3 2026", not 202609
 
 
-def test_help_and_cache_info_speak_words_not_codes(tmp_path, capsys):
+def test_help_and_cache_info_speak_words_not_codes(tmp_path, monkeypatch, capsys):
     import re as _re
 
     result = run("--help")  # the real entry point once; the subcommands' help through the same parser
@@ -534,15 +556,18 @@ def test_help_and_cache_info_speak_words_not_codes(tmp_path, capsys):
         text = capsys.readouterr().out
         assert not _re.search(r"\(E\d+", text), text
     assert "general investors" in text and "8+" in text  # the screen's help
-    info = run("--demo", "cache", "info", env={"SEC_DASHBOARD_CACHE_DIR": str(tmp_path)})
-    assert info.returncode == 0 and "size_bytes" not in info.stdout and "Size" in info.stdout
+    monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path))
+    assert main(["--demo", "cache", "info"]) == 0
+    info = capsys.readouterr().out
+    assert "size_bytes" not in info and "Size" in info
 
 
-def test_csv_bytes_of_a_fund_search_and_a_screen(simulator, tmp_path):
+def test_csv_bytes_of_a_fund_search_and_a_screen(simulator, tmp_path, monkeypatch, capsys):
     import csv
     import io
 
     env = {"SEC_DASHBOARD_CACHE_DIR": str(tmp_path)}
+    # the bytes a user's terminal or file gets: the real entry point in a fresh process
     result = subprocess.run([sys.executable, "-m", "dashboard", "--demo", "licensee", "search", "Mekong", "--csv"],
                             capture_output=True, env={**{k: v for k, v in os.environ.items() if not k.startswith("SEC_")},
                                                       **env, "PYTHONPATH": str(ROOT)}, cwd=ROOT, timeout=120)
@@ -551,14 +576,17 @@ def test_csv_bytes_of_a_fund_search_and_a_screen(simulator, tmp_path):
     rows = list(csv.reader(io.StringIO(result.stdout.decode("utf-8-sig"))))
     assert rows[0] == ["Id", "Name", "Name (Thai)"]
     assert any("แม่โขง" in cell for cell in rows[1])
-    fund = run("--demo", "fund", "search", "Mekong", "--csv", env=env)
-    header, first = list(csv.reader(io.StringIO(fund.stdout.lstrip("\ufeff"))))[:2]
+    # the rest in this process (a fresh process each costs seconds): the same main() and exit codes
+    monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path))
+    capsys.readouterr()
+    assert main(["--demo", "fund", "search", "Mekong", "--csv"]) == 0
+    header, first = list(csv.reader(io.StringIO(capsys.readouterr().out.lstrip("\ufeff"))))[:2]
     assert "proj_abbr_name" not in header and "Company" in header
     assert first[header.index("Status")].endswith(")") and "(" in first[header.index("Status")]  # "registered (RG)"
-    both = run("--demo", "fund", "search", "Mekong", "--csv", "--json", env=env)
-    assert both.returncode == 2 and "not both" in both.stderr
-    several = run("--demo", "licensee", "person", "P0000010016", "--csv", env=env)
-    assert several.returncode == 2 and "use --json" in several.stderr
+    assert main(["--demo", "fund", "search", "Mekong", "--csv", "--json"]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert main(["--demo", "licensee", "person", "P0000010016", "--csv"]) == 2
+    assert "use --json" in capsys.readouterr().err
 
 
 def test_licensee_company_is_titled_by_name_and_says_licensed_in_english(simulator, dataset, tmp_path, monkeypatch, capsys):

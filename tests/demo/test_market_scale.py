@@ -21,6 +21,7 @@ import pytest
 from dashboard.api.periods import offered_periods
 from dashboard.demo.dataset import DemoDataset
 from dashboard.demo.generator import SCALES, generate_demo_dataset
+from dashboard.demo.nav import market_nav_frame
 from dashboard.demo.simulator import create_app
 
 pytestmark = pytest.mark.slow  # generates the whole market (~4,700 classes) once, and again in a subprocess
@@ -87,6 +88,14 @@ def test_every_active_portfolio_has_twelve_quarters(market):
         assert sorted(by_period) == sorted(market.periods)
     rows = sum(len(rows) for by_period in market.holdings.values() for rows in by_period.values())
     assert 400_000 <= rows <= 1_000_000  # the real market: about 760,000 rows over twelve quarters
+
+
+def test_the_market_scale_generator_gives_about_six_million_nav_rows(market):
+    frame = market_nav_frame(market.nav_profiles, TODAY)
+    classes = frame.groupby(["proj_id", "fund_class_name"], observed=True).ngroups
+    assert classes > 4000
+    assert 4_500_000 < len(frame) < 8_000_000
+    assert frame["nav"].gt(0).all() and frame["nav_date"].dt.day_of_week.lt(5).all()
 
 
 def test_the_market_data_set_is_deterministic(market, other_process_digest):

@@ -117,13 +117,8 @@ def test_distributions_lower_the_nav_on_their_book_close_day():
         assert ratio[i + 1] / ratio[i] == pytest.approx(1, abs=2e-4)  # once only
 
 
-def test_the_market_scale_generator_gives_about_six_million_rows():
-    market = generate_demo_dataset(today=TODAY, scale="market")
-    frame = market_nav_frame(market.nav_profiles, TODAY)
-    classes = frame.groupby(["proj_id", "fund_class_name"], observed=True).ngroups
-    assert classes > 4000
-    assert 4_500_000 < len(frame) < 8_000_000
-    assert frame["nav"].gt(0).all() and frame["nav_date"].dt.day_of_week.lt(5).all()
+# The market scale's NAV rows (about six million) are checked in test_market_scale.py, on the data set
+# built once there.
 
 
 # ---- the published figures follow from the series ----------------------------------------------------

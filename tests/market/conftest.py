@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import shutil
 from pathlib import Path
 
 import httpx
@@ -74,6 +75,15 @@ def synced_by_layout(market_factory, tmp_path_factory):
     yield get
     for _market, store, _result in made.values():
         store.close()
+
+
+def copy_of(store: MarketStore, path: Path) -> MarketStore:
+    """A store of its own holding what `store` holds (its file, checkpointed, copied): for a test that changes
+    a whole sync's store without syncing the market once more."""
+    store.con.execute("CHECKPOINT")  # everything in the file itself, nothing left in the write-ahead log
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(store.path, path)
+    return MarketStore(path)
 
 
 @pytest.fixture(params=["successor", "legacy"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from dashboard.market.datasets import DATASET_NAMES, parse_only
 from dashboard.records.labels import FACTSHEET_FEE_KINDS, fee_type_key
 from tests.conftest import TODAY
 from tests.market import expected as X
+from tests.market.conftest import copy_of
 
 TABLES = ("companies", "funds", "classes", "fees", "risk", "performance", "allocation", "minimums", "dealing",
           "links", "holdings")
@@ -99,11 +101,12 @@ def test_a_second_run_right_after_sends_nothing(synced):
 
 
 @pytest.mark.slow  # a whole sync, a subprocess or whole reports: seconds each
-def test_each_dataset_refreshes_on_its_own_interval(market_factory, tmp_path):
+def test_each_dataset_refreshes_on_its_own_interval(synced_by_layout, market_factory, tmp_path):
+    # a copy of this session's whole sync (made minutes ago at most): every dataset fetched "now"
+    store = copy_of(synced_by_layout("successor")[1], tmp_path / "market.duckdb")
+    assert store.meta() and all(m["fetched_at"] <= time.time() for m in store.meta().values())
     market = market_factory("successor")
-    store = MarketStore(tmp_path / "market.duckdb")
-    now = [1_800_000_000.0]
-    market.sync(store, clock=lambda: now[0])
+    now = [time.time()]
     periods = valid_periods(TODAY, market.layout)[:2]
     now[0] += 8 * 86400  # a week and a day later: weekly datasets and the newest quarter are due
     market.app.reset_counters()
@@ -119,17 +122,36 @@ def test_each_dataset_refreshes_on_its_own_interval(market_factory, tmp_path):
     store.close()
 
 
+def resume_only(layout: str) -> str:
+    return "funds,performance,holdings" if layout == "successor" else "funds,fees,holdings"
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(market_factory, tmp_path_factory):
+    """Per layout, an uninterrupted sync of `resume_only(layout)`: (calls it sent, snapshot of its store);
+    made once a layout for both ways of interrupting it."""
+    made: dict[str, tuple[int, dict[str, Counter]]] = {}
+
+    def get(layout: str) -> tuple[int, dict[str, Counter]]:
+        if layout not in made:
+            market = market_factory(layout)
+            with MarketStore(Path(tmp_path_factory.mktemp(f"full-{layout}")) / "full.duckdb") as full:
+                market.app.reset_counters()
+                market.sync(full, only=resume_only(layout))
+                made[layout] = (market.app.request_count, snapshot(full))
+        return made[layout]
+
+    return get
+
+
 @pytest.mark.slow  # a whole sync, a subprocess or whole reports: seconds each
 @pytest.mark.parametrize("how", ["interrupt", "failure"])
-def test_resume_after_an_interruption_at_a_random_page(synced, market_factory, tmp_path, how):
+def test_resume_after_an_interruption_at_a_random_page(synced, market_factory, uninterrupted, tmp_path, how):
     reference_market, reference, _ = synced
     layout = reference_market.layout
     market = market_factory(layout)
-    only = "funds,performance,holdings" if layout == "successor" else "funds,fees,holdings"
-    full = MarketStore(tmp_path / "full.duckdb")
-    market.app.reset_counters()
-    market.sync(full, only=only)
-    total = market.app.request_count
+    only = resume_only(layout)
+    total, want = uninterrupted(layout)
     in_flight = 4  # LEGACY_CONCURRENCY funds, or as many call sequences side by side
     # Stopped with calls still to send (past total - in_flight they may all be out already, and a failure
     # injected then would meet none).
@@ -159,11 +181,10 @@ def test_resume_after_an_interruption_at_a_random_page(synced, market_factory, t
     # at most the pages in flight (one; on the legacy layout one batch of funds) are asked again, and
     # a failed one was tried max_attempts (4) times
     assert first_run + resumed <= total + in_flight * (4 if how == "failure" else 1), (stop_at, first_run, resumed, total)
-    got, want = snapshot(store), snapshot(full)
+    got = snapshot(store)
     for table in ("funds", "performance", "fees", "holdings"):
         assert got[table] == want[table], table  # no row lost, none doubled
     store.close()
-    full.close()
 
 
 @pytest.mark.slow  # a whole sync, a subprocess or whole reports: seconds each

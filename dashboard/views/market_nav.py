@@ -16,17 +16,8 @@ NAV_BOXES = {"min_return_3y_text": "min_return_3y", "max_volatility_text": "max_
 NAV_BOX_LABELS = {"min_return_3y": "3-year return at least (% a year)", "max_volatility": "Volatility at most (% a year)",
                   "max_drawdown": "Max drawdown at most (%)", "min_sharpe": "Sharpe ratio at least"}
 NAV_BOX_WIDTHS = {"min_return_3y": 270, "max_volatility": 230, "max_drawdown": 250, "min_sharpe": 190}  # label whole
-# The download's titles of the figures (csv_bytes titles the other fields).
-CSV_TITLES = {"return_1y": "1-year return (factsheet, %)", "nav_class": "NAV figures' unit class",
-              "last_nav_date": "Last NAV date", "return_1m": "1-month return (NAV, %)",
-              "return_3m": "3-month return (NAV, %)", "return_6m": "6-month return (NAV, %)",
-              "return_ytd": "Year-to-date return (NAV, %)", "nav_return_1y": "1-year return (NAV, %)",
-              "return_3y_ann": "3-year return (a year, %)", "return_5y_ann": "5-year return (a year, %)",
-              "volatility_1y": "Volatility (1 year, %)", "max_drawdown_1y": "Max drawdown (1 year, %)",
-              "sharpe_1y": "Sharpe (1 year)", "peers": "Peers (same policy type and risk level)",
-              "peer_pct_return_1y": "1-year return percentile among peers",
-              "peer_pct_volatility_1y": "Volatility percentile among peers",
-              "peer_pct_sharpe_1y": "Sharpe percentile among peers"}
+# The download's titles beside COLUMN_TITLES (which titles the NAV figures): the factsheet's return, told apart.
+CSV_TITLES = {"return_1y": "1-year return (factsheet, %)"}
 
 
 def peer_rule_words() -> str:

@@ -187,6 +187,15 @@ class DataTable(pn.widgets.Tabulator):
             self.param.update(**update)
 
 
+def place_filled(holder: pn.Column, parts: list, filled: bool) -> None:
+    """Put a view's tables (with their titles) in the page only once they have rows, so the browser gets
+    them with their rows and columns: a table filled just after its tab was shown was changed while the
+    browser was still drawing it, which throws there and loses the rest of that change (docs/upstream.md #6)."""
+    objects = list(parts) if filled else []
+    if [id(o) for o in holder.objects] != [id(o) for o in objects]:
+        holder.objects = objects
+
+
 def data_table(frame: pd.DataFrame | None = None, *, titles: dict[str, str] | None = None, percent: Iterable[str] = (),
                baht: Iterable[str] = (), number: Iterable[str] = (), **params: Any) -> DataTable:
     """A read-only table whose text cells render as text, never HTML."""
@@ -295,24 +304,34 @@ class TabView(pn.viewable.Viewer, SessionBound):
                           "out of date and redraws when shown again: updating the tables of a view the browser has "
                           "just removed (a tab switch while a basket loads) made Tabulator patch widgets it no longer had.")
 
+    unsent = param.Callable(default=None, doc="Returns True while the browser builds the page it was sent (a "
+                            "served session's first page): a table changed then throws in the browser and the rest "
+                            "of that change is lost (docs/upstream.md #6), so the view redraws once the page is drawn "
+                            "(`catch_up`).")
+
     _out_of_date: bool = False
 
     def __init__(self, **params):
         super().__init__(**params)
         self.bind_session()
 
+    def drawing(self) -> bool:
+        """Whether the browser is building the page this view was sent in (so its tables wait)."""
+        return self.unsent is not None and self.unsent()
+
     def invalidate(self, *_) -> None:
-        """Redraw now, or when shown again if hidden; nothing once the session has ended."""
+        """Redraw now, or when shown again if hidden (or once the page is drawn); nothing once the session has ended."""
         if self.session_ended():
             return
-        if not self.shown:
+        if not self.shown or self.drawing():
             self._out_of_date = True
             return
         self.render()
 
     @param.depends("shown", watch=True)
-    def _catch_up(self) -> None:
-        if self.shown and self._out_of_date:
+    def catch_up(self) -> None:
+        """Redraw what changed while the view was hidden or the browser was building the page."""
+        if self.shown and self._out_of_date and not self.drawing() and not self.session_ended():
             self._out_of_date = False
             self.render()
 

@@ -23,7 +23,8 @@ from dashboard.models.nav_figures import gaps as series_gaps
 from dashboard.present import nav_charts
 from dashboard.present.nav import figure_rows, published_as_of, published_for_class
 from dashboard.present.text import empty_html, esc, fmt_percent
-from dashboard.views.common import TabView, chart_pane, data_table, html_pane, html_text, notify_error, section_title
+from dashboard.views.common import (TabView, chart_pane, data_table, html_pane, html_text, notify_error, place_filled,
+                                    section_title)
 from dashboard.views.nav_basket import BasketNavSection
 
 RANGE_LABELS = {("Max" if r == "MAX" else r): r for r in RANGES}
@@ -100,6 +101,8 @@ class NavView(TabView):
                                 stylesheets=[WRAPPED_LABELS], name="nav-years")
         self.details = html_pane(name="nav-details")
         self.basket = BasketNavSection(state=state)
+        self._tables = pn.Column(sizing_mode="stretch_width")  # the tables, once they have rows (`place_filled`)
+        self._table_parts = [self.figures, section_title("Calendar years"), self.years]
         nav.param.watch(self.invalidate, ["history", "class_name", "range", "error", "loading"])
         state.factsheet.param.watch(self.invalidate, ["performance"])
         state.param.watch(self._fund_changed, ["fund"])
@@ -111,9 +114,7 @@ class NavView(TabView):
             pn.Column(self.chart, loading=nav.param.loading, sizing_mode="stretch_width"),
             section_title("Figures from the NAV history, beside the factsheet's"),
             self.figures_note,
-            self.figures,
-            section_title("Calendar years"),
-            self.years,
+            self._tables,
             self.details,
             self.basket,
             sizing_mode="stretch_width",
@@ -178,6 +179,7 @@ class NavView(TabView):
         self.figures_note.object = html_text(self._figures_note(figures, as_of, nav.message() if shown else ""))
         self.figures.set_frame(figures_frame(rows))
         self.years.set_frame(years_frame(nav.calendar_years() if shown else []))
+        place_filled(self._tables, self._table_parts, filled=bool(rows))
         self.details.object = html_text(self._details_html(value) if shown else "")
 
     def _chart(self):

@@ -18,8 +18,7 @@ from dashboard.present import nav_charts
 from dashboard.present.nav_compare import COMMON_FIGURES_NOTE, PERCENT_TITLES, RATIO_TITLES, common_figures_frame, common_figures_notes
 from dashboard.present.text import empty_html, esc
 from dashboard.views.common import (SessionBound, basket_state_html, chart_pane, data_table, html_pane, html_text,
-                                    notify_error,
-                                    section_title)
+                                    notify_error, place_filled, section_title)
 
 
 class BasketNavSection(pn.viewable.Viewer, SessionBound):
@@ -36,10 +35,11 @@ class BasketNavSection(pn.viewable.Viewer, SessionBound):
         self.chart = chart_pane("nav-basket-chart")
         self.table = data_table(percent=PERCENT_TITLES, number=RATIO_TITLES, page_size=10, name="nav-basket-table")
         self.model.param.watch(self.render, ["histories", "failed"])
+        self._table_place = pn.Column(sizing_mode="stretch_width")  # the table, once it has rows (`place_filled`)
         self._layout = pn.Column(
             section_title("The basket on one chart"),
             self.note,
-            pn.Column(self.chart, self.table, loading=self.model.param.loading, sizing_mode="stretch_width"),
+            pn.Column(self.chart, self._table_place, loading=self.model.param.loading, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
         )
         self.render()
@@ -69,6 +69,7 @@ class BasketNavSection(pn.viewable.Viewer, SessionBound):
         self.chart.object = (nav_charts.rebased_chart(rebased, start, names=names) if model.histories
                              else nav_charts.empty_chart(self._empty_text()))
         self.table.set_frame(common_figures_frame(figures, names) if figures else pd.DataFrame())
+        place_filled(self._table_place, [self.table], filled=bool(figures))
         self.note.object = html_text(self._note_html(start, figures, names))
 
     def _empty_text(self) -> str:

@@ -69,7 +69,7 @@ VIEW_CLASSES = {"allocation": AllocationView, "holdings": HoldingsView, "fees": 
 # Tabs whose view fetches what it shows when it is shown (`refresh`), not with the first load.
 REFRESHED_TABS = ("market", "holdings", "nav")
 # Of those, the tabs that read the local market snapshot only (quick): shown once read (`_read_then_show`).
-READ_BEFORE_SHOWN = ("market",)
+READ_BEFORE_SHOWN = ("market", "holdings")
 
 
 class DashboardApp(pn.viewable.Viewer):
@@ -176,6 +176,8 @@ class DashboardApp(pn.viewable.Viewer):
                 view = FundExplorer(state=state, deferred=not self.page_ready)
             else:
                 view = VIEW_CLASSES[tab](state=state)
+            if isinstance(view, TabView):
+                view.unsent = self._browser_building
             self.views[tab] = view
         return view
 
@@ -218,6 +220,7 @@ class DashboardApp(pn.viewable.Viewer):
         drawing them: Panel's Tabulator throws on a change of columns or pages of a table it has not drawn
         yet, and Bokeh then drops the rest of that message, so a table could stay empty (docs/upstream.md)."""
         view = self.view(tab)
+        view.shown = True  # (not yet in the page: its tables are filled, not patched)
         self.content.loading = True
         try:
             await view.refresh()
@@ -301,6 +304,9 @@ class DashboardApp(pn.viewable.Viewer):
         it, makes Tabulator patch a table it has not made yet.)"""
         self.page_ready = True
         self._complete_page()
+        shown = self.views.get(self.state.tab)
+        if isinstance(shown, TabView):
+            shown.catch_up()  # what reached it while the browser was drawing the page
         self._notify_start()
         if self.state.tab == "licensee":
             await self._prefill_licensee()

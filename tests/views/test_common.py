@@ -69,3 +69,57 @@ def test_an_empty_table_takes_rows_and_a_selected_row_at_once():
     assert table.value["proj_id"].tolist() == ["A", "B"] and table.selection == [1]
     table.set_frame(pd.DataFrame({"proj_id": ["C", "B"], "name": ["c", "b"]}), selection=[0])
     assert table.value["proj_id"].tolist() == ["C", "B"] and table.selection == [0]
+
+
+def test_a_tab_view_leaves_its_tables_alone_while_the_browser_draws_the_page_and_catches_up_once_drawn():
+    """A change reaching a table the browser is still building throws there and loses the rest of that
+    change (docs/upstream.md #6): while the page is being drawn a tab view only notes it is out of date."""
+    from dashboard.views.common import TabView
+
+    class Counted(TabView):
+        renders = 0
+
+        def render(self):
+            self.renders += 1
+
+    drawing = [True]
+    view = Counted(unsent=lambda: drawing[0])
+    view.invalidate()
+    view.catch_up()
+    assert view.renders == 0  # still being drawn
+    drawing[0] = False
+    view.catch_up()
+    assert view.renders == 1
+    view.catch_up()
+    assert view.renders == 1  # nothing out of date any more
+    view.invalidate()
+    assert view.renders == 2  # drawn: redrawn at once
+
+
+def test_the_shown_tab_catches_up_when_the_page_is_drawn():
+    """A served page's first load runs while the browser builds the page: what it changes in the shown tab
+    waits, and is drawn when the browser says the page is drawn (`on_page_ready`)."""
+    from dashboard.app import create_dashboard
+    from dashboard.config import ApiSettings
+    from dashboard.demo.connect import open_client
+    from tests.conftest import TODAY, run
+
+    client = open_client(ApiSettings.from_env(demo=True, environ={}), today=lambda: TODAY)
+    try:
+        app = create_dashboard(client=client)
+        run(app.start())
+        app.state.tab = "holdings"
+        view = app.views["holdings"]
+        assert view.unsent is not None and not view.drawing()  # (the views are given the page's drawing state)
+        app.page_ready = False
+        view.unsent = lambda: not app.page_ready  # as a served page's, while the browser builds it
+        before = view.table.value.copy()
+        other = next(p for p in app.state.basket.proj_ids if p != app.state.fund)
+        app.state.fund = other
+        run(app.state.load_fund())
+        assert view.drawing() and view.table.value.equals(before)  # the table waits for the drawn page
+        run(app.on_page_ready())
+        after = view.table.value
+        assert len(after) == len(app.state.holdings.table()) > 0 and not after.equals(before)
+    finally:
+        client.close()

@@ -281,3 +281,30 @@ def test_the_company_filter_picks_a_company_by_its_name(market_view):
     market.company = ""  # a link or a reset: the box follows
     run(market.screen())
     assert select.value == ""
+
+
+def test_the_holdings_tab_is_put_in_the_page_with_its_overlap(synced_app):
+    """The Holdings tab's overlap with the basket is read from the local snapshot before the tab is shown, so
+    its table reaches the browser with its rows (as the Market tab's: docs/upstream.md #6)."""
+    made = _App(synced_app.cache)
+    try:
+        app, state = made.app, made.app.state
+        # the snapshot read (by the Market tab, say) before the Holdings tab is first opened: what it opens to
+        # is the overlap, read when it is shown (outside a server, a model's async watchers would not run)
+        run(app.market.refresh())
+        if not [p for p in state.basket.proj_ids if p != state.fund]:
+            state.add_to_basket(app.market.results["proj_id"].iloc[1])
+        others = [p for p in state.basket.proj_ids if p != state.fund]
+        shown = []
+
+        def put_in_page(event):
+            view = app.views.get("holdings")
+            if view is not None and event.new and event.new[0] is view.__panel__():
+                shown.append(len(view.overlap.value))
+
+        app.content.param.watch(put_in_page, "objects")
+        state.tab = "holdings"
+        assert shown and shown[0] == len(others) > 0, shown
+        assert not app.content.loading
+    finally:
+        made.close()

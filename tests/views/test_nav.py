@@ -187,3 +187,34 @@ def test_a_basket_changed_on_the_tab_is_compared_again(app, dataset):
     run(section.refresh())
     assert added in section.model.histories and len(section.table.value) == len(state.basket.proj_ids)
     state.remove_from_basket(added)
+
+
+def _in_page(view, widget) -> bool:
+    return any(o is widget for o in view.__panel__().select(type(widget)))
+
+
+def test_the_tables_join_the_page_with_their_rows_never_empty_before(dataset):
+    """A table filled just after its tab was shown is changed while the browser still draws it, which throws
+    there and loses the rest of the change (docs/upstream.md #6): the tab's tables are put in the page only
+    once they have rows, so they reach the browser with them."""
+    app, client = demo_app()
+    try:
+        offering = next(f["proj_id"] for f in dataset.funds if f["fund_status"] == "SE")
+        app.state.fund = offering  # no NAV yet: nothing to show in the tables
+        app.state.tab = "nav"
+        view = app.views["nav"]
+        run(view.refresh())
+        assert view.figures.value.empty and not _in_page(view, view.figures) and not _in_page(view, view.years)
+        added = []
+        view._tables.param.watch(lambda e: added.append((len(view.figures.value), len(view.years.value))), "objects")
+        app.state.fund = app.state.basket.proj_ids[0]
+        run(view.refresh())
+        assert app.state.nav.state == "loaded"
+        assert _in_page(view, view.figures) and _in_page(view, view.years)
+        assert added and added[0][0] > 0 and added[0][1] > 0, added  # rows in the tables as they joined the page
+        basket = view.basket
+        run(basket.refresh())
+        assert _in_page(view, basket.table) == bool(basket.model.figures()) and (
+            basket.table.value.empty or _in_page(view, basket.table))
+    finally:
+        client.close()

@@ -27,8 +27,8 @@ from dashboard.views.common import (TabView, chart_pane, data_table, html_pane, 
                                     progress_value, section_title, text_box)
 from dashboard.views.market_nav import (CSV_TITLES, NAV_BOX_LABELS, NAV_BOX_WIDTHS, NAV_BOXES, NAV_COLUMNS, NAV_PERCENT,
                                         nav_note_html)
-from dashboard.views.market_notes import (company_options, fee_position_html, no_store_html, number_or_none, number_text,
-                                          retail_text, snapshot_html)
+from dashboard.views.market_notes import (company_options, fee_position_html, no_store_html, number_or_none,
+                                          number_text, retail_text, snapshot_html)
 
 RESULT_COLUMNS = ["proj_abbr_name", "proj_name_en", "company_name_en", "fund_status", "risk_level", "policy_desc",
                   "tax_incentives", "total_fee_actual", "return_1y", *NAV_COLUMNS, "proj_name_th", "proj_id"]
@@ -188,7 +188,8 @@ class MarketView(TabView):
                                   frozen_columns=["proj_abbr_name"], stylesheets=[TICK_BOX_CSS])
         market.param.watch(lambda e: setattr(self.results, "page_size", e.new), "page_size")
         self.nav_note = html_pane(pn.bind(nav_note_html, market.param.has_store, market.param.nav_funds,
-                                          market.param.nav_until), name="market-nav-note", margin=(0, 10))
+                                          market.param.nav_until, self.param.demo), name="market-nav-note",
+                                  margin=(0, 10))
         self.add_button = pmui.Button(label="Add the ticked funds to the basket", icon="playlist_add", variant="outlined",
                                 margin=(4, 8), name="market-add")
         self.add_button.on_click(self.add_chosen_to_basket)

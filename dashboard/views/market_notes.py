@@ -10,7 +10,13 @@ from dashboard.market.screen import MarketScreen
 from dashboard.present.text import empty_html, esc, fmt_datetime, fmt_percent, policy_type_text, typed_number
 from dashboard.records.labels import PROJ_RETAIL_TYPE
 
-SYNC_COMMAND = "sec-dashboard market sync"
+
+
+def sync_command(demo: bool, *options: str) -> str:
+    """The command that makes the snapshot this dashboard reads, `options` after `market sync`. On the demo data it
+    says `--demo` (a global option): without it a sync where a key or base URL is set fills the real market's
+    store from the service, not the demo market's store the dashboard reads."""
+    return " ".join(["sec-dashboard", *(["--demo"] if demo else []), "market", "sync", *options])
 
 
 def retail_text(code) -> str:
@@ -76,8 +82,8 @@ def ordinal(n: int) -> str:
 def no_store_html(market: MarketScreen, demo: bool) -> str:
     cache = getattr(market.settings, "cache_dir", None)
     where = esc(market.snapshot_dir or (f"the cache directory ({cache})" if cache else "the cache directory"))
-    text = (f"There is no market snapshot yet. Make one with <code>{SYNC_COMMAND}</code> (it keeps every fund of "
-            f"the market in {where}); the tab then screens the whole market, with no call to the service.")
+    text = (f"There is no market snapshot yet. Make one with <code>{esc(sync_command(demo))}</code> (it keeps "
+            f"every fund of the market in {where}); the tab then screens the whole market, with no call to the service.")
     if demo:
         text += (" On the demo data, the button below makes one from the built-in simulator (about a minute: "
                  "it keeps to the service's rate limit).")

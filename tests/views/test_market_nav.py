@@ -144,6 +144,6 @@ def test_without_nav_the_columns_show_a_dash_and_the_note_says_how_to_get_them(n
     assert table.value[NAV_PERCENT + ["sharpe_1y", "peer_pct_return_1y"]].isna().all().all()
     assert (table.value["last_nav_date"] == DASH).all()
     note = no_nav_view.nav_note.object
-    assert "holds no NAV history" in note and "market sync --nav-days" in note
+    assert "holds no NAV history" in note and "<code>sec-dashboard --demo market sync --nav-days 400</code>" in note
     assert "same policy type" not in note
     assert_frame_equal(results_frame(market.results), table.value)

@@ -25,8 +25,8 @@ from dashboard.present.text import (csv_bytes, display_frame, empty_html, esc, f
 from dashboard.records.labels import FUND_STATUS, RISK_LEVEL
 from dashboard.views.common import (TabView, chart_pane, data_table, html_pane, notify_error, notify_warning,
                                     progress_value, section_title, text_box)
-from dashboard.views.market_nav import (CSV_TITLES, NAV_BOX_LABELS, NAV_BOX_WIDTHS, NAV_BOXES, NAV_COLUMNS, NAV_PERCENT,
-                                        nav_note_html)
+from dashboard.views.market_nav import (FACTSHEET_RETURN_TITLES, NAV_BOX_LABELS, NAV_BOX_WIDTHS, NAV_BOXES, NAV_COLUMNS,
+                                        NAV_PERCENT, NAV_TITLES, nav_note_html)
 from dashboard.views.market_notes import (company_options, fee_position_html, no_store_html, number_or_none,
                                           number_text, retail_text, snapshot_html)
 
@@ -35,11 +35,8 @@ RESULT_COLUMNS = ["proj_abbr_name", "proj_name_en", "company_name_en", "fund_sta
 RESULT_TITLES = {"proj_abbr_name": "Fund", "proj_name_en": "English name", "proj_name_th": "Thai name",
                  "company_name_en": "Management company", "fund_status": "Status", "risk_level": "Risk level",
                  "policy_desc": "Policy type", "tax_incentives": "Tax incentive",
-                 "total_fee_actual": "Total annual fee (actual)", "return_1y": "1-year return (factsheet, %)",
-                 "nav_return_1y": "1-year return (NAV, %)", "return_3y_ann": "3-year return (a year, %)",
-                 "volatility_1y": "Volatility (1 year, %)", "max_drawdown_1y": "Max drawdown (1 year, %)",
-                 "sharpe_1y": "Sharpe (1 year)", "peer_pct_return_1y": "1-year return percentile among peers",
-                 "last_nav_date": "Last NAV date", "proj_id": "Project id"}
+                 "total_fee_actual": "Total annual fee (actual)", **FACTSHEET_RETURN_TITLES, **NAV_TITLES,
+                 "proj_id": "Project id"}
 HOLDER_COLUMNS = ["proj_abbr_name", "percent_nav", "assetliab_value", "issuer", "proj_id"]
 HOLDER_TITLES = {"proj_abbr_name": "Fund", "percent_nav": "% of NAV", "assetliab_value": "Value", "issuer": "Issuer",
                  "proj_id": "Project id"}
@@ -376,7 +373,7 @@ class MarketView(TabView):
         for column, words in (("fund_status", status_text), ("risk_spectrum", risk_text), ("proj_retail_type", retail_text)):
             if column in frame.columns:
                 frame[column] = frame[column].map(words)
-        return io.BytesIO(csv_bytes(frame.rename(columns=CSV_TITLES)))
+        return io.BytesIO(csv_bytes(frame.rename(columns=FACTSHEET_RETURN_TITLES)))
 
     # ---- rendering ------------------------------------------------------------------------------
 

@@ -3,13 +3,18 @@ boxes, and the note under the results (where the figures come from, the peer rul
 
 from __future__ import annotations
 
-from dashboard.present.text import esc, fmt_date
+from dashboard.present.text import COLUMN_TITLES, esc, fmt_date
 from dashboard.views.market_notes import sync_command
 
 # The figures from the snapshot's NAV history (the fund's first unit class), after the factsheet's.
 NAV_COLUMNS = ["nav_return_1y", "return_3y_ann", "volatility_1y", "max_drawdown_1y", "sharpe_1y", "peer_pct_return_1y",
                "last_nav_date"]
 NAV_PERCENT = ["nav_return_1y", "return_3y_ann", "volatility_1y", "max_drawdown_1y"]
+# Their titles, in the table and its download alike: the product's one table of column titles says them.
+NAV_TITLES = {column: COLUMN_TITLES[column] for column in NAV_COLUMNS}
+# The one title the tab gives beside COLUMN_TITLES, in the table and its download: the factsheet's 1-year
+# return, told apart from the NAV's (COLUMN_TITLES says "1-year return (%)" where no NAV return stands beside it).
+FACTSHEET_RETURN_TITLES = {"return_1y": "1-year return (factsheet, %)"}
 
 # The NAV filters' boxes: the view's parameter (the text as typed) -> the model's filter, and the box's label.
 NAV_BOXES = {"min_return_3y_text": "min_return_3y", "max_volatility_text": "max_volatility",
@@ -17,8 +22,6 @@ NAV_BOXES = {"min_return_3y_text": "min_return_3y", "max_volatility_text": "max_
 NAV_BOX_LABELS = {"min_return_3y": "3-year return at least (% a year)", "max_volatility": "Volatility at most (% a year)",
                   "max_drawdown": "Max drawdown at most (%)", "min_sharpe": "Sharpe ratio at least"}
 NAV_BOX_WIDTHS = {"min_return_3y": 270, "max_volatility": 230, "max_drawdown": 250, "min_sharpe": 190}  # label whole
-# The download's titles beside COLUMN_TITLES (which titles the NAV figures): the factsheet's return, told apart.
-CSV_TITLES = {"return_1y": "1-year return (factsheet, %)"}
 
 
 def peer_rule_words() -> str:

@@ -211,6 +211,26 @@ def _cache_dir(cache_dir: str | Path | None, env: Mapping[str, str]) -> Path:
     return Path(override).expanduser() if override else default_cache_dir()
 
 
+def _limits(env: Mapping[str, str], *, rate_limit: str | tuple[int, float] | None, min_interval_ms: float | str | None,
+            redis_url: str | None, num_procs: int | str | None, deadline_s: float | str | None) -> dict:
+    """How calls are paced and shared (ApiSettings' rate_limit, min_interval_s, redis_url, num_procs and
+    deadline_s): each the value given, else its environment variable's, else the default; checked in that order."""
+    if rate_limit is None:
+        rate_limit = env.get("SEC_API_RATE_LIMIT", "").strip() or None
+    limit = parse_rate_limit(rate_limit) if isinstance(rate_limit, str) else (rate_limit or DEFAULT_RATE_LIMIT)
+    if min_interval_ms is None:
+        min_interval_ms = env.get("SEC_API_MIN_INTERVAL_MS", "").strip() or "0"
+    spacing = parse_min_interval_ms(str(min_interval_ms))
+    redis = (redis_url if redis_url is not None else env.get("SEC_DASHBOARD_REDIS_URL", "")).strip() or None
+    if redis:
+        check_redis_url(redis)
+    procs = parse_num_procs(num_procs if num_procs is not None else env.get("SEC_DASHBOARD_NUM_PROCS", "").strip() or "1")
+    if deadline_s is None:
+        deadline_s = env.get("SEC_API_DEADLINE_S", "").strip() or DEFAULT_DEADLINE_S
+    return {"rate_limit": (int(limit[0]), float(limit[1])), "min_interval_s": spacing, "redis_url": redis,
+            "num_procs": procs, "deadline_s": parse_deadline(deadline_s)}
+
+
 @dataclass(frozen=True, repr=False)
 class ApiSettings:
     """Connection settings, from parameters or the environment.
@@ -264,19 +284,8 @@ class ApiSettings:
         lic_key = _key_from(license_api_key) or _key_from(env.get("SEC_LICENSE_API_KEY"))
         second_key = _key_from(secondary_key) or _key_from(env.get("SEC_API_KEY_SECONDARY"))
         chosen_layout = check_layout(layout or env.get("SEC_API_LAYOUT", "").strip() or LAYOUT_AUTO)
-        if rate_limit is None:
-            rate_limit = env.get("SEC_API_RATE_LIMIT", "").strip() or None
-        limit = parse_rate_limit(rate_limit) if isinstance(rate_limit, str) else (rate_limit or DEFAULT_RATE_LIMIT)
-        if min_interval_ms is None:
-            min_interval_ms = env.get("SEC_API_MIN_INTERVAL_MS", "").strip() or "0"
-        spacing = parse_min_interval_ms(str(min_interval_ms))
-        redis = (redis_url if redis_url is not None else env.get("SEC_DASHBOARD_REDIS_URL", "")).strip() or None
-        if redis:
-            check_redis_url(redis)
-        procs = parse_num_procs(num_procs if num_procs is not None else env.get("SEC_DASHBOARD_NUM_PROCS", "").strip() or "1")
-        if deadline_s is None:
-            deadline_s = env.get("SEC_API_DEADLINE_S", "").strip() or DEFAULT_DEADLINE_S
-        deadline = parse_deadline(deadline_s)
+        limits = _limits(env, rate_limit=rate_limit, min_interval_ms=min_interval_ms, redis_url=redis_url,
+                         num_procs=num_procs, deadline_s=deadline_s)
         if demo is None:
             demo = env.get("SEC_DASHBOARD_DEMO", "").strip().lower() in {"1", "true", "yes", "on"}
             if not demo and not base and not (key or fund_key or lic_key or second_key):
@@ -293,11 +302,7 @@ class ApiSettings:
             use_cache=use_cache,
             layout=chosen_layout,
             secondary_key=second_key,
-            rate_limit=(int(limit[0]), float(limit[1])),
-            min_interval_s=spacing,
-            redis_url=redis,
-            num_procs=procs,
-            deadline_s=deadline,
+            **limits,
         )
 
     def key_for(self, group: str) -> SubscriptionKey | None:

@@ -314,6 +314,21 @@ def _licence_body(route: Route, body: bytes) -> dict:
     return fields
 
 
+def handler_rows(view: SuccessorView, route: Route, params: dict[str, str], filters: dict[str, str]) -> list[dict]:
+    """The rows the route's handler gives for these filters (a fund route's query filters, a licence route's
+    body fields as `body.NAME`), a factsheet's narrowed by unit class name and by its dates."""
+    if not route.is_fund:
+        body_fields = {k[5:]: v for k, v in filters.items()}
+        return LICENCE_HANDLERS[(route.method, route.id)](view, params, body_fields)
+    rows = FUND_HANDLERS[route.id](view, filters)
+    if route.id.startswith("factsheet/"):
+        if "fund_class_name" in filters:
+            needle = filters["fund_class_name"].casefold()
+            rows = [r for r in rows if "fund_class_name" not in r or needle in str(r["fund_class_name"]).casefold()]
+        rows = apply_factsheet_filters(rows, filters)
+    return rows
+
+
 def answer(app: Any, route: Route, params: dict[str, str], path: str, query_string: str, body: bytes) -> Answer:
     """The answer of one successor request. `app` gives `dataset`, `licence_shape`, `end_cursor_null`
     and `cursor_key`; all are read now, so tests may change them between requests."""
@@ -341,16 +356,8 @@ def answer(app: Any, route: Route, params: dict[str, str], path: str, query_stri
     shuffled = cache is not None and cache_key in cache
     if shuffled:
         rows = cache[cache_key] = cache.pop(cache_key)  # the most recently used last
-    elif route.is_fund:
-        rows = FUND_HANDLERS[route.id](view, filters)
-        if route.id.startswith("factsheet/"):
-            if "fund_class_name" in filters:
-                needle = filters["fund_class_name"].casefold()
-                rows = [r for r in rows if "fund_class_name" not in r or needle in str(r["fund_class_name"]).casefold()]
-            rows = apply_factsheet_filters(rows, filters)
     else:
-        body_fields = {k[5:]: v for k, v in filters.items()}
-        rows = LICENCE_HANDLERS[(route.method, route.id)](view, params, body_fields)
+        rows = handler_rows(view, route, params, filters)
 
     end = None if app.end_cursor_null else ""
     if not rows:

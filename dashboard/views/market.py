@@ -3,7 +3,8 @@
 A thin view over `MarketScreen` (dashboard.market.screen): the screener's filters are widgets made
 from its parameters, its results a paged table whose chosen rows go to the basket, and the market's
 risk spectrum, fees by policy type, most-held securities and who holds a security. Without a
-snapshot it says how to make one (and, on the demo data, makes one with a button).
+snapshot it says how to make one (and, on the demo data, makes one with a button). Its notes in
+words are in `market_notes`, the parts of the NAV figures in `market_nav`.
 """
 
 from __future__ import annotations
@@ -19,24 +20,23 @@ from dashboard.errors import BadInputError, SecApiError
 from dashboard.market import queries
 from dashboard.market.screen import NAV_FILTER_LABELS, MarketScreen
 from dashboard.present import charts
-from dashboard.present.text import (csv_bytes, risk_text, display_frame, empty_html, esc, fmt_date, fmt_datetime, fmt_percent,
-                                    policy_type_text, status_text, typed_number)
-from dashboard.records.labels import FUND_STATUS, PROJ_RETAIL_TYPE, RISK_LEVEL
+from dashboard.present.text import (csv_bytes, display_frame, empty_html, esc, fmt_date, policy_type_text, risk_text,
+                                    status_text)
+from dashboard.records.labels import FUND_STATUS, RISK_LEVEL
 from dashboard.views.common import (TabView, chart_pane, data_table, html_pane, notify_error, notify_warning,
                                     progress_value, section_title, text_box)
-from dashboard.views.market_nav import (CSV_TITLES, NAV_BOX_LABELS, NAV_BOX_WIDTHS, NAV_BOXES, NAV_COLUMNS, NAV_PERCENT,
-                                        nav_note_html)
+from dashboard.views.market_nav import (FACTSHEET_RETURN_TITLES, NAV_BOX_LABELS, NAV_BOX_WIDTHS, NAV_BOXES, NAV_COLUMNS,
+                                        NAV_PERCENT, NAV_TITLES, nav_note_html)
+from dashboard.views.market_notes import (company_options, fee_position_html, no_store_html, number_or_none,
+                                          number_text, retail_text, snapshot_html)
 
 RESULT_COLUMNS = ["proj_abbr_name", "proj_name_en", "company_name_en", "fund_status", "risk_level", "policy_desc",
                   "tax_incentives", "total_fee_actual", "return_1y", *NAV_COLUMNS, "proj_name_th", "proj_id"]
 RESULT_TITLES = {"proj_abbr_name": "Fund", "proj_name_en": "English name", "proj_name_th": "Thai name",
                  "company_name_en": "Management company", "fund_status": "Status", "risk_level": "Risk level",
                  "policy_desc": "Policy type", "tax_incentives": "Tax incentive",
-                 "total_fee_actual": "Total annual fee (actual)", "return_1y": "1-year return (factsheet, %)",
-                 "nav_return_1y": "1-year return (NAV, %)", "return_3y_ann": "3-year return (a year, %)",
-                 "volatility_1y": "Volatility (1 year, %)", "max_drawdown_1y": "Max drawdown (1 year, %)",
-                 "sharpe_1y": "Sharpe (1 year)", "peer_pct_return_1y": "1-year return percentile among peers",
-                 "last_nav_date": "Last NAV date", "proj_id": "Project id"}
+                 "total_fee_actual": "Total annual fee (actual)", **FACTSHEET_RETURN_TITLES, **NAV_TITLES,
+                 "proj_id": "Project id"}
 HOLDER_COLUMNS = ["proj_abbr_name", "percent_nav", "assetliab_value", "issuer", "proj_id"]
 HOLDER_TITLES = {"proj_abbr_name": "Fund", "percent_nav": "% of NAV", "assetliab_value": "Value", "issuer": "Issuer",
                  "proj_id": "Project id"}
@@ -55,17 +55,10 @@ MOST_HELD_COLUMNS = ["security", "issuer", "funds", "total_value", "percent_nav_
 MOST_HELD_TITLES = {"security": "Security", "issuer": "Issuer", "funds": "Funds holding it",
                     "total_value": "Value held, all funds", "percent_nav_avg": "Average weight (% of NAV)",
                     "issue_code": "Issue code", "isin_code": "ISIN"}
-SYNC_COMMAND = "sec-dashboard market sync"
 # The tick-box column is 40 px with 10 px padding, narrower than the box with its margins: Tabulator's
 # ellipsis for overflowing text then drew a dot beside every box, which read as a narrow empty column.
 TICK_BOX_CSS = ".tabulator-cell:has(> input[type='checkbox']) {text-overflow: clip; padding-left: 4px; padding-right: 4px;}"
 POLL_MS = 5000
-
-
-def retail_text(code) -> str:
-    """Who may buy a fund, in words with its code beside it ("fund for general investors (R)"); an unknown code as sent."""
-    label = PROJ_RETAIL_TYPE.get(code) if isinstance(code, str) else None
-    return f"{label[1]} ({code})" if label else ("" if code is None or code != code else str(code))
 
 
 def results_frame(results: pd.DataFrame) -> pd.DataFrame:
@@ -76,100 +69,6 @@ def results_frame(results: pd.DataFrame) -> pd.DataFrame:
         risk_level=results["risk_spectrum"].map(lambda c: f"RS{RISK_LEVEL[c]}" if c in RISK_LEVEL else ""),
         last_nav_date=results["last_nav_date"].map(fmt_date).astype(object))
     return display_frame(frame, RESULT_COLUMNS)
-
-
-def snapshot_html(market: MarketScreen) -> str:
-    """One line on the snapshot: when it was fetched and how many funds, and a sync running; nothing when there is
-    none and none is being made (the empty state says how to make one)."""
-    running = ""
-    if market.syncing:  # a snapshot is incomplete while a sync fills it: that is not a sync that stopped
-        count = f": {market.sync_done:,} of {market.sync_total:,} datasets" if market.sync_total else ""
-        running = f'<span class="sd-pill">a sync is running{count}</span>'
-    if not market.has_store:
-        # the first snapshot being made: the progress bar moves below, and this line says what it is
-        return f'<div class="sd-stat">Making the market snapshot. {running}</div>' if running else ""
-    when = f"{fmt_datetime(market.snapshot_at)} UTC" if market.snapshot_at else "an unknown time"
-    age = f" ({age_text(market.age_s)} old)" if market.age_s is not None else ""
-    if running:
-        note = f" {running}"
-    else:
-        note = "" if market.complete else ' <span class="sd-pill sd-warn">incomplete: a sync stopped part way</span>'
-    return (f'<div class="sd-stat">Market snapshot from {esc(when)}{esc(age)}; {market.fund_count:,} funds. '
-            f'{len(market.results):,} match the filters.{note}</div>')
-
-
-def age_text(seconds: float) -> str:
-    """"5 minutes", "3 hours", "2 days"."""
-    seconds = max(0.0, float(seconds))
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size:
-            n = int(seconds // size)
-            return f"{n} {unit}{'s' if n != 1 else ''}"
-    return "less than a minute"
-
-
-def fee_position_html(position: dict | None, fund: str) -> str:
-    """Where the selected fund's fee (as charged) sits among the funds of its policy type."""
-    if not fund:
-        return '<div class="sd-muted">Select a fund in the Fund explorer to see where its fee sits among its peers.</div>'
-    if position is None:
-        return empty_html(f"The selected fund ({fund}) is not in the market snapshot.")
-    name = position.get("proj_abbr_name") or position.get("proj_id") or fund
-    policy = policy_type_text(position.get("policy_type")) or "funds with no policy type published"
-    if position.get("total_fee_actual") is None or position.get("percentile") is None:
-        return empty_html(f"{name} has no charged fee in the snapshot, so it cannot be placed among its peers.")
-    pct = round(float(position["percentile"]))
-    cheaper = int(position.get("cheaper") or 0)
-    peers = int(position.get("peers") or 0)
-    return (f'<div class="sd-stat"><b>{esc(name)}</b> charges {esc(fmt_percent(position["total_fee_actual"]))} a year: '
-            f"{esc(ordinal(pct))} percentile among the {peers:,} funds of its policy type "
-            f"({esc(policy)}); {cheaper:,} of them charge less. Low is cheap. "
-            '<span class="sd-muted">Fees as actually charged, never prospectus ceilings.</span></div>')
-
-
-def ordinal(n: int) -> str:
-    """1st, 2nd, 3rd, 11th, 22nd."""
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
-def no_store_html(market: MarketScreen, demo: bool) -> str:
-    cache = getattr(market.settings, "cache_dir", None)
-    where = esc(market.snapshot_dir or (f"the cache directory ({cache})" if cache else "the cache directory"))
-    text = (f"There is no market snapshot yet. Make one with <code>{SYNC_COMMAND}</code> (it keeps every fund of "
-            f"the market in {where}); the tab then screens the whole market, with no call to the service.")
-    if demo:
-        text += (" On the demo data, the button below makes one from the built-in simulator (about a minute: "
-                 "it keeps to the service's rate limit).")
-    return f'<div class="sd-empty" role="note">{text}</div>'
-
-
-ANY_COMPANY = "Any company"
-
-
-def company_options(market: MarketScreen) -> dict[str, str]:
-    """The company filter's choices: each company of the snapshot by its name (the id beside a name two share),
-    and the company a link asks for even when the snapshot does not hold it."""
-    names = market.companies
-    counts: dict[str, int] = {}
-    for name in names.values():
-        counts[name] = counts.get(name, 0) + 1
-    options = {ANY_COMPANY: ""}
-    for uid, name in names.items():
-        options[name if counts[name] == 1 and name not in options else f"{name} ({uid})"] = uid
-    if market.company and market.company not in names:
-        options[f"{market.company} (not in the snapshot)"] = market.company
-    return options
-
-
-def number_or_none(text: str) -> float | None:
-    """A number typed in a box ("1.5", "1,234.5", " -3 %"): `present.text.typed_number`, the command
-    line's reading too; None when empty; ValueError when it is not a number."""
-    return typed_number(text)
-
-
-def _number_text(value: float | None) -> str:
-    return "" if value is None else f"{value:g}"
 
 
 def _commit_only() -> None:
@@ -193,8 +92,8 @@ class MarketView(TabView):
     def __init__(self, **params):
         super().__init__(**params)
         market = self.market
-        self.param.update(max_fee_text=_number_text(market.max_fee), min_return_text=_number_text(market.min_return_1y),
-                          **{box: _number_text(getattr(market, name)) for box, name in NAV_BOXES.items()})
+        self.param.update(max_fee_text=number_text(market.max_fee), min_return_text=number_text(market.min_return_1y),
+                          **{box: number_text(getattr(market, name)) for box, name in NAV_BOXES.items()})
         self._box_error = ""  # the error a NAV box's value gave (cleared when a box is typed again)
         self._build_sync()
         self._build_screener()
@@ -286,7 +185,8 @@ class MarketView(TabView):
                                   frozen_columns=["proj_abbr_name"], stylesheets=[TICK_BOX_CSS])
         market.param.watch(lambda e: setattr(self.results, "page_size", e.new), "page_size")
         self.nav_note = html_pane(pn.bind(nav_note_html, market.param.has_store, market.param.nav_funds,
-                                          market.param.nav_until), name="market-nav-note", margin=(0, 10))
+                                          market.param.nav_until, self.param.demo), name="market-nav-note",
+                                  margin=(0, 10))
         self.add_button = pmui.Button(label="Add the ticked funds to the basket", icon="playlist_add", variant="outlined",
                                 margin=(4, 8), name="market-add")
         self.add_button.on_click(self.add_chosen_to_basket)
@@ -398,7 +298,7 @@ class MarketView(TabView):
             except ValueError:
                 same = False
             if not same:
-                setattr(self, text, _number_text(event.new))
+                setattr(self, text, number_text(event.new))
 
     def _company_picked(self, event) -> None:
         self.market.company = event.new or ""
@@ -473,7 +373,7 @@ class MarketView(TabView):
         for column, words in (("fund_status", status_text), ("risk_spectrum", risk_text), ("proj_retail_type", retail_text)):
             if column in frame.columns:
                 frame[column] = frame[column].map(words)
-        return io.BytesIO(csv_bytes(frame.rename(columns=CSV_TITLES)))
+        return io.BytesIO(csv_bytes(frame.rename(columns=FACTSHEET_RETURN_TITLES)))
 
     # ---- rendering ------------------------------------------------------------------------------
 

@@ -44,7 +44,7 @@ def test_every_csv_column_has_a_title_for_people_not_its_field_name():
 
 
 def test_the_market_csv_says_who_may_buy_in_words():
-    from dashboard.views.market import retail_text
+    from dashboard.views.market_notes import retail_text
 
     assert retail_text("R") == "fund for general investors (R)"
     assert retail_text("Q") == "Q" and retail_text(None) == ""

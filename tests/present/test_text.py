@@ -125,7 +125,7 @@ def test_a_typed_number_that_is_not_one_is_refused_with_a_message(typed):
 def test_the_market_tab_and_the_command_line_read_numbers_alike():
     """The Market tab read "1,234.5" with the comma as a decimal point; the CLI as a thousands separator."""
     from dashboard.cli.terminal import baht
-    from dashboard.views.market import number_or_none
+    from dashboard.views.market_notes import number_or_none
 
     assert number_or_none("1,234.5") == 1234.5 == number("1,234.5")
     assert baht("1,234.5") == "1,234.50" and fmt_number("1,234.5") == "1,234.50"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dashboard.config import ApiSettings
 from dashboard.market.screen import MarketScreen
 from dashboard.market.store import MarketStore
-from dashboard.views.market import snapshot_html
+from dashboard.views.market_notes import snapshot_html
 from tests.conftest import run
 
 

@@ -4,6 +4,8 @@ note under the table, and a snapshot without NAV (a dash and how to get them, no
 
 from __future__ import annotations
 
+import csv
+
 import pytest
 from pandas.testing import assert_frame_equal
 
@@ -135,6 +137,10 @@ def test_the_download_titles_the_nav_figures_in_words(view):
                   "Last NAV date"):
         assert title in header
     assert not set(header.split(",")) & set(queries.NAV_FIELDS)  # titles, not field names
+    # the table on screen and its download say the same words for the same figures
+    shown = [view.results.titles[c] for c in [*NAV_COLUMNS, "return_1y"]]
+    titles = next(csv.reader([header]))
+    assert set(shown) <= set(titles), sorted(set(shown) - set(titles))
 
 
 def test_without_nav_the_columns_show_a_dash_and_the_note_says_how_to_get_them(no_nav_view):
@@ -144,6 +150,6 @@ def test_without_nav_the_columns_show_a_dash_and_the_note_says_how_to_get_them(n
     assert table.value[NAV_PERCENT + ["sharpe_1y", "peer_pct_return_1y"]].isna().all().all()
     assert (table.value["last_nav_date"] == DASH).all()
     note = no_nav_view.nav_note.object
-    assert "holds no NAV history" in note and "market sync --nav-days" in note
+    assert "holds no NAV history" in note and "<code>sec-dashboard --demo market sync --nav-days 400</code>" in note
     assert "same policy type" not in note
     assert_frame_equal(results_frame(market.results), table.value)

@@ -13,6 +13,7 @@ import logging
 import math
 import re
 import sys
+import traceback
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
@@ -70,10 +71,29 @@ def json_text(data: Any) -> str:
 
 
 class TerminalFormatter(logging.Formatter):
-    """Log lines (-v output, library warnings) as single safe lines: messages may carry service text."""
+    """Log lines (-v output, library warnings) as single safe lines: messages may carry service text.
+
+    A record with an exception ends with its cause (type, message, and the line that raised it), which a
+    long message (Bokeh's error quotes the whole message it failed on) would otherwise cut away."""
 
     def format(self, record: logging.LogRecord) -> str:
-        return terminal_text(super().format(record), single_line=True, limit=MESSAGE_WIDTH)
+        line = terminal_text(super().format(record), single_line=True, limit=MESSAGE_WIDTH)
+        cause = terminal_text(exception_cause(record.exc_info), single_line=True, limit=MESSAGE_WIDTH // 3)
+        if not cause or line.endswith(cause):
+            return line
+        head = terminal_text(line, limit=MESSAGE_WIDTH - len(cause) - 3)
+        return f"{head} | {cause}"
+
+
+def exception_cause(exc_info) -> str:
+    """"AssertionError at `assert self._session is not None`", "ValueError: bad value" (empty without one)."""
+    if not exc_info or exc_info[1] is None:
+        return ""
+    exc = exc_info[1]
+    message = str(exc).strip()
+    frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ is not None else []
+    where = f" at `{frames[-1].line}`" if frames and frames[-1].line else ""
+    return f"{type(exc).__name__}: {message}" if message else f"{type(exc).__name__}{where}"
 
 
 # ---- numbers -----------------------------------------------------------------------------------------

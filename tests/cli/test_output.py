@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 import os
 import re
 import shutil
@@ -143,6 +144,32 @@ def test_log_lines_are_terminal_safe():
               "logging.getLogger('t').warning('answer %s', '\\x1b[2J\\u202eowned\\nnext')\n")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert result.stderr == "answer owned next\n"
+
+
+def test_a_log_line_keeps_its_exceptions_cause_after_a_long_message():
+    """Bokeh logs "error handling message" with the whole message it failed on, then the error: one log line
+    cut to its width lost the cause (a reloading page's disconnect could not be told from a real fault)."""
+    from dashboard.cli.terminal import MESSAGE_WIDTH, TerminalFormatter
+
+    def fail():
+        # as a bare `assert` raises outside pytest's rewritten modules: no message
+        raise AssertionError
+
+    try:
+        fail()
+    except AssertionError:
+        exc_info = sys.exc_info()
+    record = logging.LogRecord("bokeh.server.protocol_handler", logging.ERROR, __file__, 1,
+                               "error handling message\n message: %r \n error: %r", ("x" * 5000, exc_info[1]), exc_info)
+    line = TerminalFormatter("%(levelname)s %(name)s: %(message)s").format(record)
+    assert "\n" not in line and len(line) <= MESSAGE_WIDTH
+    assert line.startswith("ERROR bokeh.server.protocol_handler: error handling message")
+    assert line.endswith("| AssertionError at `raise AssertionError`"), line[-160:]
+    try:
+        raise ValueError("the \x1b[2Jcause")
+    except ValueError:
+        record.exc_info = sys.exc_info()
+    assert TerminalFormatter("%(message)s").format(record).endswith("| ValueError: the cause")
 
 
 # ---- readable factsheet and holdings ------------------------------------------------------------------------

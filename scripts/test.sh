@@ -12,8 +12,13 @@ bash scripts/setup.sh --test || exit 1
 unset PYTHONDONTWRITEBYTECODE
 mkdir -p test-artifacts
 
-run() {
-  .venv/bin/python -m pytest "$@"
+run() {  # run [--nice] PYTEST-ARGS...: pytest; "no tests" is a failure
+  local prefix=()
+  if [ "${1:-}" = "--nice" ]; then
+    prefix=(nice -n 10)
+    shift
+  fi
+  "${prefix[@]}" .venv/bin/python -m pytest "$@"
   local status=$?
   if [ "$status" -eq 5 ]; then
     echo "test: pytest collected no tests; that is a failure" >&2
@@ -30,14 +35,16 @@ fi
 # browser tests on two workers beside them (they wait on pages and a server as much as they compute: alone
 # they left half the machine idle), and the serving layer's tests in a process of their own (they patch
 # Bokeh's server and keep process-wide spare pools, which another file's in-process server in the same
-# worker could share). The two side runs' output is printed after the main one's.
+# worker could share). The CPU-bound two run niced, so the browser tests, which wait on pages drawn in
+# time, get the CPU when they need it and the rest take what they leave. The two side runs' output is
+# printed after the main one's.
 server_log=test-artifacts/server-tests.log
 browser_log=test-artifacts/browser-tests.log
-run -m "not browser" tests/server >"$server_log" 2>&1 &
+run --nice -m "not browser" tests/server >"$server_log" 2>&1 &
 server_tests=$!
 run -n 2 --dist loadfile tests/browser >"$browser_log" 2>&1 &  # (every test there is marked browser: tests/browser/conftest.py)
 browser_tests=$!
-run -n 2 --dist loadfile -m "not browser" --ignore=tests/server --ignore=tests/browser
+run --nice -n 2 --dist loadfile -m "not browser" --ignore=tests/server --ignore=tests/browser
 first=$?
 wait "$server_tests"
 second=$?

@@ -304,34 +304,24 @@ class TabView(pn.viewable.Viewer, SessionBound):
                           "out of date and redraws when shown again: updating the tables of a view the browser has "
                           "just removed (a tab switch while a basket loads) made Tabulator patch widgets it no longer had.")
 
-    unsent = param.Callable(default=None, doc="Returns True while the browser builds the page it was sent (a "
-                            "served session's first page): a table changed then throws in the browser and the rest "
-                            "of that change is lost (docs/upstream.md #6), so the view redraws once the page is drawn "
-                            "(`catch_up`).")
-
     _out_of_date: bool = False
 
     def __init__(self, **params):
         super().__init__(**params)
         self.bind_session()
 
-    def drawing(self) -> bool:
-        """Whether the browser is building the page this view was sent in (so its tables wait)."""
-        return self.unsent is not None and self.unsent()
-
     def invalidate(self, *_) -> None:
-        """Redraw now, or when shown again if hidden (or once the page is drawn); nothing once the session has ended."""
+        """Redraw now, or when shown again if hidden; nothing once the session has ended."""
         if self.session_ended():
             return
-        if not self.shown or self.drawing():
+        if not self.shown:
             self._out_of_date = True
             return
         self.render()
 
     @param.depends("shown", watch=True)
-    def catch_up(self) -> None:
-        """Redraw what changed while the view was hidden or the browser was building the page."""
-        if self.shown and self._out_of_date and not self.drawing() and not self.session_ended():
+    def _catch_up(self) -> None:
+        if self.shown and self._out_of_date:
             self._out_of_date = False
             self.render()
 

@@ -167,8 +167,8 @@ class HoldingsView(TabView):
     async def _overlap_changed(self, *_):
         market, state = self.market, self.state
         self._render_market()
-        if market is None or not market.has_store or not self.shown or self.drawing():
-            return  # (hidden, or the page still being drawn: its refresh once shown or drawn works it out)
+        if market is None or not market.has_store or not self.shown:
+            return
         others = [p for p in state.basket.proj_ids if p != state.fund]
         if not state.fund or not others:
             self.overlap_note.object = html_text(empty_html(

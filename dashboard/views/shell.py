@@ -68,7 +68,8 @@ VIEW_CLASSES = {"allocation": AllocationView, "holdings": HoldingsView, "fees": 
                 "risk": RiskView, "performance": PerformanceView, "nav": NavView}
 # Tabs whose view fetches what it shows when it is shown (`refresh`), not with the first load.
 REFRESHED_TABS = ("market", "holdings", "nav")
-# Of those, the tabs that read the local market snapshot only (quick): shown once read (`_read_then_show`).
+# Of those, the tabs that read the local market snapshot only (quick): shown once read (`_read_then_show`,
+# as the Licensee tab is once its first lookups have run).
 READ_BEFORE_SHOWN = ("market", "holdings")
 
 
@@ -176,8 +177,6 @@ class DashboardApp(pn.viewable.Viewer):
                 view = FundExplorer(state=state, deferred=not self.page_ready)
             else:
                 view = VIEW_CLASSES[tab](state=state)
-            if isinstance(view, TabView):
-                view.unsent = self._browser_building
             self.views[tab] = view
         return view
 
@@ -204,26 +203,37 @@ class DashboardApp(pn.viewable.Viewer):
         index = TABS.index(event.new)
         if self.tabs.active != index:
             self.tabs.active = index
-        if event.new in READ_BEFORE_SHOWN and self.page_ready:
-            pn.state.execute(functools.partial(self._read_then_show, event.new))
+        read = self._read_first(event.new)
+        if read is not None:
+            pn.state.execute(functools.partial(self._read_then_show, event.new, read))
             return
         self._show_only(event.new)
-        if event.new == "licensee" and self.page_ready:
-            pn.state.execute(self._prefill_licensee)
         if event.new in REFRESHED_TABS and self.page_ready:
             pn.state.execute(self.view(event.new).refresh)
 
-    async def _read_then_show(self, tab: str) -> None:
-        """Read what the tab shows, then show it (while the last tab stays, marked as loading).
+    def _read_first(self, tab: str):
+        """What a tab opened on a drawn page reads before it is shown (a coroutine function), or None: the local
+        snapshot for the Market and Holdings tabs, and the Licensee tab's first lookups (a link's, the demo's)."""
+        if not self.page_ready:
+            return None
+        if tab in READ_BEFORE_SHOWN:
+            return self.view(tab).refresh
+        if tab == "licensee" and self._licensee_due():
+            return self._prefill_licensee
+        return None
+
+    async def _read_then_show(self, tab: str, read) -> None:
+        """Read what the tab shows (`read()`), then show it (while the last tab stays, marked as loading).
 
         A tab shown first and filled a moment later had its tables patched while the browser was still
         drawing them: Panel's Tabulator throws on a change of columns or pages of a table it has not drawn
         yet, and Bokeh then drops the rest of that message, so a table could stay empty (docs/upstream.md)."""
         view = self.view(tab)
-        view.shown = True  # (not yet in the page: its tables are filled, not patched)
+        if isinstance(view, TabView):
+            view.shown = True  # (not yet in the page: its tables are filled, not patched)
         self.content.loading = True
         try:
-            await view.refresh()
+            await read()
         finally:
             self.content.loading = False
             if self.state.tab == tab:  # (not when another tab was picked meanwhile)
@@ -263,9 +273,13 @@ class DashboardApp(pn.viewable.Viewer):
             names = ", ".join(basket.label(p) for p in failed)
             notify_warning(f"No data could be loaded for {names}: {next(iter(failed.values()))}")
 
-    async def _prefill_licensee(self):
+    def _licensee_due(self) -> bool:
+        """Whether the Licensee tab has lookups to run when first opened (a link's person or case, the demo's examples)."""
         licence = self.state.licence
-        if self._licensee_filled or not (self.examples or licence.person_id or licence.case_id):
+        return not self._licensee_filled and bool(self.examples or licence.person_id or licence.case_id)
+
+    async def _prefill_licensee(self):
+        if not self._licensee_due():
             return
         self._licensee_filled = True
         await self.view("licensee").prefill()
@@ -304,9 +318,6 @@ class DashboardApp(pn.viewable.Viewer):
         it, makes Tabulator patch a table it has not made yet.)"""
         self.page_ready = True
         self._complete_page()
-        shown = self.views.get(self.state.tab)
-        if isinstance(shown, TabView):
-            shown.catch_up()  # what reached it while the browser was drawing the page
         self._notify_start()
         if self.state.tab == "licensee":
             await self._prefill_licensee()

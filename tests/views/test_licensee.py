@@ -98,3 +98,36 @@ def test_a_persons_duties_name_companies_that_are_not_asset_managers(demo_client
     assert f"{name} ({company})" in set(shown["company"])
     assert all("(" in str(c) for c in shown["company"])  # every company by its name, none by its id alone
     assert view.licence.former.empty  # the list names companies; the former-licensee table is not filled by it
+
+
+def test_the_licensee_tab_is_put_in_the_page_with_its_first_lookups_done():
+    """On a drawn page, the Licensee tab's first lookups (the demo's examples, a link's person or case) run before
+    it is shown, so its tables reach the browser with their rows, not empty and filled a moment later (a change
+    sent while the browser still draws a table is lost: docs/upstream.md #6)."""
+    from dashboard.app import create_dashboard
+    from dashboard.config import ApiSettings
+    from dashboard.demo.connect import open_client
+    from tests.conftest import TODAY
+
+    client = open_client(ApiSettings.from_env(demo=True, environ={}), today=lambda: TODAY)
+    try:
+        app = create_dashboard(client=client)
+        run(app.start())
+        assert app.page_ready and app.examples
+        shown = []
+
+        def put_in_page(event):
+            view = app.views.get("licensee")
+            if view is not None and event.new and event.new[0] is view.__panel__():
+                shown.append({name: len(table.value) for name, table in view.tables.items()})
+
+        app.content.param.watch(put_in_page, "objects")
+        app.state.tab = "licensee"
+        assert shown, "the Licensee tab was never put in the page"
+        assert shown[0]["companies"] > 0 and shown[0]["former"] > 0, shown[0]
+        assert not app.content.loading
+        app.state.tab = "explorer"
+        app.state.tab = "licensee"  # opened again: nothing to look up first, shown at once, as it was left
+        assert len(shown) == 2 and shown[1] == {n: len(t.value) for n, t in app.views["licensee"].tables.items()}
+    finally:
+        client.close()

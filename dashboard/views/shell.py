@@ -71,6 +71,9 @@ REFRESHED_TABS = ("market", "holdings", "nav")
 # Of those, the tabs that read the local market snapshot only (quick): shown once read (`_read_then_show`,
 # as the Licensee tab is once its first lookups have run).
 READ_BEFORE_SHOWN = ("market", "holdings")
+#: What a served page that opens on another tab than the Fund explorer (a shared link's) shows in the tab's place
+#: until its first load has ended and the browser has drawn the page (`_show_held`).
+HELD_NOTE = '<div class="sd-muted" role="status" style="padding:16px 8px">Loading the {title} tab…</div>'
 
 
 class DashboardApp(pn.viewable.Viewer):
@@ -109,7 +112,14 @@ class DashboardApp(pn.viewable.Viewer):
         #: What the shown tab holds: its view, below the tab bar.
         self.content = pn.Column(sizing_mode="stretch_width", name="tab-content", margin=0,
                                  css_classes=["sd-tab-content"], stylesheets=[CONTENT_CSS])
-        self._show_only(state.tab)
+        # A served page opened on a tab with tables the first load fills (a shared link's) holds the tab back:
+        # filled while the browser was still building them, its tables lost their rows (docs/upstream.md #6).
+        self._held = not self.page_ready and state.tab != "explorer"
+        self._first_load_ended = False
+        if self._held:
+            self.content.objects = [html_pane(HELD_NOTE.format(title=esc(TAB_TITLES[state.tab])), name="held-tab")]
+        else:
+            self._show_only(state.tab)
         self.tabs = TabBar(*(TAB_TITLES[t] for t in TABS), active=TABS.index(state.tab),
                            sizing_mode="stretch_width", name="main-tabs", stylesheets=[TABS_CSS])
         self.tabs.param.watch(self._tab_from_widget, "active")
@@ -203,6 +213,8 @@ class DashboardApp(pn.viewable.Viewer):
         index = TABS.index(event.new)
         if self.tabs.active != index:
             self.tabs.active = index
+        if self._held:
+            return  # the tab shown once the page is drawn (`_show_held`) is the state's then
         read = self._read_first(event.new)
         if read is not None:
             pn.state.execute(functools.partial(self._read_then_show, event.new, read))
@@ -294,7 +306,10 @@ class DashboardApp(pn.viewable.Viewer):
                 notify_warning, f"No data could be loaded for {', '.join(self.state.basket.label(p) for p in failed)}"))
         # A notification sent before the browser has drawn the page is lost: those wait for it.
         self._start_notes = notes
-        if self.page_ready:
+        self._first_load_ended = True
+        if self._held:
+            await self._show_held()
+        elif self.page_ready:
             self._notify_start()
             if self.state.tab == "licensee":
                 await self._prefill_licensee()
@@ -319,10 +334,26 @@ class DashboardApp(pn.viewable.Viewer):
         self.page_ready = True
         self._complete_page()
         self._notify_start()
-        if self.state.tab == "licensee":
-            await self._prefill_licensee()
-        if self.state.tab in REFRESHED_TABS:
-            await self.view(self.state.tab).refresh()
+        await self._show_held()
+
+    async def _show_held(self) -> None:
+        """Show the tab a served page opened on, once its first load has ended and the page is drawn (whichever
+        comes last): read what it shows, then put it in the page, where its tables arrive whole, with their rows.
+
+        Panel drops a layout's changes made before the page is drawn (docs/upstream.md #1), and its table loses rows
+        set while the browser builds it (#6): the first load ends at any time against the browser's building."""
+        if not (self._held and self.page_ready and self._first_load_ended):
+            return
+        self._held = False
+        self._notify_start()
+        tab = self.state.tab
+        read = self._read_first(tab)
+        if read is not None:
+            await self._read_then_show(tab, read)
+            return
+        self._show_only(tab)
+        if tab in REFRESHED_TABS:
+            await self.view(tab).refresh()
 
     def _complete_page(self) -> None:
         """What the first paint left out: the sidebar's basket and the shown view's secondary parts.

@@ -190,3 +190,72 @@ def test_basket_rows_made_while_the_browser_builds_the_page_are_not_reused(first
     kept = {id(r) for r in panel.fund_list.objects}
     app.state.basket_revision += 1
     assert {id(r) for r in panel.fund_list.objects} == kept
+
+
+@pytest.fixture
+def served_link_app(dataset):
+    """A session's page as served for a shared link to a tab with tables (Holdings, Fees): not drawn yet."""
+    client = open_client(ApiSettings.from_env(demo=True, environ={}), today=lambda: TODAY)
+    previous = pn.state.curdoc
+    pn.state.curdoc = Document()
+
+    def make(tab: str) -> DashboardApp:
+        funds = [f["proj_id"] for f in dataset.funds
+                 if len([rows for rows in dataset.holdings.get(f["proj_id"], {}).values() if rows]) >= 2]
+        state = DashboardState(client=client, default_query=DEMO_DEFAULT_QUERY)
+        assert state.apply_url({"tab": tab, "fund": funds[0], "basket": ",".join(funds[:3])}) == []
+        app = DashboardApp(state=state, banner="Demo data", page_ready=False, demo=True)
+        app.page.server_doc(pn.state.curdoc)
+        return app
+
+    try:
+        yield make
+    finally:
+        pn.state.curdoc = previous
+        client.close()
+
+
+def _watch_put_in_page(app, tab: str, rows_of) -> list:
+    """Each time the tab's view is put in the page: how many rows its tables hold then."""
+    shown = []
+
+    def put_in_page(event):
+        view = app.views.get(tab)
+        if view is not None and event.new and event.new[0] is view.__panel__():
+            shown.append(rows_of(view))
+
+    app.content.param.watch(put_in_page, "objects")
+    return shown
+
+
+@pytest.mark.parametrize("order", ["load ends first", "page drawn first"])
+def test_a_links_tab_joins_the_page_with_its_rows_once_loaded_and_drawn(served_link_app, order):
+    """A served page opened on the Holdings tab had its tables in the first document, empty, and the first
+    load filled them while the browser was still building them: Tabulator threw ("reading 'setColumns'") and
+    the rows were lost (docs/upstream.md #6). The tab now joins the page when both the load and the page are done."""
+    app = served_link_app("holdings")
+    shown = _watch_put_in_page(app, "holdings", lambda v: (len(v.table.value), len(v._changes_table.value)))
+    held = app.content.objects
+    assert [p.name for p in held] == ["held-tab"] and "Loading the Holdings tab" in held[0].object
+    assert "holdings" not in app.views
+    first, second = (app.start, app.on_page_ready) if order == "load ends first" else (app.on_page_ready, app.start)
+    run(first())
+    assert app.content.objects == held and not shown  # not yet: one of the two is still to come
+    run(second())
+    view = app.views["holdings"]
+    assert app.content.objects == [view.__panel__()]
+    assert len(shown) == 1 and shown[0][0] > 0 and shown[0][1] > 0, shown
+    assert view.table._models  # sent to the document as a new model, rows and all
+
+
+def test_a_tab_picked_on_a_held_page_is_the_one_shown_and_the_fund_explorer_is_never_held(served_link_app):
+    app = served_link_app("fees")
+    shown = _watch_put_in_page(app, "risk", lambda v: len(v.table.value))
+    run(app.start())
+    app.state.tab = "risk"  # the tab bar follows; the page still holds the place
+    assert app.tabs.active == TABS.index("risk") and app.content.objects[0].name == "held-tab"
+    assert "fees" not in app.views and "risk" not in app.views
+    run(app.on_page_ready())
+    assert shown and shown[0] > 0 and app.content.objects == [app.views["risk"].__panel__()]
+    explorer = served_link_app("explorer")
+    assert explorer.content.objects == [explorer.views["explorer"].__panel__()]

@@ -163,12 +163,13 @@ class NavView(TabView):
 
     def render(self) -> None:
         nav = self.state.nav
-        classes = nav.classes() if nav.history is not None else []
+        # (the last fund's history stays until the selected fund's load starts: never shown under its name)
+        classes = nav.classes() if nav.history is not None and nav.proj_id == self.state.fund else []
         options = {class_label(c): c for c in classes}
         value = nav.class_name if nav.class_name in classes else (classes[0] if classes else None)
         self.class_select.param.update(options=options, value=value, visible=len(classes) > 1)
         self.note.object = html_text(self._note_html())
-        shown = nav.history is not None and not nav.error and bool(classes)
+        shown = not nav.error and bool(classes)
         self.chart.object = self._chart() if shown else nav_charts.empty_chart(self._empty_text())
         figures = nav.figures() if shown else None
         published = published_for_class((self.state.factsheet.records or {}).get("performance"), value or "")
@@ -198,6 +199,11 @@ class NavView(TabView):
         record = self.state.factsheet.fund or {}
         return str(record.get("proj_abbr_name") or record.get("proj_id") or "")
 
+    def _loading(self) -> bool:
+        """Whether the selected fund's NAV history is being fetched (or is still to be)."""
+        nav, state = self.state.nav, self.state
+        return nav.loading or (nav.proj_id != state.fund and not nav.error)
+
     def _empty_text(self) -> str:
         nav, state = self.state.nav, self.state
         if not state.fund:
@@ -210,7 +216,7 @@ class NavView(TabView):
         nav, state = self.state.nav, self.state
         if not state.fund:
             return empty_html("Select a fund in the Fund explorer to see its NAV history.")
-        if nav.loading or (nav.proj_id != state.fund and not nav.error):
+        if self._loading():
             return '<span class="sd-muted">Loading the NAV history…</span>'
         older = older_service_note(nav.notes)
         if nav.error:
@@ -244,8 +250,8 @@ class NavView(TabView):
                 f'<span class="sd-muted">{esc(text)}</span></div>')
 
     def _figures_note(self, figures, as_of, message: str) -> str:
-        if figures is None:
-            return empty_html(message or "No figures: no NAV history loaded.") if self.state.fund else ""
+        if figures is None:  # (nothing while loading: the note above says so)
+            return "" if not self.state.fund or self._loading() else empty_html(message or "No figures: no NAV history.")
         when = (f"the factsheet's figures are as of {as_of:%d %b %Y}, and the difference is taken at that date"
                 if as_of is not None else "the factsheet publishes no fund returns for this class")
         return (f'<span class="sd-muted">Percent, to the last NAV on {figures.last_nav_date:%d %b %Y}; returns over '

@@ -178,6 +178,20 @@ def test_a_loading_indicator_shows_while_the_history_is_fetched(app):
     assert not view.progress.visible and "Loading" not in view.note.object
 
 
+def test_while_a_funds_history_loads_no_note_says_it_has_none(app):
+    """The figures' note said "No figures: no NAV history loaded." under "Loading the NAV history…", and the last
+    fund's figures stayed under the selected fund's name until its load started."""
+    view, state = app.views["nav"], app.state
+    run(view.refresh())
+    last = state.nav.proj_id
+    state.fund = next(p for p in state.basket.proj_ids if p != last)  # its history not fetched yet
+    view.render()
+    assert "Loading the NAV history" in view.note.object and view.figures_note.object == ""
+    assert view.figures.value.empty and view.years.value.empty and isinstance(view.chart.object, hv.Text)
+    run(view.refresh())
+    assert "Percent, to the last NAV" in view.figures_note.object
+
+
 def test_a_basket_changed_on_the_tab_is_compared_again(app, dataset):
     section, state = app.views["nav"].basket, app.state
     run(section.refresh())

@@ -176,6 +176,7 @@ class MarketScreen(param.Parameterized):
         super().__init__(**params)
         self._reset_frames()
         self._running = 0
+        self._close_due = False  # closed while a read ran: the reader is closed when it ends
         self._reader: MarketStore | None = None
         self._own_sync = False
 
@@ -193,9 +194,13 @@ class MarketScreen(param.Parameterized):
         return self._reader
 
     def close(self) -> None:
-        reader, self._reader = self._reader, None
-        if reader is not None:
-            reader.close()
+        """Close the snapshot's reader (a session has ended). One still read in a worker thread is closed when
+        that read ends: closed under it, DuckDB raised "connection is busy" here and the read failed."""
+        self._close_due = self._running > 0
+        if not self._close_due:
+            reader, self._reader = self._reader, None
+            if reader is not None:
+                reader.close()
 
     def filters(self) -> dict[str, Any]:
         """The screener's filters as `queries.screen` takes them."""
@@ -216,6 +221,8 @@ class MarketScreen(param.Parameterized):
         finally:
             self._running -= 1
             self.loading = self._running > 0
+            if self._close_due and not self._running:
+                self.close()
 
     def _state(self, store: MarketStore) -> dict[str, Any]:
         state = market_status.snapshot_state(store)

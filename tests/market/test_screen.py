@@ -160,3 +160,28 @@ def test_the_company_filter_picks_by_name(screen, reader):
     assert not screen.error and len(screen.results) == int(first["funds"])
     assert set(screen.results["unique_id"]) == {first["unique_id"]}
     screen.company = ""
+
+
+def test_closing_while_a_read_runs_closes_the_reader_when_it_ends(screen):
+    """A session that ends mid-read closes its model: the reader was closed under the worker thread's query."""
+    import asyncio
+    import threading
+
+    started, release = threading.Event(), threading.Event()
+
+    def slow_count(store):
+        started.set()
+        release.wait(10)
+        return store.query("SELECT count(*) AS n FROM funds")[0]["n"]
+
+    async def scenario():
+        read = asyncio.ensure_future(screen._read(slow_count))
+        await asyncio.to_thread(started.wait, 10)
+        screen.close()  # what the session's end does
+        assert screen._reader is not None  # still open: the read goes on
+        release.set()
+        return await read
+
+    assert run(scenario()) > 0
+    assert screen._reader is None and not screen.loading
+    screen.close()  # again: nothing left to close

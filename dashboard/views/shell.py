@@ -72,7 +72,8 @@ REFRESHED_TABS = ("market", "holdings", "nav")
 # as the Licensee tab is once its first lookups have run).
 READ_BEFORE_SHOWN = ("market", "holdings")
 #: What a served page that opens on another tab than the Fund explorer (a shared link's) shows in the tab's place
-#: until its first load has ended and the browser has drawn the page (`_show_held`).
+#: until the browser has drawn the page and (but for the tabs below) the first load has ended (`_show_held`).
+NOT_FILLED_BY_FIRST_LOAD = ("licensee", "market")
 HELD_NOTE = '<div class="sd-muted" role="status" style="padding:16px 8px">Loading the {title} tab…</div>'
 
 
@@ -114,12 +115,12 @@ class DashboardApp(pn.viewable.Viewer):
                                  css_classes=["sd-tab-content"], stylesheets=[CONTENT_CSS])
         # A served page opened on a tab with tables the first load fills (a shared link's) holds the tab back:
         # filled while the browser was still building them, its tables lost their rows (docs/upstream.md #6).
-        self._held = not self.page_ready and state.tab != "explorer"
+        self._held = False
         self._first_load_ended = False
-        if self._held:
-            self.content.objects = [html_pane(HELD_NOTE.format(title=esc(TAB_TITLES[state.tab])), name="held-tab")]
-        else:
+        if self.page_ready:
             self._show_only(state.tab)
+        else:
+            self._hold(state.tab)
         self.tabs = TabBar(*(TAB_TITLES[t] for t in TABS), active=TABS.index(state.tab),
                            sizing_mode="stretch_width", name="main-tabs", stylesheets=[TABS_CSS])
         self.tabs.param.watch(self._tab_from_widget, "active")
@@ -204,6 +205,14 @@ class DashboardApp(pn.viewable.Viewer):
             self.content.objects = [shown]
         return view
 
+    def _hold(self, tab: str) -> None:
+        """Before the page is drawn: the Fund explorer is put in the page, any other tab is held (`_show_held`)."""
+        self._held = tab != "explorer"
+        if self._held:
+            self.content.objects = [html_pane(HELD_NOTE.format(title=esc(TAB_TITLES[tab])), name="held-tab")]
+        else:
+            self._show_only(tab)
+
     def _tab_from_widget(self, event):
         tab = TABS[event.new]
         if self.state.tab != tab:
@@ -213,8 +222,10 @@ class DashboardApp(pn.viewable.Viewer):
         index = TABS.index(event.new)
         if self.tabs.active != index:
             self.tabs.active = index
-        if self._held:
-            return  # the tab shown once the page is drawn (`_show_held`) is the state's then
+        if not self.page_ready:
+            self._hold(event.new)
+            return
+        self._held = False  # a tab picked on the drawn page is shown at once, as any (the first load may still run)
         read = self._read_first(event.new)
         if read is not None:
             pn.state.execute(functools.partial(self._read_then_show, event.new, read))
@@ -298,23 +309,29 @@ class DashboardApp(pn.viewable.Viewer):
 
     async def start(self):
         """The first load: the URL's fund and basket, or the default search (run once per session)."""
+        try:
+            self._start_notes = await self._first_load()
+        finally:  # (a held tab is shown even when the load failed unexpectedly)
+            self._first_load_ended = True
+            if self._held:
+                await self._show_held()
+            elif self.page_ready:
+                self._notify_start()
+                if self.state.tab == "licensee":
+                    await self._prefill_licensee()
+                if self.state.tab in REFRESHED_TABS:
+                    await self.view(self.state.tab).refresh()
+
+    async def _first_load(self) -> list:
+        """Run the state's first load; what to say about it (notifications to send once the page is drawn:
+        one sent before that is lost)."""
         errors = await self.state.start()
         notes = [functools.partial(notify_error, exc) for exc in {str(e): e for e in errors}.values()]
         failed = self.state.basket.failed()
         if failed and not errors:
             notes.append(functools.partial(
                 notify_warning, f"No data could be loaded for {', '.join(self.state.basket.label(p) for p in failed)}"))
-        # A notification sent before the browser has drawn the page is lost: those wait for it.
-        self._start_notes = notes
-        self._first_load_ended = True
-        if self._held:
-            await self._show_held()
-        elif self.page_ready:
-            self._notify_start()
-            if self.state.tab == "licensee":
-                await self._prefill_licensee()
-            if self.state.tab in REFRESHED_TABS:
-                await self.view(self.state.tab).refresh()
+        return notes
 
     def _notify_start(self):
         notes, self._start_notes = self._start_notes, []
@@ -332,17 +349,21 @@ class DashboardApp(pn.viewable.Viewer):
         the browser is still building, as the Licensee tab's examples did when a reload opened on
         it, makes Tabulator patch a table it has not made yet.)"""
         self.page_ready = True
-        self._complete_page()
-        self._notify_start()
-        await self._show_held()
+        try:
+            self._complete_page()
+            self._notify_start()
+        finally:
+            await self._show_held()
 
     async def _show_held(self) -> None:
-        """Show the tab a served page opened on, once its first load has ended and the page is drawn (whichever
-        comes last): read what it shows, then put it in the page, where its tables arrive whole, with their rows.
+        """Show the tab a served page opened on, once the page is drawn and its first load has ended (whichever
+        comes last; the Licensee and Market tabs do not wait for the load): read what the tab shows, then put it
+        in the page, where its tables arrive whole, with their rows.
 
         Panel drops a layout's changes made before the page is drawn (docs/upstream.md #1), and its table loses rows
         set while the browser builds it (#6): the first load ends at any time against the browser's building."""
-        if not (self._held and self.page_ready and self._first_load_ended):
+        if not (self._held and self.page_ready
+                and (self._first_load_ended or self.state.tab in NOT_FILLED_BY_FIRST_LOAD)):
             return
         self._held = False
         self._notify_start()

@@ -259,3 +259,35 @@ def test_a_tab_picked_on_a_held_page_is_the_one_shown_and_the_fund_explorer_is_n
     assert shown and shown[0] > 0 and app.content.objects == [app.views["risk"].__panel__()]
     explorer = served_link_app("explorer")
     assert explorer.content.objects == [explorer.views["explorer"].__panel__()]
+    explorer.state.tab = "holdings"  # before the page is drawn: held too, under its own title
+    assert "Loading the Holdings tab" in explorer.content.objects[0].object and "holdings" not in explorer.views
+
+
+def test_a_held_tab_is_shown_even_when_the_first_load_fails_unexpectedly(served_link_app):
+    app = served_link_app("fees")
+
+    async def broken_first_load():
+        raise RuntimeError("a bug in the first load")
+
+    app.state.start = broken_first_load  # (the service's errors come back as notes; this is anything else)
+    run(app.on_page_ready())
+    with pytest.raises(RuntimeError):
+        run(app.start())
+    assert app.content.objects == [app.views["fees"].__panel__()]  # not "Loading the Fees tab…" for good
+
+
+def test_the_licensee_tab_does_not_wait_for_the_funds_first_load(served_link_app):
+    app = served_link_app("licensee")
+    app.examples = {"person": "", "case_uid": "", "case_id": ""}  # nothing to look up first
+    run(app.on_page_ready())  # drawn; the fund search and factsheet not loaded
+    assert app.content.objects == [app.views["licensee"].__panel__()] and not app.state.started
+
+
+def test_a_tab_picked_on_the_drawn_page_while_the_first_load_runs_is_shown_at_once(served_link_app):
+    app = served_link_app("fees")
+    run(app.on_page_ready())
+    assert app.content.objects[0].name == "held-tab"  # the load has not ended
+    app.state.tab = "risk"
+    assert app.content.objects == [app.views["risk"].__panel__()]
+    run(app.start())
+    assert app.content.objects == [app.views["risk"].__panel__()] and len(app.views["risk"].table.value) > 0

@@ -147,7 +147,8 @@ class NavView(TabView):
         and the basket's when it changed."""
         state, nav = self.state, self.state.nav
         self._refreshed = True
-        if state.fund and nav.proj_id != state.fund and not nav.loading:
+        # (a load of another fund still running is overtaken: FundNav applies the latest load's outcome only)
+        if state.fund and nav.proj_id != state.fund:
             try:
                 await nav.load(state.fund)
             except SecApiError as exc:  # FundNav keeps its error for the empty state; this says it once more

@@ -192,6 +192,27 @@ def test_while_a_funds_history_loads_no_note_says_it_has_none(app):
     assert "Percent, to the last NAV" in view.figures_note.object
 
 
+def test_a_fund_picked_while_another_funds_history_loads_is_loaded_after_it(app):
+    """The tab skipped its load while another fund's ran: that one then stayed, and the tab said "Loading" for good."""
+    import asyncio
+
+    view, state, nav = app.views["nav"], app.state, app.state.nav
+    first, second = [p for p in state.basket.proj_ids if p != nav.proj_id][:2]
+
+    async def scenario():
+        running = asyncio.ensure_future(nav.load(first))
+        await asyncio.sleep(0)
+        assert nav.loading and nav.proj_id == first
+        state.fund = second
+        await view.refresh()
+        await running
+
+    run(scenario())
+    assert nav.proj_id == second and nav.history.proj_id == second and not nav.loading
+    view.render()
+    assert "Loading" not in view.note.object and not view.figures.value.empty
+
+
 def test_a_basket_changed_on_the_tab_is_compared_again(app, dataset):
     section, state = app.views["nav"].basket, app.state
     run(section.refresh())

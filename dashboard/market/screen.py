@@ -11,6 +11,7 @@ the in-process simulator.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -176,7 +177,8 @@ class MarketScreen(param.Parameterized):
         super().__init__(**params)
         self._reset_frames()
         self._running = 0
-        self._close_due = False  # closed while a read ran: the reader is closed when it ends
+        self._closed = False  # closed (the reader too, once the reads in flight have ended)
+        self._opening = threading.Lock()  # two reads starting together open one reader
         self._reader: MarketStore | None = None
         self._own_sync = False
 
@@ -188,19 +190,25 @@ class MarketScreen(param.Parameterized):
     # ---- reading the snapshot --------------------------------------------------------------------
 
     def reader(self) -> MarketStore:
-        """The snapshot's reader (opened on first use; it sees each new publish by itself)."""
-        if self._reader is None:
-            self._reader = market_store.open_reader(self.settings or ApiSettings.from_env(), path=self.snapshot_dir or None)
-        return self._reader
+        """The snapshot's reader (opened on first use, by one thread; it sees each new publish by itself)."""
+        with self._opening:
+            if self._closed:
+                raise SecApiError("The market snapshot is closed: the session that read it has ended.")
+            if self._reader is None:
+                self._reader = market_store.open_reader(self.settings or ApiSettings.from_env(),
+                                                        path=self.snapshot_dir or None)
+            return self._reader
 
     def close(self) -> None:
-        """Close the snapshot's reader (a session has ended). One still read in a worker thread is closed when
-        that read ends: closed under it, DuckDB raised "connection is busy" here and the read failed."""
-        self._close_due = self._running > 0
-        if not self._close_due:
+        """Close the snapshot's reader for good (a session has ended). One still read in a worker thread is closed
+        when the last read ends: closed under it, DuckDB raised "connection is busy" and the read failed."""
+        self._closed = True
+        if self._running:
+            return
+        with self._opening:
             reader, self._reader = self._reader, None
-            if reader is not None:
-                reader.close()
+        if reader is not None:
+            reader.close()
 
     def filters(self) -> dict[str, Any]:
         """The screener's filters as `queries.screen` takes them."""
@@ -221,7 +229,7 @@ class MarketScreen(param.Parameterized):
         finally:
             self._running -= 1
             self.loading = self._running > 0
-            if self._close_due and not self._running:
+            if self._closed and not self._running:
                 self.close()
 
     def _state(self, store: MarketStore) -> dict[str, Any]:

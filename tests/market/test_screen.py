@@ -9,7 +9,7 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 from dashboard.config import ApiSettings
-from dashboard.errors import BadInputError
+from dashboard.errors import BadInputError, SecApiError
 from dashboard.market import queries
 from dashboard.market import holdings
 from dashboard.market.screen import (FEE_FIELDS, MOST_HELD_FIELDS, SPECTRUM_FIELDS, MarketScreen, holders_frame,
@@ -185,3 +185,7 @@ def test_closing_while_a_read_runs_closes_the_reader_when_it_ends(screen):
     assert run(scenario()) > 0
     assert screen._reader is None and not screen.loading
     screen.close()  # again: nothing left to close
+    # a read after the end (a view's next step) opens no reader that nothing would close
+    with pytest.raises(SecApiError, match="session that read it has ended"):
+        run(screen.refresh())
+    assert screen._reader is None

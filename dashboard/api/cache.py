@@ -109,9 +109,13 @@ class ResponseCache:
         try:
             if not os.path.lexists(directory):
                 directory.parent.mkdir(parents=True, exist_ok=True)
-                directory.mkdir(mode=0o700)
-                os.chmod(directory, 0o700)  # the umask may have taken bits away; this one is ours
-                return
+                try:
+                    directory.mkdir(mode=0o700)
+                except FileExistsError:
+                    pass  # another process (a server's second worker) made it just now: checked below as any
+                else:
+                    os.chmod(directory, 0o700)  # the umask may have taken bits away; this one is ours
+                    return
             info = directory.stat()
         except NotADirectoryError:
             raise self._unavailable("a file stands where a directory is needed") from None

@@ -146,6 +146,28 @@ def test_an_unusable_directory_is_one_clear_error(where, tmp_path):
         assert directory.read_text() == before  # the user's file is untouched
 
 
+def test_a_directory_another_process_makes_meanwhile_is_shared_not_refused(tmp_path, monkeypatch):
+    """Two server processes starting on a fresh cache directory: one looked (no directory), the other made it,
+    and the first one's mkdir then failed ("file exists"). It went on without the disk cache, and so without the
+    rate limit the processes share through it (seen once under load in tests/scaleout)."""
+    directory = tmp_path / "cache"
+    first = ResponseCache(directory)  # the other process's
+    first.set("shared", {"a": 1}, ttl=60)
+    real = os.path.lexists
+    looked = []
+
+    def looked_before_it_was_made(path):
+        if str(path) == str(directory) and not looked:
+            looked.append(path)
+            return False  # this process's look came before the other's mkdir
+        return real(path)
+
+    monkeypatch.setattr(os.path, "lexists", looked_before_it_was_made)
+    second = ResponseCache(directory)
+    assert looked and second.get("shared").data == {"a": 1}
+    assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="permissions do not bind root")
 def test_a_directory_without_write_permission_is_one_clear_error(tmp_path):
     locked = tmp_path / "locked"

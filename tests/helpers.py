@@ -70,7 +70,6 @@ def served_dashboard(**serve_options) -> Iterator[int]:
     import panel as pn
 
     from dashboard.config import ApiSettings
-    from dashboard.server import spares
     from dashboard.server.serve import serve
 
     port = free_port()
@@ -80,7 +79,6 @@ def served_dashboard(**serve_options) -> Iterator[int]:
         wait_until_live(f"http://127.0.0.1:{port}/", 60)
         yield port
     finally:
-        spares.disable()
         pn.state.kill_all_servers()
 
 

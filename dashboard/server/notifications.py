@@ -12,9 +12,9 @@ import panel as pn
 from panel.io.notifications import NotificationAreaBase
 
 
-def release_notification_area(session_context) -> None:
-    """`pn.state.on_session_destroyed` hook: forget the ended session's notification area."""
-    doc = session_context._document
+def release_notification_area(doc, session_context) -> None:
+    """`pn.state.on_session_destroyed` hook (with the session's document bound first): forget the ended
+    session's notification area."""
     for ref, (viewable, _model, view_doc, _comm) in list(pn.state._views.items()):
         if view_doc is doc and isinstance(viewable, NotificationAreaBase):
             del pn.state._views[ref]

@@ -1,9 +1,8 @@
 """`serve()`: the dashboard on Panel's server (the `sec-dashboard serve` command).
 
 Each session gets `dashboard.app.create_dashboard`'s page; this module adds what a served process
-needs around it: the patches of this package, a spare session for the next plain visit, the heap
-frozen after the imports and trimmed after sessions end, and (with `num_procs` > 1) forked
-processes that end with their parent.
+needs around it: the session-token check, the resource routes, the heap frozen after the imports and
+trimmed after sessions end, and (with `num_procs` > 1) forked processes that end with their parent.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ import os
 import signal
 import socket
 import sys
-import weakref
 
 import panel as pn
 
@@ -22,48 +20,19 @@ from dashboard.api.limit_shares import PROC_INDEX_ENV
 from dashboard.app import APP_TITLE, create_dashboard
 from dashboard.config import ApiSettings
 from dashboard.models.source import default_client
-from dashboard.server import closed_clients, delivery, session_tokens, spares
+from dashboard.server import closed_clients, session_tokens
 from dashboard.server.heap import settle_heap, trim_heap_soon
 from dashboard.server.notifications import release_notification_area
-from dashboard.server.resources import cache_component_resources, routes
-
-#: Each served document's dashboard, both weakly (the dashboard holds its document).
-_DASHBOARDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def pin_local_stylesheets(document) -> None:
-    """Have every component made in this served document link Panel's stylesheets from this server
-    from its first moment: Panel notes the server's address on the document only when the page's
-    HTML is made, and a spare's components are made before that (with the resource walk cached,
-    they kept Panel's CDN address, which a browser without internet cannot fetch)."""
-    from bokeh.settings import settings as bokeh_settings
-    from panel.io.resources import LOCAL_DIST
-    from panel.io.state import set_curdoc
-
-    if bokeh_settings.resources(default="server") != "server":
-        return  # the page itself links the CDN: Panel keeps those addresses
-    with set_curdoc(document):
-        rel_path = pn.state.rel_path
-    document._template_variables.setdefault("dist_url", f"{rel_path}/{LOCAL_DIST}" if rel_path else LOCAL_DIST)
+from dashboard.server.resources import routes
 
 
 def session_page(settings: ApiSettings, client) -> pn.viewable.Viewable:
     """One served session's page, with the session's hooks (notification area and heap)."""
-    pin_local_stylesheets(pn.state.curdoc)
     closed_clients.install()  # on the process's server loop (each forked process has its own)
     app = create_dashboard(settings, client)
-    _DASHBOARDS[pn.state.curdoc] = weakref.ref(app)
-    pn.state.on_session_destroyed(release_notification_area)
+    pn.state.on_session_destroyed(functools.partial(release_notification_area, pn.state.curdoc))
     pn.state.on_session_destroyed(trim_heap_soon)
     return app.page
-
-
-def spare_usable(document) -> bool:
-    """Whether a page built ahead of its visitor may be handed over: not when its first load failed
-    (the service was failing then; the visitor's own session tries again)."""
-    ref = _DASHBOARDS.get(document)
-    app = ref() if ref is not None else None
-    return app is None or not app.state.load_failed()
 
 
 def _origins(address: str, port: int) -> list[str]:
@@ -105,14 +74,13 @@ def note_process_index() -> None:
 
 
 def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, settings: ApiSettings | None = None,
-          num_procs: int = 1, settle: bool = True, spare: bool = True, **kwargs) -> None:
+          num_procs: int = 1, settle: bool = True, **kwargs) -> None:
     """Serve the dashboard until interrupted.
 
     `num_procs` > 1 forks that many server processes sharing the port (Panel's multi-process
     serving; 0 means one per CPU); each has its own sessions, all share the disk cache. `settle`
     freezes the heap first: off for a server started inside another program (a test's thread),
-    whose heap is not the server's to freeze. `spare` builds each process's next plain-visit session
-    before its visitor comes (`dashboard.server.spares`). Other keywords go to `pn.serve`.
+    whose heap is not the server's to freeze. Other keywords go to `pn.serve`.
     """
     if num_procs < 0:
         raise ValueError(f"num_procs must be 0 (one per CPU) or more, not {num_procs}")
@@ -128,12 +96,6 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, sett
     kwargs.setdefault("liveness", True)  # GET /liveness answers 200 without opening a session
     kwargs["extra_patterns"] = routes() + list(kwargs.get("extra_patterns", []))
     session_tokens.install()
-    delivery.install()
-    cache_component_resources()
-    if spare:
-        spares.enable("http", f"{address}:{port}", "/", usable=spare_usable)
-    else:
-        spares.disable()
     if settle:
         settle_heap()
     if num_procs != 1:

@@ -9,7 +9,7 @@ import panel as pn
 from dashboard.models.dashboard_state import DashboardState
 from dashboard.models.fund import fund_label
 from dashboard.present import charts
-from dashboard.views.common import TabView, chart_pane, data_table, failed_part_html, html_pane, section_title, stale_badge
+from dashboard.views.common import TableSlot, TabView, chart_pane, failed_part_html, html_pane, section_title, stale_badge
 from dashboard.present.text import asset_name_text, display_frame, empty_html
 
 TITLES = {"asset_seq": "#", "asset_name": "Asset", "asset_ratio": "% of NAV"}
@@ -47,19 +47,16 @@ class AllocationView(TabView):
         state = self.state
         sheet, basket = state.factsheet, state.basket
         fund_changes = (sheet.param.allocation, state.param.fund_error, state.param.fund)
-        # Notes and charts are bound to the state; render() redraws the tables (a Tabulator table is
-        # only patched while its view is in the page: see TabView).
+        # Notes and charts are bound to the state; render() makes the tables anew (see TableSlot).
         self.note = html_pane(pn.bind(self._note_html, *fund_changes))
         self._basket_note = html_pane(pn.bind(self._basket_note_html, state.param.basket_revision))
-        self.table = data_table(display_frame(sheet.allocation, list(TITLES)), titles=TITLES, percent=["asset_ratio"],
-                                page_size=12, layout="fit_columns", name="allocation-table",
-                                widths={"asset_seq": 48, "asset_ratio": 100})
+        self.table = TableSlot(titles=TITLES, percent=["asset_ratio"], page_size=12, layout="fit_columns",
+                               name="allocation-table", widths={"asset_seq": 48, "asset_ratio": 100})
         self._donut = chart_pane("allocation-donut", sizing_mode="fixed")
         self._donut.object = pn.bind(self._donut_chart, *fund_changes)
         self._stacked = chart_pane("allocation-stacked")
         self._stacked.object = pn.bind(self._stacked_chart, state.param.basket_revision)
-        self._basket_table = data_table(display_frame(basket.allocation_frame(), list(BASKET_TITLES)), titles=BASKET_TITLES,
-                                        percent=["asset_ratio"], page_size=10, layout="fit_columns")
+        self._basket_table = TableSlot(titles=BASKET_TITLES, percent=["asset_ratio"], page_size=10, layout="fit_columns")
         sheet.param.watch(self.invalidate, ["allocation"])
         state.param.watch(self.invalidate, ["fund_error", "basket_revision"])
         self._layout = pn.Column(
@@ -109,6 +106,6 @@ class AllocationView(TabView):
         return basket_note_html(basket, basket.allocation_frame()) if basket.proj_ids else ""
 
     def render(self) -> None:
-        self.table.set_frame(with_asset_names(display_frame(self._allocation(), list(TITLES))))
+        self.table.show(with_asset_names(display_frame(self._allocation(), list(TITLES))))
         frame = self.state.basket.allocation_frame()
-        self._basket_table.set_frame(with_asset_names(display_frame(frame, list(BASKET_TITLES))))
+        self._basket_table.show(with_asset_names(display_frame(frame, list(BASKET_TITLES))))

@@ -43,8 +43,6 @@ class BasketPanel(pn.viewable.Viewer):
     state = param.ClassSelector(class_=DashboardState, doc="The dashboard state whose basket is shown.")
     report = param.Callable(default=None, doc="Builds the report: report(client, state.report_request()) -> HTML "
                             "text, run off the event loop; None when reports are not available.")
-    unsent = param.Callable(default=None, doc="Returns True while changes may not reach the browser (it has the "
-                            "document but has not drawn it): rows made then are not reused later.")
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -100,11 +98,6 @@ class BasketPanel(pn.viewable.Viewer):
         row and button at each step of a load was most of the first load's server time)."""
         state = self.state
         ids = list(state.basket.proj_ids)
-        # A row made while the browser builds the page never reaches it (Panel drops the change);
-        # updating it later would name a model the browser does not know. Those are made anew.
-        unsent = self.unsent is not None and self.unsent()
-        if unsent:
-            self._rows.clear()
         rows = []
         for proj_id in ids:
             row = self._rows.get(proj_id)
@@ -114,8 +107,7 @@ class BasketPanel(pn.viewable.Viewer):
                 remove.on_click(lambda _e, p=proj_id: state.basket.remove(p))
                 row = pn.Row(html_pane(fund_line(state, proj_id), margin=(2, 4)), remove,
                              sizing_mode="stretch_width", margin=(0, 6))
-                if not unsent:
-                    self._rows[proj_id] = row
+                self._rows[proj_id] = row
             else:
                 text = fund_line(state, proj_id)
                 if row[0].object != text:

@@ -9,6 +9,7 @@ The words and numbers themselves come from `dashboard.present.text`.
 from __future__ import annotations
 
 import html
+import inspect
 import logging
 import weakref
 from collections.abc import Callable, Iterable
@@ -139,66 +140,10 @@ def unit_titles(titles: dict[str, str], columns: Iterable[str], percent: Iterabl
     return out
 
 
-class DataTable(pn.widgets.Tabulator):
-    """A read-only Tabulator whose text cells render as text, never HTML, and that knows which
-    columns are numbers with a unit, so a new frame (`set_frame`) keeps their formats and titles."""
-
-    percent = param.List(default=[], item_type=str, doc="Columns of percentages (formatted, titled with %).")
-    baht = param.List(default=[], item_type=str, doc="Columns of baht amounts (formatted, titled with baht).")
-    number = param.List(default=[], item_type=str, doc="Other number columns (formatted with separators).")
-    column_titles = param.Dict(default={}, doc="Column titles by column, before units and escaping.")
-
-    # Bookkeeping for the server only: never sent to the browser's table.
-    _rename = {**pn.widgets.Tabulator._rename, "percent": None, "baht": None, "number": None, "column_titles": None}
-
-    def shown_titles(self, frame: pd.DataFrame) -> dict[str, str]:
-        """The escaped header title of every column of `frame`, with its unit."""
-        titles = unit_titles(self.column_titles, [*self.percent, *self.baht], self.percent, self.baht)
-        return safe_titles(frame, titles)
-
-    def set_frame(self, frame: pd.DataFrame, selection: list[int] | None = None) -> None:
-        """Show `frame`, its text columns plaintext and its numbers formatted; nothing when unchanged.
-
-        `selection` (row indices into `frame`), when given, is set in the same update as the rows:
-        set after them, a stale "nothing selected" could reach the browser after the user had
-        clicked one of the new rows, and Panel lets the server's value win over the click.
-        """
-        formatters = table_formatters(frame, self.percent, self.baht, self.number)
-        same_formatters = set(formatters) == set(self.formatters) and all(
-            isinstance(v, str) == isinstance(self.formatters.get(k), str) for k, v in formatters.items())
-        update: dict[str, Any] = {}
-        current = self.value
-        if not (isinstance(current, pd.DataFrame) and list(current.columns) == list(frame.columns)
-                and current.equals(frame)):
-            # Re-sending the same rows makes Panel echo them back as if the browser had edited them.
-            update["value"] = frame
-        if not same_formatters:
-            update["formatters"] = formatters
-        titles = self.shown_titles(frame)
-        if titles != self.titles:
-            update["titles"] = titles
-        if selection is not None and list(selection) != list(self.selection):
-            update["selection"] = list(selection)
-        if "value" in update and "selection" in update and (current is None or not len(current)):
-            # Panel maps the selection through the old rows when the rows change; from an empty
-            # table that raised IndexError. Nothing could have been clicked in an empty table.
-            self.param.update(value=update.pop("value"))
-        if update:
-            self.param.update(**update)
-
-
-def place_filled(holder: pn.Column, parts: list, filled: bool) -> None:
-    """Put a view's tables (with their titles) in the page only once they have rows, so the browser gets
-    them with their rows and columns: a table filled just after its tab was shown was changed while the
-    browser was still drawing it, which throws there and loses the rest of that change (docs/upstream.md #6)."""
-    objects = list(parts) if filled else []
-    if [id(o) for o in holder.objects] != [id(o) for o in objects]:
-        holder.objects = objects
-
-
 def data_table(frame: pd.DataFrame | None = None, *, titles: dict[str, str] | None = None, percent: Iterable[str] = (),
-               baht: Iterable[str] = (), number: Iterable[str] = (), **params: Any) -> DataTable:
-    """A read-only table whose text cells render as text, never HTML."""
+               baht: Iterable[str] = (), number: Iterable[str] = (), **params: Any) -> pn.widgets.Tabulator:
+    """A read-only table made with its rows: text cells render as text, never HTML; numbers formatted with
+    separators (a dash when missing); each number column's unit (%, baht) in its escaped title."""
     frame = frame if frame is not None else pd.DataFrame()
     params.setdefault("sizing_mode", "stretch_width")
     params.setdefault("pagination", "local")
@@ -207,10 +152,89 @@ def data_table(frame: pd.DataFrame | None = None, *, titles: dict[str, str] | No
     params.setdefault("show_index", False)
     params.setdefault("disabled", True)
     params.setdefault("selectable", False)
-    table = DataTable(frame, percent=list(percent), baht=list(baht), number=list(number), column_titles=dict(titles or {}),
-                      **params)
-    table.param.update(titles=table.shown_titles(frame), formatters=table_formatters(frame, percent, baht, number))
-    return table
+    percent, baht = list(percent), list(baht)
+    shown_titles = safe_titles(frame, unit_titles(dict(titles or {}), [*percent, *baht], percent, baht))
+    return pn.widgets.Tabulator(frame, titles=shown_titles, formatters=table_formatters(frame, percent, baht, number),
+                                **params)
+
+
+class TableSlot(pn.viewable.Viewer):
+    """Where a view's table stands. `show(frame)` puts a new table, made with its rows, in the slot; the
+    table shown is never changed (its rows, columns, pages or selection patched).
+
+    Panel's Tabulator (1.9) throws on a change that reaches a table the browser has not finished building,
+    and Bokeh then drops the rest of that message (docs/upstream.md #6): a table made whole and put in the
+    page arrives with its rows, and one replaced before it was drawn is simply gone."""
+
+    hide_empty = param.Boolean(default=False, doc="Show nothing (not a table of headers) while there are no rows.")
+
+    def __init__(self, *, titles: dict[str, str] | None = None, percent: Iterable[str] = (), baht: Iterable[str] = (),
+                 number: Iterable[str] = (), on_select: Callable[[list[int]], Any] | None = None,
+                 on_click: Callable[[Any], Any] | None = None, hide_empty: bool = False, **table_params: Any):
+        super().__init__(hide_empty=hide_empty)
+        self._on_click = on_click
+        self._options = dict(titles=titles, percent=tuple(percent), baht=tuple(baht), number=tuple(number), **table_params)
+        self._on_select = on_select
+        #: The table shown (None before the first `show` and while an empty slot is hidden).
+        self.table: pn.widgets.Tabulator | None = None
+        self._frame: pd.DataFrame | None = None
+        self._shown_options: dict[str, Any] = {}
+        self._place = pn.Column(sizing_mode="stretch_width", margin=0, name=table_params.get("name", "table-slot"))
+
+    def __panel__(self):
+        return self._place
+
+    def show(self, frame: pd.DataFrame, selection: list[int] | None = None, **options: Any) -> None:
+        """Show `frame` (with rows `selection` selected) in a new table; nothing when it is what is shown.
+        `options` override the slot's table options for this frame (say, which columns are percentages)."""
+        selection = list(selection or [])
+        current = self._frame
+        if (current is not None and list(current.columns) == list(frame.columns) and current.equals(frame)
+                and options == self._shown_options
+                and (self.table is None or list(self.table.selection) == selection)):
+            return
+        self._frame, self._shown_options = frame, options
+        if self.hide_empty and frame.empty:
+            self.table = None
+            self._place.objects = []
+            return
+        table = data_table(frame, selection=selection, **{**self._options, **options})
+        on_select = self._on_select
+        if on_select is not None:
+            if inspect.iscoroutinefunction(on_select):
+                async def picked(event):
+                    await on_select(event.new)
+            else:
+                def picked(event):
+                    on_select(event.new)
+            table.param.watch(picked, "selection")
+        if self._on_click is not None:
+            table.on_click(self._on_click)
+        self.table = table
+        self._place.objects = [table]
+
+    # What a reader of the slot (a test, a download) asks of the table shown.
+    @property
+    def value(self) -> pd.DataFrame:
+        return self._frame if self._frame is not None else pd.DataFrame()
+
+    @property
+    def selection(self) -> list[int]:
+        return list(self.table.selection) if self.table is not None else []
+
+    @selection.setter
+    def selection(self, rows: list[int]) -> None:
+        """Select rows as a click in the browser does."""
+        if self.table is not None:
+            self.table.selection = list(rows)
+
+    @property
+    def titles(self) -> dict[str, str]:
+        return dict(self.table.titles) if self.table is not None else {}
+
+    @property
+    def formatters(self) -> dict[str, Any]:
+        return dict(self.table.formatters) if self.table is not None else {}
 
 
 def safe_titles(frame: pd.DataFrame, titles: dict[str, str]) -> dict[str, str]:
@@ -293,36 +317,21 @@ class SessionBound:
 
 
 class TabView(pn.viewable.Viewer, SessionBound):
-    """A tab's view: `render()` redraws every part from the state; `invalidate` is what watchers call.
+    """A tab's view: `render()` makes its tables (and other parts) anew from the state; `invalidate` is
+    what watchers call.
 
-    The app shell builds a view the first time its tab is shown and only the shown tab's view is
-    in the page, so redrawing a hidden view only builds HoloViews elements, never Bokeh models.
-    """
+    The app shell makes a view the first time its tab is shown and only the shown tab's view is in the
+    page: a hidden view's new parts have no Bokeh models until it is shown again."""
 
     state = param.ClassSelector(class_=DashboardState, doc="The dashboard state this view shows.")
-    shown = param.Boolean(default=True, doc="Whether the view is in the page. A hidden view only notes that it is "
-                          "out of date and redraws when shown again: updating the tables of a view the browser has "
-                          "just removed (a tab switch while a basket loads) made Tabulator patch widgets it no longer had.")
-
-    _out_of_date: bool = False
 
     def __init__(self, **params):
         super().__init__(**params)
         self.bind_session()
 
     def invalidate(self, *_) -> None:
-        """Redraw now, or when shown again if hidden; nothing once the session has ended."""
-        if self.session_ended():
-            return
-        if not self.shown:
-            self._out_of_date = True
-            return
-        self.render()
-
-    @param.depends("shown", watch=True)
-    def _catch_up(self) -> None:
-        if self.shown and self._out_of_date:
-            self._out_of_date = False
+        """Redraw from the state; nothing once the session has ended."""
+        if not self.session_ended():
             self.render()
 
     def render(self) -> None:

@@ -11,8 +11,7 @@ from panel.custom import JSComponent
 
 from dashboard.errors import SecApiError
 from dashboard.models.dashboard_state import DashboardState
-from dashboard.views import delivery
-from dashboard.views.common import data_table, html_pane, notify_error, stale_badge, text_box
+from dashboard.views.common import TableSlot, html_pane, notify_error, stale_badge, text_box
 from dashboard.present.overview import (LINK, OVERVIEW_PARTS, THAI, UNPUBLISHED, FundOverview, OverviewRow, OverviewSection,
                                         build_overview, distinct_groups)
 from dashboard.present.text import card, display_frame, empty_html, esc, kv_table, link, pill, status_text
@@ -142,9 +141,6 @@ class FundExplorer(pn.viewable.Viewer):
     """
 
     state = param.ClassSelector(class_=DashboardState, doc="The dashboard state this view shows and changes.")
-    deferred = param.Boolean(default=False, doc="Whether only what the first paint needs (the search, the results "
-                             "and the overview) is laid out until `complete()`: set for a page the browser has yet to "
-                             "draw, so that it draws the results sooner.")
     hint = param.String(default="", doc="What the search box needs before a search can run (empty once one runs).")
     text = param.String(default="", doc="The search box: what the next search looks for; the last search run "
                         "once one has run (the state's query, which a shared link carries, changes only then).")
@@ -157,14 +153,11 @@ class FundExplorer(pn.viewable.Viewer):
                                placeholder="e.g. Demo, Equity, DCPEQ", sizing_mode="stretch_width")
         self._go = pmui.Button(label="Search", icon="search", variant="contained", margin=(12, 8), width=120)
         self._go.on_click(self._on_search)
-        self.results = data_table(results_frame(state.search.results), titles=RESULT_TITLES, selectable=1,
-                                  page_size=RESULTS_PAGE, hidden_columns=["proj_id"], name="fund-results",
-                                  widths=RESULT_WIDTHS, layout="fit_columns", css_classes=["sd-results"],
-                                  stylesheets=[WRAP_NAMES_CSS])
-        self.results.param.watch(self._on_select, "selection")
-        self._classes = data_table(display_frame(state.search.classes, CLASS_COLUMNS), titles=CLASS_TITLES, selectable=1,
-                                   page_size=CLASSES_PAGE, hidden_columns=["proj_id"])
-        self._classes.param.watch(self._on_select_class, "selection")
+        self.results = TableSlot(titles=RESULT_TITLES, selectable=1, page_size=RESULTS_PAGE, hidden_columns=["proj_id"],
+                                 name="fund-results", widths=RESULT_WIDTHS, layout="fit_columns",
+                                 css_classes=["sd-results"], stylesheets=[WRAP_NAMES_CSS], on_select=self._on_select)
+        self._classes = TableSlot(titles=CLASS_TITLES, selectable=1, page_size=CLASSES_PAGE, hidden_columns=["proj_id"],
+                                  on_select=self._on_select_class)
         self._classes_title = pn.pane.Markdown("Unit classes whose abbreviation matches: pick one to open its fund",
                                                margin=(8, 8, 0, 8))
         self.message = html_pane(pn.bind(self._message_html, state.param.search_error, state.search.param.message,
@@ -179,20 +172,14 @@ class FundExplorer(pn.viewable.Viewer):
                                           state.param.fund_error, state.basket.param.proj_ids),
                                   name="fund-overview", css_classes=["sd-overview"])
         self._scroll_mark = ScrollMark(height=1, sizing_mode="stretch_width", margin=0)
-        # A deferred view's first document leaves out the unit-class matches and the fund's
-        # buttons (a quarter of its models; they come once the page is drawn). Their places, and
-        # the results' while the browser builds their table, are kept at their heights, so that
-        # nothing below moves when they come.
+        # The results' place keeps the height of their table while the browser draws it, so that
+        # nothing below moves when it comes.
         self._results_area = pn.Column(self.results, loading=state.search.param.loading, sizing_mode="stretch_width",
                                        margin=0)
-        self._class_matches = pn.Column(sizing_mode="stretch_width", margin=0, visible=False,
-                                        css_classes=["sd-class-matches"])
-        fund_actions = pn.FlexBox(sizing_mode="stretch_width", css_classes=["sd-fund-actions"], min_height=FUND_ACTIONS_PX)
-        #: The places a deferred view fills in `complete()`, with what goes in them.
-        self._later = [(self._class_matches, [self._classes_title, self._classes]),
-                       (fund_actions, [self._basket_button, self._company_button, stale_badge(state.factsheet)])]
-        if not self.deferred:
-            self.complete()
+        self._class_matches = pn.Column(self._classes_title, self._classes, sizing_mode="stretch_width", margin=0,
+                                        visible=False, css_classes=["sd-class-matches"])
+        fund_actions = pn.FlexBox(self._basket_button, self._company_button, stale_badge(state.factsheet),
+                                  sizing_mode="stretch_width", css_classes=["sd-fund-actions"], min_height=FUND_ACTIONS_PX)
         self._layout = pn.Column(
             pn.Row(self._query, self._go, sizing_mode="stretch_width", css_classes=["sd-search"],
                    min_height=SEARCH_ROW_PX),
@@ -223,16 +210,6 @@ class FundExplorer(pn.viewable.Viewer):
                                            margin=(4, 8))
         self._company_button.on_click(self._company_funds)
 
-    def complete(self) -> None:
-        """Lay out what a deferred view left out (the unit-class matches and the fund's buttons), and
-        show results that came while the browser was building the page."""
-        was_deferred, self.deferred = self.deferred, False
-        for place, parts in self._later:
-            if not place.objects:
-                place.objects = parts
-        if was_deferred:
-            self._show_results()
-
     def __panel__(self):
         return self._layout
 
@@ -246,18 +223,12 @@ class FundExplorer(pn.viewable.Viewer):
         self.text = self.state.query
 
     def _show_results(self, *_):
-        if self.deferred and delivery.pulled(self.results):
-            # The browser is building the page from a document it has pulled: a new page of results
-            # now reaches a table Tabulator has yet to make, and Panel 1.9's table then fails
-            # ("Cannot read properties of undefined (reading 'setMaxPage')"). `complete()`, once
-            # the page is drawn, shows them. (Results in time for the pull are in the document.)
-            return
         search = self.state.search
         frame = results_frame(search.results)
         ids = frame["proj_id"].tolist() if not frame.empty else []
-        self.results.set_frame(frame, selection=[ids.index(self.state.fund)] if self.state.fund in ids else [])
+        self.results.show(frame, selection=[ids.index(self.state.fund)] if self.state.fund in ids else [])
         classes = display_frame(search.classes, CLASS_COLUMNS)
-        self._classes.set_frame(classes)
+        self._classes.show(classes)
         self._results_area.min_height = table_height(len(frame), RESULTS_PAGE, RESULT_ROW_PX)
         self._class_matches.param.update(visible=not classes.empty, min_height=CLASS_MATCHES_TITLE_PX + table_height(
             len(classes), CLASSES_PAGE))
@@ -290,11 +261,11 @@ class FundExplorer(pn.viewable.Viewer):
         except SecApiError as exc:
             notify_error(exc, "Search failed")
 
-    def _on_select(self, event):
-        if not event.new:
+    def _on_select(self, rows: list[int]):
+        if not rows:
             return
         frame = self.results.value
-        index = event.new[0]
+        index = rows[0]
         if 0 <= index < len(frame):
             self._open(str(frame.iloc[index]["proj_id"]))
 
@@ -305,11 +276,11 @@ class FundExplorer(pn.viewable.Viewer):
         if changed:
             self._scroll_mark.request += 1
 
-    def _on_select_class(self, event):
-        if not event.new:
+    def _on_select_class(self, rows: list[int]):
+        if not rows:
             return
         frame = self._classes.value
-        index = event.new[0]
+        index = rows[0]
         if 0 <= index < len(frame) and frame.iloc[index]["proj_id"]:
             self._open(str(frame.iloc[index]["proj_id"]))
 

@@ -8,7 +8,7 @@ import param
 
 from dashboard.models.basket import FEE_COLUMNS
 from dashboard.present import charts
-from dashboard.views.common import (TabView, basket_state_html, chart_pane, data_table, failed_part_html, html_pane,
+from dashboard.views.common import (TableSlot, TabView, basket_state_html, chart_pane, failed_part_html, html_pane,
                                     section_title, stale_badge)
 from dashboard.present.text import display_frame, empty_html
 
@@ -36,16 +36,14 @@ class FeesView(TabView):
         self.state.param.watch(self._sync_types, ["basket_revision"])
         self._type_select = pmui.Select.from_param(self.param.fee_type, label="Fee type in the charts", width=320)
         changes = (self.state.param.basket_revision, self.state.param.basket_error)
-        # The note and the charts are bound to the state and the chosen type; the table is redrawn in
-        # render() (a Tabulator table is only patched while its view is in the page: see TabView).
+        # The note and the charts are bound to the state and the chosen type; render() makes the table anew.
         self.note = html_pane(pn.bind(self._note_html, *changes))
         self.actual_chart = chart_pane("fees-actual", **CHART_IN_LINE)
         self.actual_chart.object = pn.bind(self._chart, "actual_value_num", self.param.fee_type, *changes)
         self.ceiling_chart = chart_pane("fees-ceiling", **CHART_IN_LINE)
         self.ceiling_chart.object = pn.bind(self._chart, "rate_num", self.param.fee_type, *changes)
-        self.table = data_table(display_frame(basket.fee_frame(), TABLE_COLUMNS), titles=TITLES, page_size=12,
-                                number=["rate_num", "actual_value_num"], header_filters=True, name="fees-table",
-                                frozen_columns=["fund"])
+        self.table = TableSlot(titles=TITLES, page_size=12, number=["rate_num", "actual_value_num"], header_filters=True,
+                               name="fees-table", frozen_columns=["fund"])
         self.state.param.watch(self.invalidate, ["basket_revision", "basket_error"])
         self._layout = pn.Column(
             pn.FlexBox(self._type_select, stale_badge(basket), sizing_mode="stretch_width"),  # wraps on a phone
@@ -100,4 +98,4 @@ class FeesView(TabView):
 
     def render(self) -> None:
         frame = self.state.basket.fee_frame()
-        self.table.set_frame(display_frame(frame[[c for c in FEE_COLUMNS if c in frame]], TABLE_COLUMNS))
+        self.table.show(display_frame(frame[[c for c in FEE_COLUMNS if c in frame]], TABLE_COLUMNS))

@@ -11,7 +11,7 @@ from dashboard.errors import BadInputError, SecApiError
 from dashboard.market.screen import MarketScreen, holders_frame, market_frame
 from dashboard.models.holdings import CHANGE_COLUMNS, empty_changes, quarter_label
 from dashboard.present import charts
-from dashboard.views.common import chart_pane, TabView, data_table, html_pane, html_text, notify_error, section_title, stale_badge
+from dashboard.views.common import TableSlot, TabView, chart_pane, html_pane, html_text, notify_error, section_title, stale_badge
 from dashboard.present.text import asset_type_text, display_frame, empty_html, esc, fmt_baht, fmt_percent
 
 TABLE_TITLES = {"issue_code": "Issue code", "isin_code": "ISIN", "issuer": "Issuer", "asset_type": "Type",
@@ -54,21 +54,18 @@ class HoldingsView(TabView):
         state = self.state
         quarter = (model.param.period, sheet.param.holdings, state.param.fund_error)
         compared = (model.param.compare_from, model.param.compare_to, sheet.param.holdings, state.param.fund_error)
-        # The summary, the charts and the changes' note are bound to the model; render() redraws the
-        # tables (a Tabulator table is only patched while its view is in the page: see TabView).
+        # The summary, the charts and the changes' note are bound to the model; render() makes the tables anew.
         self.summary = html_pane(pn.bind(self._summary_html, *quarter, state.param.fund), name="holdings-summary")
-        self.table = data_table(display_frame(_typed(model.table()), list(TABLE_TITLES)), titles=TABLE_TITLES,
-                                percent=["percent_nav"], baht=["assetliab_value"], page_size=12, name="holdings-table",
-                                selectable=1)
-        self.table.param.watch(self._on_pick, "selection")
+        self.table = TableSlot(titles=TABLE_TITLES, percent=["percent_nav"], baht=["assetliab_value"], page_size=12,
+                               name="holdings-table", selectable=1, on_select=self._on_pick)
         self.market_hint = html_pane("", name="holdings-market-hint")
-        self.overlap = data_table(display_frame(market_frame([], OVERLAP_COLUMNS), OVERLAP_COLUMNS),
-                                  titles=OVERLAP_TITLES, percent=["overlap_pct"], page_size=10, name="holdings-overlap")
+        self.overlap = TableSlot(titles=OVERLAP_TITLES, percent=["overlap_pct"], page_size=10, name="holdings-overlap")
+        self.overlap.show(display_frame(market_frame([], OVERLAP_COLUMNS), OVERLAP_COLUMNS))
         self.overlap_note = html_pane("", name="holdings-overlap-note")
         self.holders_note = html_pane("", name="holdings-holders-note")
-        self.holders = data_table(display_frame(holders_frame([]), HOLDER_COLUMNS),
-                                  titles=HOLDER_TITLES, percent=["percent_nav"], baht=["assetliab_value"], page_size=10,
-                                  name="holdings-holders")
+        self.holders = TableSlot(titles=HOLDER_TITLES, percent=["percent_nav"], baht=["assetliab_value"], page_size=10,
+                                 name="holdings-holders")
+        self.holders.show(display_frame(holders_frame([]), HOLDER_COLUMNS))
         self._picked = ""  # the security whose holders are shown
         self._market_part = pn.Column(section_title("Overlap with the basket"), self.overlap_note, self.overlap,
                                       section_title("Who holds this"), self.holders_note, self.holders,
@@ -80,8 +77,8 @@ class HoldingsView(TabView):
         self._changes_note = html_pane(pn.bind(lambda *_: self._changes()[1], *compared))
         self._changes_chart = chart_pane("holdings-changes")
         self._changes_chart.object = pn.bind(self._changes_chart_of, *compared)
-        self._changes_table = data_table(display_frame(empty_changes(), CHANGE_COLUMNS), titles=CHANGE_TITLES,
-                                         percent=["weight_from", "weight_to"], number=["change_pp"], page_size=10)
+        self._changes_table = TableSlot(titles=CHANGE_TITLES, percent=["weight_from", "weight_to"], number=["change_pp"],
+                                        page_size=10)
         model.param.watch(self.invalidate, ["period", "compare_from", "compare_to", "top_n"])
         sheet.param.watch(self.invalidate, ["holdings"])
         self.state.param.watch(self.invalidate, ["fund_error"])
@@ -144,8 +141,8 @@ class HoldingsView(TabView):
     def render(self) -> None:
         state, model = self.state, self.state.holdings
         lines = model.table()
-        self.table.set_frame(display_frame(_typed(lines.iloc[0:0] if state.fund_error else lines), list(TABLE_TITLES)))
-        self._changes_table.set_frame(display_frame(self._changes()[0], CHANGE_COLUMNS))
+        self.table.show(display_frame(_typed(lines.iloc[0:0] if state.fund_error else lines), list(TABLE_TITLES)))
+        self._changes_table.show(display_frame(self._changes()[0], CHANGE_COLUMNS))
         self._render_market()
 
     # ---- with a market snapshot -----------------------------------------------------------------------
@@ -167,14 +164,14 @@ class HoldingsView(TabView):
     async def _overlap_changed(self, *_):
         market, state = self.market, self.state
         self._render_market()
-        if market is None or not market.has_store or not self.shown:
+        if market is None or not market.has_store:
             return
         others = [p for p in state.basket.proj_ids if p != state.fund]
         if not state.fund or not others:
             self.overlap_note.object = html_text(empty_html(
                 "Select a fund and put other funds in the basket to see how much their holdings overlap."
                 if state.fund else "Select a fund in the Fund explorer."))
-            self.overlap.set_frame(display_frame(market_frame([], OVERLAP_COLUMNS), OVERLAP_COLUMNS))
+            self.overlap.show(display_frame(market_frame([], OVERLAP_COLUMNS), OVERLAP_COLUMNS))
             return
         period = state.holdings.period
         try:
@@ -195,19 +192,19 @@ class HoldingsView(TabView):
             if missing:
                 notes.append(empty_html(f"Not in the market snapshot: {', '.join(map(str, missing))}."))
         self.overlap_note.object = html_text("".join(notes))
-        self.overlap.set_frame(display_frame(frame, OVERLAP_COLUMNS))
+        self.overlap.show(display_frame(frame, OVERLAP_COLUMNS))
 
-    async def _on_pick(self, event):
+    async def _on_pick(self, rows: list[int]):
         market = self.market
-        if market is None or not market.has_store or not event.new:
+        if market is None or not market.has_store or not rows:
             return
         frame = self.table.value
-        row = frame.iloc[event.new[0]] if event.new[0] < len(frame) else None
+        row = frame.iloc[rows[0]] if rows[0] < len(frame) else None
         code = next((str(row[c]).strip() for c in ("isin_code", "issue_code")
                      if row is not None and str(row[c] or "").strip() not in ("", "-")), "")
         if not code:
             self.holders_note.object = html_text(empty_html("This line names no security (no ISIN or issue code)."))
-            self.holders.set_frame(display_frame(holders_frame([]), HOLDER_COLUMNS))
+            self.holders.show(display_frame(holders_frame([]), HOLDER_COLUMNS))
             return
         try:
             holders = await market.find_holders(code)
@@ -217,7 +214,7 @@ class HoldingsView(TabView):
         self._picked = code
         self.holders_note.object = html_text((f'<div class="sd-stat">{len(holders):,} funds hold {esc(code)} in the market '
                                     "snapshot's latest quarter.</div>"))
-        self.holders.set_frame(display_frame(holders, HOLDER_COLUMNS))
+        self.holders.show(display_frame(holders, HOLDER_COLUMNS))
 
     def _render_market(self) -> None:
         has = self.market is not None and self.market.has_store

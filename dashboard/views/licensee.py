@@ -16,7 +16,7 @@ from dashboard.records.licence_labels import (
     ENFORCEMENT_DETAILS_MEANING,
     ENFORCEMENT_REMARK_MEANING,
 )
-from dashboard.views.common import data_table, html_pane, html_text, notify_error, section_title, stale_badge, text_box
+from dashboard.views.common import TableSlot, html_pane, html_text, notify_error, section_title, stale_badge, text_box
 from dashboard.present.text import PERSON_ID_TITLE, display_frame, empty_html, esc, fmt_date, kv_table
 
 COMPANY_COLUMNS = ["unique_id", "name_en", "name_th", "last_upd_date"]
@@ -176,15 +176,13 @@ class LicenseeView(pn.viewable.Viewer):
         lic, ex = self.licence, self.examples
         self._prefill()
         #: Each model frame's table, by the frame's name.
-        self.tables = {frame: data_table(display_frame(self._shown(frame), columns), titles=titles, page_size=8,
-                                         name=f"licensee-{slug}", **options)
+        clicks = {"companies": self._pick_company, "former": self._pick_former, "people": self._pick_person,
+                  "personnel": self._pick_person_on_duty, "cases": self._pick_case, "alert_cases": self._pick_alert}
+        self.tables = {frame: TableSlot(titles=titles, page_size=8, name=f"licensee-{slug}", on_click=clicks.get(frame),
+                                        **options)
                        for frame, (slug, columns, titles, options) in TABLES.items()}
-        self.tables["companies"].on_click(self._pick_company)
-        self.tables["former"].on_click(self._pick_former)
-        self.tables["people"].on_click(self._pick_person)
-        self.tables["personnel"].on_click(self._pick_person_on_duty)
-        self.tables["cases"].on_click(self._pick_case)
-        self.tables["alert_cases"].on_click(self._pick_alert)
+        for frame, (_slug, columns, _titles, _options) in TABLES.items():
+            self.tables[frame].show(display_frame(self._shown(frame), columns))
         #: Each lookup's note: its failure, or what it found when it found nothing.
         self.notes = {key: html_pane("") for key in
                       ("company", "former", "company_id", "people", "person", "cases", "case", "alert_cases", "alert")}
@@ -322,13 +320,12 @@ class LicenseeView(pn.viewable.Viewer):
         return self.licence.with_company_names(frame) if name == "duties" else frame
 
     def _refresh(self, *events):
-        """Redraw only the tables whose frames changed: a burst of updates to tables the browser
-        is still drawing is what Tabulator trips over."""
+        """Make anew the tables whose frames changed."""
         changed = {e.name for e in events}
         if changed & {"former", "companies"}:
             changed.add("duties")  # company names come from those lists
         for name in changed & set(self.tables):
-            self.tables[name].set_frame(display_frame(self._shown(name), TABLES[name][1]))
+            self.tables[name].show(display_frame(self._shown(name), TABLES[name][1]))
 
     async def _run(self, key: str, lookup, nothing_found) -> None:
         """Run one lookup; show its failure or its empty result on its own section only."""

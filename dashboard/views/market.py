@@ -23,7 +23,7 @@ from dashboard.present import charts
 from dashboard.present.text import (csv_bytes, display_frame, empty_html, esc, fmt_date, policy_type_text, risk_text,
                                     status_text)
 from dashboard.records.labels import FUND_STATUS, RISK_LEVEL
-from dashboard.views.common import (TabView, chart_pane, data_table, html_pane, notify_error, notify_warning,
+from dashboard.views.common import (TableSlot, TabView, chart_pane, html_pane, notify_error, notify_warning,
                                     progress_value, section_title, text_box)
 from dashboard.views.market_nav import (FACTSHEET_RETURN_TITLES, NAV_BOX_LABELS, NAV_BOX_WIDTHS, NAV_BOXES, NAV_COLUMNS,
                                         NAV_PERCENT, NAV_TITLES, nav_note_html)
@@ -129,8 +129,7 @@ class MarketView(TabView):
     def _build_sync(self) -> None:
         """The status line and what shows while there is no snapshot yet (the demo's sync button)."""
         market = self.market
-        # Notes and charts are bound to the model; render() redraws the tables and what is shown (a
-        # Tabulator table is only patched while its view is in the page: see TabView).
+        # Notes and charts are bound to the model; render() makes the tables anew and says what is shown.
         self.status = html_pane(pn.bind(self._status_html, market.param.has_store, market.param.snapshot_at,
                                         market.param.results, market.param.error, market.param.syncing,
                                         market.param.sync_done, market.param.sync_total),
@@ -178,12 +177,9 @@ class MarketView(TabView):
             pmui.Select.from_param(market.param.sort, options=SORT_OPTIONS, label="Order", width=230, description=""),
             pmui.Select.from_param(market.param.page_size, label="Funds a page", width=130, description=""),
             sizing_mode="stretch_width", name="market-filters")
-        self.results = data_table(results_frame(market.results), titles=RESULT_TITLES,
-                                  percent=["total_fee_actual", "return_1y", *NAV_PERCENT],
-                                  number=["sharpe_1y", "peer_pct_return_1y"], page_size=market.page_size,
-                                  pagination="remote", selectable="checkbox", name="market-results",
-                                  frozen_columns=["proj_abbr_name"], stylesheets=[TICK_BOX_CSS])
-        market.param.watch(lambda e: setattr(self.results, "page_size", e.new), "page_size")
+        self.results = TableSlot(titles=RESULT_TITLES, percent=["total_fee_actual", "return_1y", *NAV_PERCENT],
+                                 number=["sharpe_1y", "peer_pct_return_1y"], pagination="remote", selectable="checkbox",
+                                 name="market-results", frozen_columns=["proj_abbr_name"], stylesheets=[TICK_BOX_CSS])
         self.nav_note = html_pane(pn.bind(nav_note_html, market.param.has_store, market.param.nav_funds,
                                           market.param.nav_until, self.param.demo), name="market-nav-note",
                                   margin=(0, 10))
@@ -203,25 +199,23 @@ class MarketView(TabView):
         self._fees.object = pn.bind(self._chart, charts.market_fee_ranges, market.param.fees, market.param.fee_position)
         self.fee_note = html_pane(pn.bind(fee_position_html, market.param.fee_position, self.state.param.fund),
                                   name="market-fee-position")
-        self.most_held = data_table(display_frame(market.most_held, MOST_HELD_COLUMNS), titles=MOST_HELD_TITLES,
-                                    percent=["percent_nav_avg"], baht=["total_value"], page_size=10,
-                                    selectable=1, name="market-most-held")
-        self.most_held.param.watch(self._on_most_held, "selection")
+        self.most_held = TableSlot(titles=MOST_HELD_TITLES, percent=["percent_nav_avg"], baht=["total_value"],
+                                   page_size=10, selectable=1, name="market-most-held", on_select=self._on_most_held)
         self.security_box = text_box(market.param.security, self._find_holders, label="Issue code, ISIN or issuer's name",
                                   placeholder="e.g. PTT, TH0646010015 or a part of a name", width=300)
         self.find_button = pmui.Button(label="Who holds this", icon="search", variant="outlined", margin=(12, 8))
         self.find_button.on_click(self._find_holders)
         self.holders_note = html_pane(pn.bind(self._holders_html, market.param.holders, market.param.security),
                                       name="market-holders-note")
-        self.holders = data_table(display_frame(market.holders, HOLDER_COLUMNS), titles=HOLDER_TITLES,
-                                  percent=["percent_nav"], baht=["assetliab_value"], page_size=10, name="market-holders")
+        self.holders = TableSlot(titles=HOLDER_TITLES, percent=["percent_nav"], baht=["assetliab_value"], page_size=10,
+                                 name="market-holders")
 
     def _watch(self) -> None:
         market = self.market
         market.param.watch(self._screen_changed, ["company", "status", "risk", "policy", "tax", "retail_type",
                                                   "max_fee", "min_return_1y", *NAV_BOXES.values(), "sort"])
         market.param.watch(self.invalidate, ["results", "has_store", "snapshot_at", "spectrum", "fees",
-                                             "fee_position", "most_held", "holders", "error", "syncing"])
+                                             "fee_position", "most_held", "holders", "error", "syncing", "page_size"])
         self.state.param.watch(self._fund_changed, ["fund"])
         self.param.watch(self._number_typed, list(self._NUMBER_BOXES))
         market.param.watch(self._number_set, list(self._NUMBER_BOXES.values()))
@@ -247,7 +241,7 @@ class MarketView(TabView):
 
     async def poll(self) -> None:
         """While the tab is shown: look at the snapshot's state, and read it again when a new one appeared."""
-        if not self.shown or self.market.loading:
+        if self.state.tab != "market" or self.market.loading:
             return
         try:
             if await self.market.poll():
@@ -339,11 +333,11 @@ class MarketView(TabView):
         except SecApiError as exc:
             notify_error(exc, "The demo market could not be synced")
 
-    async def _on_most_held(self, event):
+    async def _on_most_held(self, rows: list[int]):
         frame = self.most_held.value
-        if not event.new or event.new[0] >= len(frame):
+        if not rows or rows[0] >= len(frame):
             return
-        await self._find_holders(str(frame.iloc[event.new[0]]["security"]))
+        await self._find_holders(str(frame.iloc[rows[0]]["security"]))
 
     def chosen(self) -> list[str]:
         """proj_ids of the ticked rows."""
@@ -362,7 +356,7 @@ class MarketView(TabView):
         except SecApiError as exc:
             notify_error(exc, "The funds could not be added")
             return
-        self.results.selection = []
+        self.results.show(self.results.value, selection=[], page_size=self.market.page_size)  # the ticks cleared
         if not added and pn.state.notifications is not None:
             pn.state.notifications.info("Those funds are in the basket already.", duration=4000)
 
@@ -400,7 +394,7 @@ class MarketView(TabView):
         self._content.visible = has
         self.sync_button.visible = self.demo and not has
         self.sync_button.disabled = market.syncing
-        self.results.set_frame(results_frame(market.results))
+        self.results.show(results_frame(market.results), page_size=market.page_size)
         if has:
-            self.most_held.set_frame(display_frame(market.most_held, MOST_HELD_COLUMNS))
-        self.holders.set_frame(display_frame(market.holders, HOLDER_COLUMNS))
+            self.most_held.show(display_frame(market.most_held, MOST_HELD_COLUMNS))
+        self.holders.show(display_frame(market.holders, HOLDER_COLUMNS))

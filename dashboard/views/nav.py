@@ -23,8 +23,7 @@ from dashboard.models.nav_figures import gaps as series_gaps
 from dashboard.present import nav_charts
 from dashboard.present.nav import figure_rows, published_as_of, published_for_class
 from dashboard.present.text import empty_html, esc, fmt_percent
-from dashboard.views.common import (TabView, chart_pane, data_table, html_pane, html_text, notify_error, place_filled,
-                                    section_title)
+from dashboard.views.common import TableSlot, TabView, chart_pane, html_pane, html_text, notify_error, section_title
 from dashboard.views.nav_basket import BasketNavSection
 
 RANGE_LABELS = {("Max" if r == "MAX" else r): r for r in RANGES}
@@ -94,15 +93,14 @@ class NavView(TabView):
                                             sizing_mode="stretch_width", margin=(0, 8), name="nav-progress")
         self.note = html_pane(name="nav-note")
         self.chart = chart_pane("nav-chart")
-        self.figures = data_table(titles=FIGURE_TITLES, page_size=40, frozen_columns=["label"], widths={"label": 190},
-                                  stylesheets=[WRAPPED_LABELS], name="nav-figures")
+        self.figures = TableSlot(titles=FIGURE_TITLES, page_size=40, frozen_columns=["label"], widths={"label": 190},
+                                 stylesheets=[WRAPPED_LABELS], name="nav-figures", hide_empty=True)
         self.figures_note = html_pane(name="nav-figures-note")
-        self.years = data_table(titles=YEAR_TITLES, percent=["price", "total"], page_size=10, widths={"year": 170},
-                                stylesheets=[WRAPPED_LABELS], name="nav-years")
+        self.years = TableSlot(titles=YEAR_TITLES, percent=["price", "total"], page_size=10, widths={"year": 170},
+                               stylesheets=[WRAPPED_LABELS], name="nav-years", hide_empty=True)
+        self._years_title = section_title("Calendar years")
         self.details = html_pane(name="nav-details")
         self.basket = BasketNavSection(state=state)
-        self._tables = pn.Column(sizing_mode="stretch_width")  # the tables, once they have rows (`place_filled`)
-        self._table_parts = [self.figures, section_title("Calendar years"), self.years]
         nav.param.watch(self.invalidate, ["history", "class_name", "range", "error", "loading"])
         state.factsheet.param.watch(self.invalidate, ["performance"])
         state.param.watch(self._fund_changed, ["fund"])
@@ -114,7 +112,7 @@ class NavView(TabView):
             pn.Column(self.chart, loading=nav.param.loading, sizing_mode="stretch_width"),
             section_title("Figures from the NAV history, beside the factsheet's"),
             self.figures_note,
-            self._tables,
+            self.figures, self._years_title, self.years,
             self.details,
             self.basket,
             sizing_mode="stretch_width",
@@ -126,13 +124,11 @@ class NavView(TabView):
 
     # ---- loading -----------------------------------------------------------------------------------
 
-    # A fund or basket changed while the tab is shown is fetched at once, but only once the app has
-    # asked for a first `refresh` (it does so when the browser has drawn the page, or when the tab is
-    # opened): filling tables the browser is still building made Tabulator patch a table it had not
-    # made yet (a link opening on this tab while the first load picks its fund and basket).
+    # A fund or basket changed while the tab is shown is fetched at once (the app asks for the first
+    # `refresh` when it shows the tab); a hidden tab fetches when it is shown again.
 
     def _follows(self) -> bool:
-        return self.shown and self._refreshed and pn.state.curdoc is not None
+        return self.state.tab == "nav" and self._refreshed and pn.state.curdoc is not None
 
     def _fund_changed(self, *_):
         if self._follows():
@@ -179,9 +175,10 @@ class NavView(TabView):
         at_published = nav.figures(as_of=as_of) if figures is not None and as_of is not None else None
         rows = figure_rows(figures, published, at_published) if figures is not None else []
         self.figures_note.object = html_text(self._figures_note(figures, as_of, nav.message() if shown else ""))
-        self.figures.set_frame(figures_frame(rows))
-        self.years.set_frame(years_frame(nav.calendar_years() if shown else []))
-        place_filled(self._tables, self._table_parts, filled=bool(rows))
+        self.figures.show(figures_frame(rows))
+        years = years_frame(nav.calendar_years() if shown else [])
+        self.years.show(years)
+        self._years_title.visible = not years.empty
         self.details.object = html_text(self._details_html(value) if shown else "")
 
     def _chart(self):

@@ -17,8 +17,8 @@ from dashboard.models.dashboard_state import DashboardState
 from dashboard.present import nav_charts
 from dashboard.present.nav_compare import COMMON_FIGURES_NOTE, PERCENT_TITLES, RATIO_TITLES, common_figures_frame, common_figures_notes
 from dashboard.present.text import empty_html, esc
-from dashboard.views.common import (SessionBound, basket_state_html, chart_pane, data_table, html_pane, html_text,
-                                    notify_error, place_filled, section_title)
+from dashboard.views.common import (SessionBound, TableSlot, basket_state_html, chart_pane, html_pane, html_text,
+                                    notify_error, section_title)
 
 
 class BasketNavSection(pn.viewable.Viewer, SessionBound):
@@ -33,13 +33,13 @@ class BasketNavSection(pn.viewable.Viewer, SessionBound):
         self.model = BasketNav(client=state.factsheet.api, risk_free_pct=float(getattr(state.nav, "risk_free_pct", 0.0)))
         self.note = html_pane(name="nav-basket-note")
         self.chart = chart_pane("nav-basket-chart")
-        self.table = data_table(percent=PERCENT_TITLES, number=RATIO_TITLES, page_size=10, name="nav-basket-table")
+        self.table = TableSlot(percent=PERCENT_TITLES, number=RATIO_TITLES, page_size=10, name="nav-basket-table",
+                               hide_empty=True)
         self.model.param.watch(self.render, ["histories", "failed"])
-        self._table_place = pn.Column(sizing_mode="stretch_width")  # the table, once it has rows (`place_filled`)
         self._layout = pn.Column(
             section_title("The basket on one chart"),
             self.note,
-            pn.Column(self.chart, self._table_place, loading=self.model.param.loading, sizing_mode="stretch_width"),
+            pn.Column(self.chart, self.table, loading=self.model.param.loading, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
         )
         self.render()
@@ -68,8 +68,7 @@ class BasketNavSection(pn.viewable.Viewer, SessionBound):
         figures = model.figures()
         self.chart.object = (nav_charts.rebased_chart(rebased, start, names=names) if model.histories
                              else nav_charts.empty_chart(self._empty_text()))
-        self.table.set_frame(common_figures_frame(figures, names) if figures else pd.DataFrame())
-        place_filled(self._table_place, [self.table], filled=bool(figures))
+        self.table.show(common_figures_frame(figures, names) if figures else pd.DataFrame())
         self.note.object = html_text(self._note_html(start, figures, names))
 
     def _empty_text(self) -> str:

@@ -11,7 +11,7 @@ from dashboard.models.basket import FundBasket
 from dashboard.models.fund import PERFORMANCE_KINDS, SINGLE_CLASS, class_key, performance_pivot
 from dashboard.records.labels import PERFORMANCE_KIND
 from dashboard.present import charts
-from dashboard.views.common import chart_pane, TabView, data_table, html_pane, section_title, stale_badge
+from dashboard.views.common import TableSlot, TabView, chart_pane, html_pane, section_title, stale_badge
 from dashboard.present.text import empty_html
 
 KIND_TITLES = {key: label[1].capitalize() for key, label in PERFORMANCE_KIND.items()}
@@ -41,19 +41,17 @@ class PerformanceView(TabView):
         self._class_select = pmui.Select.from_param(self.param.unit_class, label="Unit class", width=260)
         state = self.state
         fund_changes = (sheet.param.performance, state.param.fund_error, self.param.unit_class)
-        # Notes and charts are bound to the state; render() redraws the tables (a Tabulator table is
-        # only patched while its view is in the page: see TabView).
+        # Notes and charts are bound to the state; render() makes the tables anew (see TableSlot).
         self.note = html_pane(pn.bind(self._note_html, *fund_changes, state.param.fund))
         self._returns = chart_pane("performance-returns")
         self._returns.object = pn.bind(self._fund_chart, charts.performance_bars, *fund_changes)
         self._volatility = chart_pane("performance-volatility")
         self._volatility.object = pn.bind(self._fund_chart, charts.volatility_bars, *fund_changes)
-        self.table = data_table(performance_table(sheet.performance, self.unit_class), page_size=10,
-                                titles={"period": "Period", "as_of": "As of"},
-                                percent=[KIND_TITLES[k] for k in PERFORMANCE_KINDS], name="performance-table")
+        self.table = TableSlot(page_size=10, titles={"period": "Period", "as_of": "As of"},
+                               percent=[KIND_TITLES[k] for k in PERFORMANCE_KINDS], name="performance-table")
         self._basket_chart = chart_pane("performance-basket")
         self._basket_chart.object = pn.bind(self._basket_chart_of, state.param.basket_revision)
-        self._basket_table = data_table(basket_table(basket), titles={"fund": "Fund"}, page_size=10)
+        self._basket_table = TableSlot(titles={"fund": "Fund"}, page_size=10)
         self.param.watch(self.invalidate, ["unit_class"])
         sheet.param.watch(self.invalidate, ["performance"])
         self.state.param.watch(self.invalidate, ["fund_error", "basket_revision"])
@@ -107,8 +105,6 @@ class PerformanceView(TabView):
         return charts.basket_return_bars(basket.performance_frame())
 
     def render(self) -> None:
-        self.table.set_frame(performance_table(self._performance(), self.unit_class))
+        self.table.show(performance_table(self._performance(), self.unit_class))
         frame = basket_table(self.state.basket)
-        periods = [c for c in frame.columns if c != "fund"]
-        self._basket_table.percent = periods
-        self._basket_table.set_frame(frame)
+        self._basket_table.show(frame, percent=[c for c in frame.columns if c != "fund"])

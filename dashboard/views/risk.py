@@ -5,7 +5,7 @@ from __future__ import annotations
 import panel as pn
 
 from dashboard.present import charts, risk_charts
-from dashboard.views.common import (TabView, basket_state_html, chart_pane, data_table, failed_part_html, html_pane,
+from dashboard.views.common import (TableSlot, TabView, basket_state_html, chart_pane, failed_part_html, html_pane,
                                     section_title, stale_badge)
 from dashboard.present.text import display_frame, empty_html, status_text
 
@@ -37,8 +37,7 @@ class RiskView(TabView):
         self._fees.object = pn.bind(self._chart, risk_charts.risk_scatter, *changes, measure="total_annual_fee")
         self._returns = chart_pane("risk-returns")
         self._returns.object = pn.bind(self._chart, risk_charts.risk_scatter, *changes, measure="return_1y")
-        self.table = data_table(table_frame(basket.risk_frame()), titles=TITLES,
-                                percent=["total_annual_fee", "return_1y"], page_size=15, name="risk-table")
+        self.table = TableSlot(titles=TITLES, percent=["total_annual_fee", "return_1y"], page_size=15, name="risk-table")
         self.state.param.watch(self.invalidate, ["basket_revision", "basket_error"])
         self._layout = pn.Column(
             pn.Row(section_title("The basket on the risk spectrum"), stale_badge(basket)),
@@ -74,4 +73,4 @@ class RiskView(TabView):
         return "".join(notes)
 
     def render(self) -> None:
-        self.table.set_frame(table_frame(self.state.basket.risk_frame()))
+        self.table.show(table_frame(self.state.basket.risk_frame()))

@@ -102,7 +102,7 @@ def test_sessions_leave_nothing_on_the_frames_the_process_keeps():
             await session.close()
 
     before = dead_references_by_object()  # this test process may have run other tests first
-    with served_dashboard(spare=False, check_unused_sessions_milliseconds=100,
+    with served_dashboard(check_unused_sessions_milliseconds=100,
                           unused_session_lifetime_milliseconds=100) as port:
         asyncio.run(use_sessions(port))
         # once the server has ended the sessions, what they made is gone; what stays is the process's

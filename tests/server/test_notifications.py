@@ -42,7 +42,7 @@ def areas_left_by_ended_sessions(port: int) -> list[str]:
 
 
 def served():
-    return served_dashboard(spare=False, check_unused_sessions_milliseconds=100, unused_session_lifetime_milliseconds=100)
+    return served_dashboard(check_unused_sessions_milliseconds=100, unused_session_lifetime_milliseconds=100)
 
 
 def test_an_ended_sessions_notification_area_is_let_go():
@@ -63,6 +63,6 @@ def test_the_registry_the_patch_edits_is_where_it_expects_it():
 def test_without_the_patch_panel_lets_an_ended_sessions_notification_area_go(monkeypatch):
     import dashboard.server.serve as serve_module
 
-    monkeypatch.setattr(serve_module, "release_notification_area", lambda _context: None)
+    monkeypatch.setattr(serve_module, "release_notification_area", lambda _doc, _context: None)
     with served() as port:
         assert areas_left_by_ended_sessions(port) == []

@@ -103,7 +103,7 @@ def test_the_websockets_token_is_read_as_tornado_splits_the_header():
 
 @pytest.fixture(scope="module")
 def port():
-    with served_dashboard(spare=False) as port:
+    with served_dashboard() as port:
         yield port
 
 

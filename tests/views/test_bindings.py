@@ -26,7 +26,7 @@ def test_the_results_message_follows_the_state_and_the_search_box():
 
 
 def test_tab_notes_and_charts_follow_the_state_by_binding_even_while_hidden():
-    """A hidden tab's tables wait for it to be shown (TabView); its notes and charts are bound and follow."""
+    """A tab's notes and charts are bound to the state and follow it, whether or not the tab is in the page."""
     import holoviews as hv
     import panel as pn
 
@@ -37,7 +37,7 @@ def test_tab_notes_and_charts_follow_the_state_by_binding_even_while_hidden():
     from dashboard.views.risk import RiskView
 
     state = DashboardState()
-    views = [cls(state=state, shown=False) for cls in (RiskView, FeesView, AllocationView, PerformanceView,
+    views = [cls(state=state) for cls in (RiskView, FeesView, AllocationView, PerformanceView,
                                                                  HoldingsView)]
     state.basket_error = "the service is closed"
     for view in views[:2]:

@@ -6,7 +6,7 @@ import pandas as pd
 
 from dashboard.demo.pools import DEMO_LABEL
 from dashboard.present.text import display_frame
-from dashboard.views.common import data_source_note, data_table, table_formatters
+from dashboard.views.common import TableSlot, data_source_note, data_table, table_formatters
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 
@@ -20,8 +20,9 @@ def test_every_text_column_is_plaintext():
     assert table.titles["pct"] == "Share (%)" and table.titles["value"] == "Value (baht)"
     assert table.titles["name"] == "name"  # untitled columns get their (escaped) name
     assert table.formatters["name"] == "plaintext" and table.disabled and not table.show_index
-    table.set_frame(frame.assign(other=["<b>x</b>"]))
-    assert table.formatters["other"] == "plaintext"
+    slot = TableSlot(titles={"pct": "Share"}, percent=["pct"])
+    slot.show(frame.assign(other=["<b>x</b>"]))
+    assert slot.formatters["other"] == "plaintext" and slot.titles["pct"] == "Share (%)"
 
 
 def test_data_source_note():
@@ -38,9 +39,10 @@ def test_table_titles_are_escaped_even_for_columns_named_by_the_service():
     table = data_table(pd.DataFrame({"fund": ["A"], hostile: [1.0]}), titles={"fund": "Fund & class"})
     assert table.titles[hostile] == "&lt;img src=x onerror=alert(1)&gt;"
     assert table.titles["fund"] == "Fund &amp; class"
-    table.set_frame(pd.DataFrame({"fund": ["B"], "<b>1 year</b>": [2.0]}))
-    assert table.titles["<b>1 year</b>"] == "&lt;b&gt;1 year&lt;/b&gt;"
-    assert all("<" not in t for t in table.titles.values())
+    slot = TableSlot(titles={"fund": "Fund & class"})
+    slot.show(pd.DataFrame({"fund": ["B"], "<b>1 year</b>": [2.0]}))
+    assert slot.titles["<b>1 year</b>"] == "&lt;b&gt;1 year&lt;/b&gt;"
+    assert all("<" not in t for t in slot.titles.values())
 
 
 def test_a_text_box_is_its_parameter_and_enter_runs_with_the_text_as_typed():
@@ -61,12 +63,20 @@ def test_a_text_box_is_its_parameter_and_enter_runs_with_the_text_as_typed():
     assert model.query == "typed" and seen == ["typed"]
 
 
-def test_an_empty_table_takes_rows_and_a_selected_row_at_once():
-    """The first rows of a table and the selected one, in one call (a page drawn before its first
-    results came): Panel maps the selection through the old rows, and raised IndexError on none."""
-    table = data_table(pd.DataFrame({"proj_id": [], "name": []}), selectable=1)
-    table.set_frame(pd.DataFrame({"proj_id": ["A", "B"], "name": ["a", "b"]}), selection=[1])
-    assert table.value["proj_id"].tolist() == ["A", "B"] and table.selection == [1]
-    table.set_frame(pd.DataFrame({"proj_id": ["C", "B"], "name": ["c", "b"]}), selection=[0])
-    assert table.value["proj_id"].tolist() == ["C", "B"] and table.selection == [0]
-
+def test_a_slot_replaces_its_table_and_never_changes_the_one_shown():
+    """A new frame (or selection) is a new table, made with its rows; the same frame changes nothing."""
+    picked = []
+    slot = TableSlot(selectable=1, on_select=picked.append, hide_empty=True)
+    slot.show(pd.DataFrame({"proj_id": [], "name": []}))
+    assert slot.table is None and slot.__panel__().objects == []  # hidden while empty
+    slot.show(pd.DataFrame({"proj_id": ["A", "B"], "name": ["a", "b"]}), selection=[1])
+    first = slot.table
+    assert first.value["proj_id"].tolist() == ["A", "B"] and first.selection == [1]
+    slot.show(pd.DataFrame({"proj_id": ["A", "B"], "name": ["a", "b"]}), selection=[1])
+    assert slot.table is first  # the same rows: nothing made anew
+    slot.show(pd.DataFrame({"proj_id": ["C", "B"], "name": ["c", "b"]}), selection=[0])
+    assert slot.table is not first and slot.__panel__().objects == [slot.table]
+    assert first.value["proj_id"].tolist() == ["A", "B"] and first.selection == [1]  # never patched
+    assert slot.table.value["proj_id"].tolist() == ["C", "B"] and slot.selection == [0]
+    slot.selection = [1]  # as a click in the browser
+    assert picked == [[1]] and slot.table.selection == [1]

@@ -62,7 +62,7 @@ def test_the_results_show_the_nav_figures_under_titles_with_their_units(view):
     for column, title in TITLES.items():
         assert table.titles[column] == title, column
     assert table.titles["return_1y"] == "1-year return (factsheet, %)"  # apart from the NAV's own
-    assert table.value.columns[0] == "proj_abbr_name" and table.frozen_columns == ["proj_abbr_name"]
+    assert table.value.columns[0] == "proj_abbr_name" and table.table.frozen_columns == ["proj_abbr_name"]
     shown = table.value.set_index("proj_id")
     with_nav = market.results[market.results["last_nav_date"].notna()]
     assert 0 < len(with_nav) < len(market.results)

@@ -96,6 +96,7 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, sett
     kwargs.setdefault("liveness", True)  # GET /liveness answers 200 without opening a session
     kwargs["extra_patterns"] = routes() + list(kwargs.get("extra_patterns", []))
     session_tokens.install()
+    closed_clients.quiet_closed_connections()
     if settle:
         settle_heap()
     if num_procs != 1:

@@ -168,6 +168,9 @@ class DashboardApp(pn.viewable.Viewer):
                 view = FundExplorer(state=state)
             else:
                 view = VIEW_CLASSES[tab](state=state)
+            # the view's place in the page names its tab (`sd-view-<tab>`): what a test of the served page waits for
+            layout = view.__panel__()
+            layout.css_classes = [*layout.css_classes, f"sd-view-{tab}"]
             self.views[tab] = view
         return view
 

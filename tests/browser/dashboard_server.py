@@ -132,11 +132,13 @@ def open_tab(page, name: str, timeout: float = 20_000) -> None:
     tab = page.get_by_role("tab", name=name)
     tab.click()
     expect(tab).to_have_attribute("aria-selected", "true", timeout=timeout)
-    # The bar marks the tab at once; the server then puts the tab's view below it (and the tab in
-    # the address): until then the page still shows the last tab's view, charts and all.
+    # The bar marks the tab at once; the server then puts the tab in the address and, once what it shows
+    # is ready, its view below the bar: until then the page still shows the last tab's view, charts and all.
     key = next(key for key, title in TAB_TITLES.items() if title == name)
     page.wait_for_function("(tab) => new URLSearchParams(location.search).get('tab') === tab", arg=key,
                            timeout=timeout)
+    # the tab's own view in the page (the server puts it there once what it shows is read)
+    page.wait_for_function(f"() => ({COUNT_JS})('.sd-view-{key}') > 0", timeout=timeout)
     expected = CHARTS_PER_TAB.get(name, 0)
     if expected:
         page.wait_for_function(f"() => ({COUNT_JS})('.bk-Figure') >= {expected}", timeout=timeout)

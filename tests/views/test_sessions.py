@@ -78,6 +78,7 @@ class ServedSession:
         self.source_id = ""
         self.overview_id = ""
         self.tabs_id = ""
+        self.named: dict[str, str] = {}  # the pulled document's named models: their ids by name
         self.overview = ""
         self.proj_ids: list[str] = []
         self.labels: list[str] = []
@@ -94,7 +95,7 @@ class ServedSession:
         protocol = Protocol()
         token = token or generate_jwt_token(generate_session_id())
         socket = await websocket_connect(f"ws://{host}:{port}/ws", subprotocols=["bokeh", token],
-                                         max_message_size=50 * 1024 * 1024)
+                                         max_message_size=50 * 1024 * 1024, connect_timeout=timeout)
         session = cls(WebSocketClientConnectionWrapper(socket), protocol)
         session.dashboard = dashboard
         await asyncio.wait_for(session._start(), timeout)
@@ -121,7 +122,10 @@ class ServedSession:
             if message.msgtype == "PULL-DOC-REPLY":
                 break
         for model in _models(message.content, {}).values():
-            if model["attributes"].get("name") == TABS_NAME:
+            name = model["attributes"].get("name")
+            if isinstance(name, str):
+                self.named[name] = model["id"]
+            if name == TABS_NAME:
                 self.tabs_id = model["id"]
         if self.dashboard and not self.tabs_id:
             raise ConnectionError("the served page has no tab bar")

@@ -284,7 +284,7 @@ def test_since_the_first_nav_says_since_launch_only_when_the_launch_was_loaded()
     assert launched.since_launch and launched["return_since_start"].label == "Return, since launch"
     cut = class_figures(frame(navs), frequency="daily", loaded_from=date(2024, 3, 1))
     assert not cut.since_launch
-    assert cut["return_since_start"].label == "Return, since 4 Mar 2024 (older NAVs not loaded)"
+    assert cut["return_since_start"].label == "Return, since 4 Mar 2024 (not since launch)"
     assert cut.to_dict()["since_launch"] is False
 
 
@@ -535,3 +535,20 @@ def test_sharpe_and_volatility_agree_with_empyrical(frequency, step, per_year, m
     # empyrical's max_drawdown of the NAV's returns is the factsheet's drawdown (no distributions here).
     assert figures["max_drawdown_since_start"].value == pytest.approx(
         100 * empyrical.max_drawdown(pd.Series(returns_of(navs, 10_000))), rel=1e-12)
+
+
+def test_the_default_nav_days_give_every_one_year_figure_of_a_monthly_fund():
+    """`market sync --nav-days`' default keeps enough NAV for the 1-year figures of a monthly fund whose last
+    NAV is two months old (its month-end NAV published late), as of a daily or weekly one (issue 38)."""
+    from dashboard.market.nav_sync import DEFAULT_NAV_DAYS
+
+    today = date(2026, 11, 28)
+    kept = today - timedelta(days=DEFAULT_NAV_DAYS)
+    month_ends = [d.date() for d in pd.date_range("2020-01-31", "2026-09-30", freq="BME") if d.date() >= kept]
+    for frequency, days in (("monthly", month_ends),
+                            ("weekly", [d.date() for d in pd.date_range(kept, today - timedelta(days=3), freq="W-FRI")]),
+                            ("daily", [d.date() for d in pd.bdate_range(kept, today - timedelta(days=1))])):
+        navs = {day: 10.0 * (1.01 if i % 2 else 0.995) ** i for i, day in enumerate(days)}
+        figures = class_figures(frame(navs), frequency=frequency)
+        for key in ("return_1y", "total_return_1y", "volatility_1y", "max_drawdown_1y", "sharpe_1y"):
+            assert figures[key].value is not None, (frequency, key, figures[key].reason)

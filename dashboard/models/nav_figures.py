@@ -168,8 +168,9 @@ class ClassFigures:
 
 
 def since_text(first: date, since_launch: bool) -> str:
-    """The since-the-first-NAV window in words: "since launch" or "since 1 Sep 2021 (older NAVs not loaded)"."""
-    return "since launch" if since_launch else f"since {first.day} {first:%b %Y} (older NAVs not loaded)"
+    """The since-the-first-NAV window in words: "since launch", or "since 1 Sep 2021 (not since launch)" when
+    older NAVs of the class may exist but were not loaded."""
+    return "since launch" if since_launch else f"since {first.day} {first:%b %Y} (not since launch)"
 
 
 def _label(kind: str, name: str, annualised: bool, names: dict | None = None) -> str:

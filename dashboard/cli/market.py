@@ -28,7 +28,7 @@ MAX_ROWS = 1_000_000  # --limit: more than the market holds rows of any screen
 SCREEN_COLUMNS = ["proj_id", "proj_abbr_name", "proj_name_en", "company_name_en", "fund_status", "risk_spectrum",
                   "total_fee_actual", "return_1y"]
 HOLDER_COLUMNS = ["proj_id", "proj_abbr_name", "issuer", "issue_code", "period", "percent_nav", "assetliab_value"]
-HEADERS = {"total_fee_actual": "fee % (charged)", "return_1y": "1y return %", "percent_nav": "% of NAV",
+HEADERS = {"total_fee_actual": "fee % (charged)", "return_1y": "1y return % (factsheet)", "percent_nav": "% of NAV",
            "assetliab_value": "value (baht)", "company_name_en": "company", "proj_abbr_name": "fund",
            "risk_spectrum": "risk level (1 to 8+)", "fund_status": "status", "period": "quarter",
            "issue_code": "issue", "isin_code": "ISIN", **NAV_HEADERS}
@@ -233,12 +233,15 @@ def cmd_market_export(args: argparse.Namespace) -> int:
 
 @_store_errors
 def cmd_market_screen(args: argparse.Namespace) -> int:
-    from dashboard.market.queries import screen
+    from dashboard.market.queries import missing_nav_figures, screen
 
     with _readable_store(args) as store:
         rows = screen(store, company=args.company, status=args.status, risk=args.risk or (), policy=args.policy,
                       tax=args.tax, retail_type=args.retail_type, max_fee=args.max_fee,
                       min_return_1y=args.min_return_1y, sort=args.sort, limit=args.limit, **nav_filters(args))
+        missing = missing_nav_figures(store, nav_filters(args))
+    for sentence in missing:  # a filter on a figure no fund has: said, whatever the output's form
+        err(f"note: {sentence}")
     return _emit_rows(args, rows, screen_columns(SCREEN_COLUMNS, rows), "no fund in the store passes these filters")
 
 
@@ -340,7 +343,9 @@ def add_market_commands(subparsers, *, common: argparse.ArgumentParser | None = 
                         "N institutional, X institutional and ultra-high-net-worth, V provident funds, G government policy, "
                         "F corporate-bond liquidity support")
     screen.add_argument("--max-fee", type=_finite, metavar="X", help="total annual fee as charged, at most X percent")
-    screen.add_argument("--min-return-1y", type=_finite, metavar="X", help="1-year return at least X percent")
+    screen.add_argument("--min-return-1y", type=_finite, metavar="X",
+                        help="the 1-year return the factsheet publishes (a price return) at least X percent; "
+                             "--min-total-return-1y reads the NAV's total return")
     add_nav_screen_options(screen, _finite)
     screen.add_argument("--sort", metavar="FIELD", help="sort by a row field, e.g. return_1y, sharpe_1y, volatility_1y, "
                         "peer_pct_return_1y; -FIELD (--sort -sharpe_1y) for descending. " + PEER_HELP)

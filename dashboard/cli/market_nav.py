@@ -5,18 +5,23 @@ from __future__ import annotations
 
 import argparse
 
+from dashboard.market.nav_filters import NAV_FILTERS
+
 # The nav_sync defaults, repeated here so `--help` never imports the sync (a test checks they agree).
-DEFAULT_NAV_DAYS = 400
+DEFAULT_NAV_DAYS = 472
 MAX_NAV_DAYS = 20 * 366
 OVERLAP_DAYS = 5
 # Shown after the screener's columns when the store holds NAV figures (every NAV field is in --json).
-NAV_SCREEN_COLUMNS = ["return_3y_ann", "volatility_1y", "max_drawdown_1y", "sharpe_1y", "peer_pct_return_1y",
-                      "peer_pct_volatility_1y"]
-NAV_HEADERS = {"return_3y_ann": "3y return % a year (NAV)", "volatility_1y": "1y volatility %",
-               "max_drawdown_1y": "1y max drawdown %", "sharpe_1y": "1y Sharpe",
-               "peer_pct_return_1y": "1y return percentile among peers",
+NAV_SCREEN_COLUMNS = ["nav_return_1y", "nav_total_return_1y", "return_3y_ann", "volatility_1y", "max_drawdown_1y",
+                      "sharpe_1y", "peer_pct_return_1y", "peer_pct_volatility_1y"]
+# Each column names the figure it reads: the NAV's price return or total return, the factsheet's return.
+NAV_HEADERS = {"nav_return_1y": "1y price return % (NAV)", "nav_total_return_1y": "1y total return % (NAV)",
+               "return_3y_ann": "3y price return % a year (NAV)", "volatility_1y": "1y volatility % (NAV)",
+               "max_drawdown_1y": "1y max drawdown % (NAV per unit)", "sharpe_1y": "1y Sharpe (NAV)",
+               "peer_pct_return_1y": "1y total return percentile among peers",
                "peer_pct_volatility_1y": "1y volatility percentile among peers"}
-NAV_FILTER_OPTIONS = ("min_return_3y", "max_volatility", "max_drawdown", "min_sharpe")
+# The screener's NAV filters: nav_filters.NAV_FILTERS, the list the Market tab reads too.
+NAV_FILTER_OPTIONS = tuple(f.name for f in NAV_FILTERS)
 PEER_HELP = ("NAV figures are the fund's first unit class's (by name), from the NAV history `market sync` keeps; "
              "peer_pct_* is the fund's percentile among its peers: the funds of the same policy type and risk "
              "level that have the figure (0-100, mid-rank; high is a high return or a high volatility)")
@@ -38,14 +43,12 @@ def add_nav_sync_option(sync: argparse.ArgumentParser, whole_number) -> None:
 
 
 def add_nav_screen_options(screen: argparse.ArgumentParser, finite) -> None:
-    screen.add_argument("--min-return-3y", type=finite, metavar="X",
-                        help="3-year return from the NAV history, annualised, at least X percent a year")
-    screen.add_argument("--max-volatility", type=finite, metavar="X",
-                        help="1-year volatility from the NAV history (annualised) at most X percent")
-    screen.add_argument("--max-drawdown", type=finite, metavar="X",
-                        help="1-year maximum drawdown no deeper than X percent (20 or -20: funds that fell at most "
-                        "20%% from a peak)")
-    screen.add_argument("--min-sharpe", type=finite, metavar="X", help="1-year Sharpe ratio at least X")
+    for spec in NAV_FILTERS:
+        unit = {"%": " percent", "% a year": " percent a year", "": ""}[spec.unit]
+        extra = (" (20 or -20: funds that fell at most 20%% from a peak)" if spec.name == "max_drawdown" else "")
+        screen.add_argument(spec.option, type=finite, metavar="X",
+                            help=f"{spec.figure} {'at least' if spec.op == '>=' else 'at most'} X{unit}{extra} "
+                                 f"(needs about {spec.days:,} days of NAV)")
 
 
 def nav_filters(args: argparse.Namespace) -> dict:

@@ -23,11 +23,11 @@ from dashboard.cli.output import EXIT_OK
 from dashboard.cli.terminal import err, json_text, out, plain, table_lines, write_csv
 from dashboard.config import RISK_FREE_ENV, parse_risk_free_pct, risk_free_pct_from_env
 from dashboard.errors import BadInputError, SecApiError
-from dashboard.models.nav import DEFAULT_YEARS, EMPTY, MAX_YEARS, FundNav
+from dashboard.models.nav import DEFAULT_YEARS, EMPTY, MAX_YEARS, FundNav, load_start
 from dashboard.models.nav_figures import GAP_DAYS, ClassFigures, gaps
 from dashboard.models.source import run
-from dashboard.present.nav import (NAV_COLUMN_TITLES, day_text, figure_rows, nav_table_frame, published_as_of,
-                                   published_for_class)
+from dashboard.present.nav import (NAV_COLUMN_TITLES, day_text, figure_rows, fmt_value, gap_text, nav_table_frame,
+                                   published_as_of, published_for_class, recovery_text)
 from dashboard.present.text import fmt_percent
 
 RISK_FREE_HELP = (f"the risk-free rate of the Sharpe ratios, percent a year, e.g. 2.5 (default: {RISK_FREE_ENV}, "
@@ -45,9 +45,13 @@ def add_nav_command(fund, add: Callable[..., argparse.ArgumentParser], handler: 
     nav.add_argument("query", help="proj_id or exact abbreviation")
     nav.add_argument("--class", dest="class_name", metavar="C", help="one unit class (default: every class)")
     nav.add_argument("--from", dest="date_from", metavar="D", help="first NAV date shown, YYYY-MM-DD (inclusive; "
-                                                                    "default: five years back)")
+                                                                    "default: five years back); it never moves a figure")
     nav.add_argument("--to", dest="date_to", metavar="D", help="last NAV date shown, YYYY-MM-DD (inclusive; default: "
-                                                                "the latest); the figures are computed up to it")
+                                                                "the latest); the figures are measured up to it")
+    nav.add_argument("--since-launch", action="store_true",
+                     help="load each class's whole history, so the figures since the first NAV are since launch "
+                          "(default: five years and two months back from --to; the label then says the date "
+                          "they start from)")
     nav.add_argument("--risk-free", dest="risk_free", metavar="PCT", help=RISK_FREE_HELP)
 
 
@@ -83,11 +87,20 @@ def run_fund_nav(args: argparse.Namespace, client, resolve: Callable[[str], tupl
     rate = _risk_free(args)
     first, last = _window(args, client.today)
     proj_id, fund = resolve(args.query)
-    # Enough history for the series asked for and for the five-year figures up to --to.
-    reach = first.year if first is not None else last.year - DEFAULT_YEARS if last is not None else None
-    years = DEFAULT_YEARS if reach is None else min(max(DEFAULT_YEARS, client.today.year - reach + 1), MAX_YEARS)
-    model = FundNav(client, class_name=clean_class(args.class_name or ""), risk_free_pct=rate)
-    run(model.load(proj_id, years=years))
+    since_launch = bool(getattr(args, "since_launch", False))
+    # The figures read five years and two months back from the day they are measured to (--to), or the whole
+    # history: never what --from shows. The load reaches the December before the first year of the figures and
+    # of the series shown, so a calendar year is whole unless the class was launched in it; it never depends
+    # on --from past that.
+    figures_from = None if since_launch else load_start(last or client.today, DEFAULT_YEARS)
+    shown_from = first or figures_from
+    start = None if since_launch else date(min(figures_from, shown_from).year - 1, 12, 1)
+    if start is not None and start < date(client.today.year - MAX_YEARS, 1, 1):
+        raise BadInputError(f"the from date {first} is more than {MAX_YEARS} years back; use --since-launch for "
+                            "the whole history")
+    model = FundNav(client, class_name=clean_class(args.class_name or ""), risk_free_pct=rate,
+                    figures_from=figures_from)
+    run(model.load(proj_id, start=start, since_launch=since_launch))
     _chosen_class(model, clean_class(args.class_name or ""))
     if model.state == EMPTY:
         return _nothing(args, proj_id, model)
@@ -97,13 +110,13 @@ def run_fund_nav(args: argparse.Namespace, client, resolve: Callable[[str], tupl
         raise BadInputError(model.error)
     names = [model.selected_class()] if args.class_name else model.classes()
     published = _published(client, proj_id)
-    classes = {name: _class_data(model, name, first, last, published) for name in names}
+    classes = {name: _class_data(model, name, shown_from, last, published) for name in names}
     for note in model.notes:  # what the fetch noticed, on stderr whatever the output's form
         err(f"note: {note}")
     if args.csv:
         return _write_csv(model, classes)
     if args.json:
-        sys.stdout.write(json_text(_as_json(model, fund, classes, first, last)) + "\n")
+        sys.stdout.write(json_text(_as_json(model, fund, classes, first, last, figures_from)) + "\n")
         return EXIT_OK
     _print(model, fund, classes)
     return EXIT_OK
@@ -167,7 +180,8 @@ def _records(frame: pd.DataFrame, dates: tuple[str, ...]) -> list[dict]:
     return [{k: (_iso(v) if k in dates else _number(v)) for k, v in row.items()} for row in frame.to_dict("records")]
 
 
-def _as_json(model: FundNav, fund: dict | None, classes: dict, first: date | None, last: date | None) -> dict:
+def _as_json(model: FundNav, fund: dict | None, classes: dict, first: date | None, last: date | None,
+             figures_from: date | None) -> dict:
     out_classes = {}
     for name, data in classes.items():
         figures: ClassFigures | None = data["figures"]
@@ -178,7 +192,10 @@ def _as_json(model: FundNav, fund: dict | None, classes: dict, first: date | Non
             "series": _records(data["series"], ("nav_date",)),
             "gaps": [gap.to_dict() for gap in data["gaps"]],
             "distributions": _records(data["distributions"], ("ex_date", "pay_date")),
+            # The difference beside the two values it is taken from: the figure computed to the factsheet's
+            # date and the published one.
             "published": {row.key: {"value": row.raw_published, "as_of": _iso(data["published_as_of"]),
+                                    "computed_to_as_of": row.raw_compared,
                                     "difference": None if row.raw_compared is None or row.raw_published is None
                                     else row.raw_compared - row.raw_published}
                           for row in data["rows"] if row.published},
@@ -186,6 +203,7 @@ def _as_json(model: FundNav, fund: dict | None, classes: dict, first: date | Non
         }
     return {"proj_id": model.proj_id, "fund": (fund or {}).get("proj_abbr_name"),
             "from": first.isoformat() if first else None, "to": last.isoformat() if last else None,
+            "figures_from": figures_from.isoformat() if figures_from else None, "since_launch": model.since_launch,
             "risk_free_pct": float(model.risk_free_pct), "loaded": {"start": model.history.start.isoformat(),
                                                                      "end": model.history.end.isoformat()},
             "notes": list(model.notes), "classes": out_classes}
@@ -235,13 +253,14 @@ def _print_figures(data: dict, risk_free: float) -> None:
         out(f"  no figures: {data['reason'] or 'too little history'}")
         return
     out("")
-    for line in table_lines([[r.label, r.window, r.value, r.published, r.difference] for r in rows],
-                            ["Figure", "Window", "Value", "Published", "Difference"], right=(2, 3, 4), limit=80):
-        out(f"  {line}")
-    if data["published_as_of"]:
-        out(f"  published: the factsheet's figures of {day_text(data['published_as_of'])}; difference: the figure "
-            "computed to that date minus the published one, in percentage points")
+    for line in table_lines([[r.label, r.window, r.value, _drawdown_words(data["figures"], r.key)] for r in rows],
+                            ["Figure", "Window", "Value", "Recovering period"], right=(2,), limit=80):
+        out(f"  {line.rstrip()}")
+    if data["figures"] is not None and data["figures"].distributes:
+        out("  the class distributes: its total return (distributions reinvested at the first NAV on or after each "
+            "ex date) comes first; the price return is the NAV's change alone")
     out(f"  Sharpe ratios with a risk-free rate of {fmt_percent(risk_free, 2)} a year")
+    _print_published(data)
     reasons: dict[str, list[str]] = {}
     for row in rows:
         if row.raw is None and row.reason:
@@ -250,13 +269,36 @@ def _print_figures(data: dict, risk_free: float) -> None:
         out(f"  no value for {'; '.join(labels)}: {reason}")
 
 
+def _drawdown_words(figures: ClassFigures | None, key: str) -> str:
+    """A maximum drawdown's recovering period: "12 days (to 5 Mar 2024)" or "not recovered"; "" for other figures."""
+    if figures is None or not key.startswith("max_drawdown_"):
+        return ""
+    return recovery_text(figures[key])
+
+
+def _print_published(data: dict) -> None:
+    """The factsheet's published figures, each beside the figure computed to the factsheet's date and the
+    difference between those two (never beside a figure to another date)."""
+    compared = [r for r in data["rows"] if r.published]
+    if not compared or not data["published_as_of"]:
+        return
+    as_of = day_text(data["published_as_of"])
+    out("")
+    out(f"  beside the factsheet's published figures of {as_of} (difference: computed minus published, "
+        "in percentage points):")
+    rows = [[r.label, fmt_value(r.raw_compared, "%"), r.published, r.difference] for r in compared]
+    for line in table_lines(rows, ["Figure", f"Computed to {as_of}", "Published", "Difference"], right=(1, 2, 3),
+                            limit=80):
+        out(f"    {line.rstrip()}")
+
+
 def _print_gaps(found: list, frequency: str) -> None:
     if not found:
-        out(f"  gaps: none (no break longer than {GAP_DAYS[frequency]} days)")
+        out(f"  gaps: none (no break longer than {GAP_DAYS[frequency]} days between two NAVs)")
         return
-    out(f"  gaps (breaks longer than {GAP_DAYS[frequency]} days; no return is computed across them):")
+    out(f"  gaps (breaks longer than {GAP_DAYS[frequency]} days between two NAVs; no return is computed across them):")
     for gap in found:
-        out(f"    {day_text(gap.start)} to {day_text(gap.end)} ({gap.days} days)")
+        out(f"    {gap_text(gap)}")
 
 
 def _print_distributions(dividends: pd.DataFrame) -> None:

@@ -6,7 +6,9 @@ The screener's figure of a fund is its first unit class's (by class name, "" the
 the rule the fee and 1-year return figures already follow (`dashboard.market.figures`); that row is
 marked `fund_figure` and carries the fund's percentiles among its peers (`refresh_nav_peers`,
 `queries.PEER_RULE`), computed when the figures or the funds' policy types and risk levels change, so
-the screener reads them rather than ranking every fund on every query.
+the screener reads them rather than ranking every fund on every query. The return percentile
+(`peer_pct_return_1y`) ranks the 1-year total return (distributions reinvested): a distributing class's
+price return leaves out what its investors were paid.
 """
 
 from __future__ import annotations
@@ -112,8 +114,8 @@ UPDATE nav_figures SET fund_figure = (p.proj_id IS NOT NULL), peers = p.peers,
 FROM nav_figures t LEFT JOIN (
     SELECT n.proj_id, n.class,
            CASE WHEN nullif(trim(f.policy_desc), '') IS NOT NULL AND r.risk_spectrum IS NOT NULL
-                THEN count(n.return_1y) OVER (PARTITION BY {_PEER_KEYS}) END AS peers,
-           {_mid_rank("return_1y")} AS pct_return_1y,
+                THEN count(n.total_return_1y) OVER (PARTITION BY {_PEER_KEYS}) END AS peers,
+           {_mid_rank("total_return_1y")} AS pct_return_1y,
            {_mid_rank("volatility_1y")} AS pct_volatility_1y,
            {_mid_rank("sharpe_1y")} AS pct_sharpe_1y
     FROM (SELECT * FROM nav_figures QUALIFY row_number() OVER (PARTITION BY proj_id ORDER BY class) = 1) n

@@ -33,6 +33,7 @@ from dashboard.api.paging import PageWalk
 from dashboard.api.wire import unwrap_envelope
 from dashboard.errors import BadInputError
 from dashboard.market.nav_figures_table import refresh_nav_figures
+from dashboard.market.nav_filters import ONE_YEAR_DAYS
 from dashboard.market.nav_store import (WindowRows, days_between, fetched_days, store_distributions, store_window,
                                         window_rows)
 
@@ -43,10 +44,11 @@ log = logging.getLogger("dashboard.market")
 
 NAV_PATH = V2 + "/daily-info/nav"
 DIVIDEND_PATH = V2 + "/daily-info/dividend-history"
-# The default depth of `market sync --nav-days`: the 1-year figures need a year of NAVs before the last
-# one and the NAV on or before the day a year earlier (a weekend or holiday: a few days more), and the
-# 1-month window its own month back: 400 days covers both with room for a market-wide outage.
-DEFAULT_NAV_DAYS = 400
+# The default depth of `market sync --nav-days`: every 1-year figure of a daily, weekly or monthly fund
+# (nav_filters.ONE_YEAR_DAYS: a year before the last NAV, the NAV on or before the day a year earlier, up to
+# a month and a half back for a monthly NAV, and a monthly NAV published up to two months late). 400 days
+# left a monthly fund whose last NAV lags without its 1-year return and volatility (issue 38).
+DEFAULT_NAV_DAYS = ONE_YEAR_DAYS
 MAX_NAV_DAYS = 20 * 366  # the service keeps NAVs from the 2000s; past that the window is a typing slip
 OVERLAP_DAYS = 5  # a day is asked again until it has been fetched this many days after its NAV date
 DAY_WINDOW_SPAN = 14  # the last 14 days go out one day per window; earlier days one calendar week per window

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from dashboard.errors import BadInputError, quoted
+from dashboard.market.nav_filters import BY_NAME as NAV_FILTER_BY_NAME, NAV_FILTERS as NAV_FILTER_LIST, RETURN_BOUNDS
 from dashboard.market.store import MarketStore
 from dashboard.records.labels import POLICY_TYPE
 from dashboard.records.successor import fund_status_code
@@ -27,14 +28,16 @@ SCREEN_FIELDS = ("proj_id", "proj_abbr_name", "proj_name_en", "proj_name_th", "c
 # figures under their nav_figures keys (the NAV's 1-year return as nav_return_1y, apart from the
 # factsheet's published return_1y), the class's last NAV date, and its percentiles among its peers.
 NAV_FIELDS = ("nav_class", "last_nav_date", "return_1m", "return_3m", "return_6m", "return_ytd", "nav_return_1y",
-              "return_3y_ann", "return_5y_ann", "volatility_1y", "max_drawdown_1y", "sharpe_1y", "peers",
-              "peer_pct_return_1y", "peer_pct_volatility_1y", "peer_pct_sharpe_1y")
+              "nav_total_return_1y", "return_3y_ann", "return_5y_ann", "volatility_1y", "max_drawdown_1y", "sharpe_1y",
+              "peers", "peer_pct_return_1y", "peer_pct_volatility_1y", "peer_pct_sharpe_1y")
 # The peer rule: the funds of the same policy type (as the service words it) and the same risk level,
 # every fund in the store (whatever the other filters), among those with the figure. Mid-rank
 # percentile, 0-100: 100 * (peers below + peers equal / 2) / peers, the fund counted among its peers;
 # high is a high return, a high volatility. No percentile without a policy type or a risk level.
+# peer_pct_return_1y ranks the 1-year total return (distributions reinvested): what an investor earned.
 PEER_RULE = ("percentile among peers: the funds of the same policy type and risk level (every fund stored, "
-             "whatever the filters) that have the figure; 100 x (peers below + peers equal / 2) / peers")
+             "whatever the filters) that have the figure (the return: the 1-year total return, distributions "
+             "reinvested); 100 x (peers below + peers equal / 2) / peers")
 MAX_SCREEN_ROWS = 1_000_000  # a LIMIT past every fund of the market; DuckDB's own limit is 64-bit
 TAX_NAMES = {"ssf": "SSF", "thaiesg": "ThaiESG", "thai esg": "ThaiESG", "rmf": "RMF"}
 _RISK = re.compile(r"^(?:RS)?\s*([1-8])(\+|1)?$", re.I)
@@ -46,7 +49,7 @@ SELECT f.proj_id, f.proj_abbr_name, f.proj_name_en, f.proj_name_th,
        f.unique_id, f.fund_status, r.risk_spectrum, f.policy_desc, f.proj_retail_type, f.tax_incentives,
        g.total_fee_actual, g.total_fee_ceiling, g.return_1y,
        n.class AS nav_class, n.last_nav_date, n.return_1m, n.return_3m, n.return_6m, n.return_ytd,
-       n.return_1y AS nav_return_1y, n.return_3y_ann, n.return_5y_ann, n.volatility_1y, n.max_drawdown_1y,
+       n.return_1y AS nav_return_1y, n.total_return_1y AS nav_total_return_1y, n.return_3y_ann, n.return_5y_ann, n.volatility_1y, n.max_drawdown_1y,
        n.sharpe_1y, n.peers, n.peer_pct_return_1y, n.peer_pct_volatility_1y, n.peer_pct_sharpe_1y
 FROM funds f
 LEFT JOIN companies c ON c.unique_id = f.unique_id
@@ -54,16 +57,12 @@ LEFT JOIN risk r ON r.proj_id = f.proj_id
 LEFT JOIN fund_figures g ON g.proj_id = f.proj_id
 LEFT JOIN nav_figures n ON n.proj_id = f.proj_id AND n.fund_figure
 """
-# --min-return-3y and the like: the option, its column, and which way it limits (">=" at least).
-NAV_FILTERS = {"min_return_1m": ("return_1m", ">="), "min_return_3m": ("return_3m", ">="),
-               "min_return_6m": ("return_6m", ">="), "min_return_ytd": ("return_ytd", ">="),
-               "min_nav_return_1y": ("n.return_1y", ">="), "min_return_3y": ("return_3y_ann", ">="),
-               "min_return_5y": ("return_5y_ann", ">="), "max_volatility": ("volatility_1y", "<="),
-               "max_drawdown": ("max_drawdown_1y", ">="), "min_sharpe": ("sharpe_1y", ">=")}
+# --min-return-3y and the like (`nav_filters.NAV_FILTERS`, the one list): its column, and which way it limits.
+NAV_FILTERS = {f.name: ("n." + f.column, f.op) for f in NAV_FILTER_LIST}
 # Bounds past which a figure filter is a typing slip, not a question (percent; Sharpe a ratio). A drawdown
 # is checked by its size: 20 and -20 both mean a fall of at most 20 %.
-NAV_BOUNDS = {"max_drawdown": (0.0, 100.0), "max_volatility": (0.0, 1000.0), "min_sharpe": (-100.0, 100.0)}
-DEFAULT_NAV_BOUNDS = (-100.0, 10_000.0)
+NAV_BOUNDS = {f.name: f.bounds for f in NAV_FILTER_LIST}
+DEFAULT_NAV_BOUNDS = RETURN_BOUNDS
 
 
 def nav_filter_value(name: str, value: Any, label: str | None = None) -> float | None:
@@ -75,7 +74,7 @@ def nav_filter_value(name: str, value: Any, label: str | None = None) -> float |
         return None
     option = label or "--" + name.replace("_", "-")
     number = _finite_number(value, option)
-    low, high = NAV_BOUNDS.get(name, DEFAULT_NAV_BOUNDS)
+    low, high = NAV_BOUNDS[name]
     if not low <= (abs(number) if name == "max_drawdown" else number) <= high:
         what = "a fall from a peak, 0 to 100 percent" if name == "max_drawdown" else f"from {low:g} to {high:g}"
         raise BadInputError(f"{option} {number:g} is out of range ({what})")
@@ -90,9 +89,26 @@ def _nav_clauses(filters: dict[str, float | None]) -> tuple[list[str], list[floa
         if number is None:
             continue
         column, op = NAV_FILTERS[name]
-        where.append(f"{column if '.' in column else 'n.' + column} {op} ?")
+        where.append(f"{column} {op} ?")
         params.append(number)
     return where, params
+
+
+def missing_nav_figures(store: MarketStore, filters: dict[str, Any]) -> list[str]:
+    """For each NAV filter given (by name, as `screen` takes them) on a figure no fund in the store has: a sentence
+    saying so and how many days of NAV the figure needs (`market sync --nav-days`). Empty when every one has funds."""
+    given = [NAV_FILTER_BY_NAME[name] for name, value in filters.items()
+             if value is not None and name in NAV_FILTER_BY_NAME]
+    if not given:
+        return []
+    counts = store.query("SELECT " + ", ".join(f"count({f.column}) AS {f.name}" for f in given)
+                         + " FROM nav_figures WHERE fund_figure")[0]
+    held = store.query("SELECT min(nav_date) AS first, max(nav_date) AS last FROM nav")[0]
+    span = (f"the store holds NAVs from {held['first']} to {held['last']}" if held["first"] is not None
+            else "the store holds no NAV")
+    return [f"no fund in the store has {f.figure} ({f.label.lower()}): it needs about {f.days:,} days of NAV and "
+            f"{span}; `sec-dashboard market sync --nav-days {f.days}` keeps enough"
+            for f in given if not counts[f.name]]
 
 
 def _finite_number(value: Any, option: str) -> float:

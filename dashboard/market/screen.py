@@ -27,6 +27,7 @@ from dashboard.config import ApiSettings
 from dashboard.market import store as market_store
 from dashboard.market.store import MarketStore
 from dashboard.market.datasets import DATASET_NAMES
+from dashboard.market.nav_filters import NAV_FILTERS, TAB_FILTERS
 from dashboard.market.nav_sync import DEFAULT_NAV_DAYS
 from dashboard.market.sync import SyncProgress, sync_market
 from dashboard.records.labels import FUND_STATUS, RISK_LEVEL
@@ -40,15 +41,15 @@ SORT_FIELDS = ["proj_id", "proj_abbr_name", "company_name_en", "risk_spectrum", 
                "return_1y", "-return_1y",
                # by the figures from the NAV history (queries.NAV_FIELDS; a drawdown is a fall, -12.5, so the
                # shallowest first is descending); funds without the figure last
-               "-nav_return_1y", "-return_3y_ann", "volatility_1y", "-max_drawdown_1y", "-sharpe_1y"]
-# The NAV figure filters the tab offers (queries.NAV_FILTERS by name; the command line's --min-return-3y ...).
-NAV_FILTER_NAMES = ("min_return_3y", "max_volatility", "max_drawdown", "min_sharpe")
+               "-nav_return_1y", "-nav_total_return_1y", "-return_3y_ann", "volatility_1y", "-max_drawdown_1y",
+               "-sharpe_1y"]
+# The NAV figure filters the tab offers: nav_filters.TAB_FILTERS, the one list the command line reads too.
+NAV_FILTER_NAMES = tuple(f.name for f in TAB_FILTERS)
 # The screener's frame: the fund's fields, then its figures from the NAV history (numbers as floats).
 RESULT_FIELDS = list(queries.SCREEN_FIELDS) + list(queries.NAV_FIELDS)
 NAV_NUMBER_FIELDS = [f for f in queries.NAV_FIELDS if f not in ("nav_class", "last_nav_date", "peers")]
 # The NAV filters in words (an error names a filter as the tab labels it, not by its option or field).
-NAV_FILTER_LABELS = {"min_return_3y": "3-year return at least", "max_volatility": "Volatility at most",
-                     "max_drawdown": "Max drawdown at most", "min_sharpe": "Sharpe ratio at least"}
+NAV_FILTER_LABELS = {f.name: f.label for f in NAV_FILTERS}
 PAGE_SIZES = [10, 20, 50, 100]
 
 
@@ -119,27 +120,18 @@ class MarketScreen(param.Parameterized):
     retail_type = param.String(default="", doc="Only funds of this retail type (as the service writes it); empty for all.")
     max_fee = param.Number(default=None, allow_None=True, bounds=(0, None),
                            doc="Only funds whose total annual fee, as actually charged, is at most this (% a year).")
-    min_return_1y = param.Number(default=None, allow_None=True, doc="Only funds whose 1-year return is at least this (%).")
-    # From each fund's NAV history (queries.NAV_FILTERS), bounded as queries.screen bounds them, so a value
-    # past sense (a link's max_drawdown=150) is refused by the parameter: the view checks a typed value with
-    # queries.nav_filter_value first, to say why in the command line's words.
-    min_return_3y = param.Number(default=None, allow_None=True, bounds=queries.DEFAULT_NAV_BOUNDS,
-                                 doc="Only funds whose 3-year return from the NAV history, annualised, is at least "
-                                     "this (% a year).")
-    max_volatility = param.Number(default=None, allow_None=True, bounds=queries.NAV_BOUNDS["max_volatility"],
-                                  doc="Only funds whose 1-year volatility from the NAV history is at most this (% a year).")
-    max_drawdown = param.Number(default=None, allow_None=True, bounds=(-queries.NAV_BOUNDS["max_drawdown"][1],
-                                                                       queries.NAV_BOUNDS["max_drawdown"][1]),
-                                doc="Only funds whose largest fall from a peak over 1 year is at most this (%; "
-                                    "20 and -20 alike).")
-    min_sharpe = param.Number(default=None, allow_None=True, bounds=queries.NAV_BOUNDS["min_sharpe"],
-                              doc="Only funds whose 1-year Sharpe ratio from the NAV history is at least this.")
+    min_return_1y = param.Number(default=None, allow_None=True,
+                                 doc="Only funds whose 1-year return as the factsheet publishes it is at least this (%).")
+    # The NAV figure filters (nav_filters.TAB_FILTERS) are added below the class, one parameter each.
     sort = param.Selector(default="proj_id", objects=SORT_FIELDS,
                           doc="Order of the results: a field, descending when it starts with '-'.")
     page_size = param.Selector(default=20, objects=PAGE_SIZES, doc="Funds per page of the results table.")
 
     # ---- what the snapshot answered --------------------------------------------------------------
     results = param.DataFrame(default=None, allow_None=True, doc="The funds that pass every filter (queries.screen rows).")
+    missing = param.List(default=[], item_type=str,
+                         doc="For each NAV filter on a figure no fund in the snapshot has: a sentence saying so and "
+                             "how many days of NAV it needs (queries.missing_nav_figures); empty otherwise.")
     has_store = param.Boolean(default=False, doc="Whether a market snapshot has been published (a sync ran).")
     snapshot_at = param.String(default="", doc="When the snapshot's newest dataset was fetched (ISO time, UTC); "
                                                 "empty without one.")
@@ -265,6 +257,7 @@ class MarketScreen(param.Parameterized):
             out["companies"] = queries.company_names(store)
             out.update(_nav_state(store))
             out["results"] = screen_frame(queries.screen(store, **filters))
+            out["missing"] = queries.missing_nav_figures(store, filters)
             out.update(self._market(store, fund, status))
             return out
 
@@ -290,7 +283,8 @@ class MarketScreen(param.Parameterized):
         fund = self.fund
 
         def work(store: MarketStore) -> dict[str, Any]:
-            out = {"results": screen_frame(queries.screen(store, **filters))}
+            out = {"results": screen_frame(queries.screen(store, **filters)),
+                   "missing": queries.missing_nav_figures(store, filters)}
             out.update(self._market(store, fund, status))
             return out
 
@@ -389,6 +383,22 @@ class MarketScreen(param.Parameterized):
             self.param.update(syncing=False, sync_progress=1.0,
                               sync_message=f"Synced in {time.monotonic() - started:.0f} s")
         await self.refresh()
+
+
+def _nav_filter_parameter(spec) -> param.Number:
+    """A NAV filter's parameter, bounded as queries.screen bounds it, so a value past sense (a link's
+    max_drawdown=150) is refused by the parameter: the view checks a typed value with queries.nav_filter_value
+    first, to say why in the command line's words. A drawdown is a fall: 20 and -20 alike."""
+    low, high = spec.bounds
+    bounds = (-high, high) if spec.name == "max_drawdown" else (low, high)
+    unit = f" ({spec.unit})" if spec.unit else ""
+    return param.Number(default=None, allow_None=True, bounds=bounds,
+                        doc=f"Only funds whose {spec.figure[4:] if spec.figure.startswith('the ') else spec.figure} is "
+                            f"{'at least' if spec.op == '>=' else 'at most'} this{unit}; empty for any.")
+
+
+for _spec in TAB_FILTERS:
+    MarketScreen.param.add_parameter(_spec.name, _nav_filter_parameter(_spec))
 
 
 def _nav_state(store: MarketStore) -> dict[str, Any]:

@@ -8,8 +8,11 @@ shows is then a matter of the selected class and range, with no further request.
 - `range` is a calendar window back from the selected class's last NAV date (1M: from the last NAV
   on or before the same day a month earlier; YTD: from the last NAV of the previous year; MAX: the
   whole history loaded), the same windows the figures use (`models.nav_windows`).
-- `figures()` are computed over the class's whole loaded history (`models.nav_figures.class_figures`);
-  values are percents, risk figures use the distributions-reinvested series.
+- `figures()` are computed over the class's loaded history from `figures_from` (all of it when None;
+  `models.nav_figures.class_figures`): what is shown never moves a figure. "Since the first NAV" is since
+  launch when the history holds the class's first NAV (a load `since_launch`, or a class launched after the
+  day loading started); else its label gives the date it starts from. Values are percents; volatility and
+  Sharpe use the distributions-reinvested series, the maximum drawdown the NAV per unit.
 - `risk_free_pct` is the Sharpe ratios' risk-free rate, percent a year: given, else
   SEC_DASHBOARD_RISK_FREE_PCT, else 0. An unreadable SEC_DASHBOARD_RISK_FREE_PCT is an `error`
   sentence (nothing is loaded or computed with a guessed rate) until a rate is set.
@@ -35,7 +38,8 @@ from dashboard.api.doctor import without_endpoint_code
 from dashboard.api.nav import ClassHistory, NavHistory, afetch_nav_history, clean_class
 from dashboard.config import risk_free_pct_from_env, RISK_FREE_BOUNDS
 from dashboard.errors import BadInputError, NotFoundError, SecApiError, quoted
-from dashboard.models.nav_figures import ClassFigures, YearReturn, calendar_year_returns, class_figures, drawdown_series
+from dashboard.models.nav_figures import (ClassFigures, YearReturn, calendar_year_returns, class_figures, drawdown_series,
+                                          holds_launch)
 from dashboard.models.nav_windows import nav_series, window
 from dashboard.models.source import ServiceModel
 
@@ -43,6 +47,8 @@ RANGES = ("1M", "3M", "6M", "YTD", "1Y", "3Y", "5Y", "MAX")  # MAX: since the fi
 RANGE_LABELS = {"1M": "1 month", "3M": "3 months", "6M": "6 months", "YTD": "year to date", "1Y": "1 year",
                 "3Y": "3 years", "5Y": "5 years", "MAX": "since the first NAV loaded"}
 DEFAULT_YEARS = 5
+# The most years a load asks; a load `since_launch` asks them all: past the launch of every fund the service
+# holds (it keeps NAVs from the 2000s); the quarters before a class's first NAV come back empty.
 MAX_YEARS = 30
 # States of a load, for views that show an explicit empty state rather than an error.
 IDLE, LOADED, EMPTY, FAILED = "idle", "loaded", "empty", "failed"
@@ -86,6 +92,11 @@ class FundNav(ServiceModel):
                                "`error` says so) or failed (`error` says why).")
     history = param.Parameter(default=None, doc="The loaded api.nav.NavHistory, or None.")
     notes = param.List(default=[], item_type=str, doc="What the fetch noticed about the service's rows, for people.")
+    since_launch = param.Boolean(default=False, doc="Whether the loaded history is each class's whole history "
+                                                    "(a load since launch): 'since the first NAV' is then since launch.")
+    figures_from = param.Date(default=None, allow_None=True,
+                              doc="The first NAV date the figures read unless the loaded history holds the class's "
+                                  "launch (None: the whole loaded history); what is shown never moves a figure.")
 
     def __init__(self, client=None, **params: Any):
         config_error = ""
@@ -107,8 +118,10 @@ class FundNav(ServiceModel):
 
     # ---- loading ---------------------------------------------------------------------------------------
 
-    async def load(self, proj_id: str, *, years: int = DEFAULT_YEARS) -> None:
-        """Fetch `years` years of every class's NAV and distributions (one load; the client's cache).
+    async def load(self, proj_id: str, *, years: int = DEFAULT_YEARS, start: date | None = None,
+                   since_launch: bool = False) -> None:
+        """Fetch `years` years of every class's NAV and distributions (one load; the client's cache); from
+        `start` when given; the whole history (`MAX_YEARS` back, past any class's launch) when `since_launch`.
 
         Sets `history`, `notes`, `state` and `error` (and `failure`, the exception behind an error); never
         raises for bad input or a failing service.
@@ -129,8 +142,8 @@ class FundNav(ServiceModel):
         mine = self._loads
         try:
             end = self.api.today
-            history = await self._fetched(afetch_nav_history(self.api.async_client, target,
-                                                             start=load_start(end, years), end=end))
+            first = date(end.year - MAX_YEARS, 1, 1) if since_launch else start or load_start(end, years)
+            history = await self._fetched(afetch_nav_history(self.api.async_client, target, start=first, end=end))
         except SecApiError as exc:  # a malformed id (BadInputError), no NAV (NotFoundError), a key, the service
             if mine == self._loads:
                 self.failure = exc
@@ -141,7 +154,8 @@ class FundNav(ServiceModel):
             return
         self.failure = None
         self._cache.clear()
-        self.param.update(history=history, notes=list(history.notes), state=LOADED, error=self._class_error(history))
+        self.param.update(history=history, notes=list(history.notes), state=LOADED, since_launch=bool(since_launch),
+                          error=self._class_error(history))
 
     def _rate_set(self, event: param.parameterized.Event) -> None:
         self._cache.clear()
@@ -220,10 +234,19 @@ class FundNav(ServiceModel):
         found = self._class()
         if found is None or self._config_error:
             return None
-        key = ("figures", found.class_name, self.risk_free_pct, as_of)
+        key = ("figures", found.class_name, self.risk_free_pct, as_of, self.figures_from)
         if key not in self._cache:
+            nav, dividends = found.nav, found.dividends
+            loaded_from = None if self.since_launch else self.history.start
+            # The loaded history past `figures_from` is read only when it holds the class's launch: then
+            # "since the first NAV" is since launch; else the figures read from `figures_from`, whatever was shown.
+            if self.figures_from is not None and not (
+                    not nav.empty and holds_launch(nav["nav_date"].iloc[0].date(), loaded_from, found.frequency)):
+                cut = pd.Timestamp(self.figures_from)
+                nav, dividends = nav[nav["nav_date"] >= cut], dividends[dividends["ex_date"] > cut]
+                loaded_from = max(self.figures_from, loaded_from or self.figures_from)
             try:
-                self._cache[key] = class_figures(found.nav, found.dividends, frequency=found.frequency,
+                self._cache[key] = class_figures(nav, dividends, frequency=found.frequency, loaded_from=loaded_from,
                                                  risk_free_pct=float(self.risk_free_pct), as_of=as_of)
             except BadInputError as exc:
                 self._cache[key] = exc
@@ -231,11 +254,12 @@ class FundNav(ServiceModel):
         return None if isinstance(result, BadInputError) else result
 
     def drawdown(self) -> pd.Series:
-        """The fall from the running peak within `range`, percent (0 at a peak), of the total-return series."""
+        """The fall from the running peak within `range`, percent (0 at a peak), of the NAV per unit: the
+        maximum drawdown figures' series (the SEC factsheet's), so the chart's deepest point is the figure's."""
         nav = self.series()
         if nav.empty:
             return pd.Series([], dtype="float64", name="drawdown", index=pd.DatetimeIndex([], name="nav_date"))
-        return drawdown_series(nav, self.distributions())
+        return drawdown_series(nav)
 
     def calendar_years(self) -> list[YearReturn]:
         """Each calendar year's price and total return of the selected class's whole loaded history."""
@@ -254,7 +278,7 @@ class FundNav(ServiceModel):
         if found is None:
             return "No NAV to show."
         self.figures()
-        failed = self._cache.get(("figures", found.class_name, self.risk_free_pct, None))
+        failed = self._cache.get(("figures", found.class_name, self.risk_free_pct, None, self.figures_from))
         return str(failed) if isinstance(failed, BadInputError) else ""
 
 

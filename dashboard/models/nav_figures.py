@@ -8,13 +8,24 @@ ex_date, pay_date, per_unit). The conventions (windows, gaps, reinvestment, bad 
 - Periods up to one year (1M 3M 6M YTD 1Y) give the cumulative return; 3Y and 5Y give the
   annualised return (1 + r) ^ (365 / days) - 1, `days` the calendar days between the window's first
   and last NAV. Since the first NAV gives both; the annualised one only for a history longer than a year.
-- Price return uses the NAV; total return reinvests the distributions. Volatility, drawdown and
-  Sharpe use the total-return series, so an ex-date drop is not counted as a loss (for a class
-  without distributions that series is the NAV itself).
+- Price return uses the NAV; total return reinvests the distributions (the headline return of a class
+  that distributes: `ClassFigures.headline`). Volatility and Sharpe use the total-return series, so an
+  ex-date drop is not counted as a loss (for a class without distributions that series is the NAV itself).
 - Volatility: sample standard deviation (n - 1) of the period returns inside the window, times
   sqrt(252) daily, sqrt(52) weekly, sqrt(12) monthly, leaving out returns across a gap; at least
   `MIN_RETURNS[frequency]` returns (20 daily, 12 weekly, 10 monthly), else no figure.
-- Sharpe: (annualised total return over the window - risk-free rate) / volatility.
+- Maximum drawdown: the SEC factsheet's, on the NAV per unit (distributions not added back), the deepest
+  fall from a running peak, with its peak, trough and recovering period (`recovery_days`: the days from
+  the trough to the first NAV back at the peak's NAV, None when not recovered). The 5-year one is "5 years
+  or since launch" as the factsheet's: a class younger than five years whose launch is in the history
+  gets it from its first NAV.
+- Sharpe (Morningstar's and empyrical's): the mean of the period excess returns (the total-return series'
+  daily, weekly or monthly returns less the risk-free rate per period, (1 + rf) ^ (1 / periods a year) - 1)
+  times the periods a year, over their sample standard deviation times the square root of the periods a
+  year: mean / std * sqrt(periods). The same returns as the volatility (gaps left out).
+- Since the first NAV is "since launch" when the history holds the class's first NAV (`loaded_from` None:
+  the whole history; else the class's first NAV is more than `GAP_DAYS` after the day the history was
+  asked from); otherwise its label says the date it starts from and that older NAVs were not loaded.
 - A figure that cannot be computed has value None and a `reason`; never a figure from too little data.
 """
 
@@ -36,7 +47,8 @@ from dashboard.models.nav_windows import (
 
 __all__ = ["FIGURE_KEYS", "FREQUENCIES", "GAP_DAYS", "MIN_RETURNS", "WINDOWS", "ClassFigures", "Figure", "Gap",
            "YearReturn", "calendar_year_returns", "class_figures", "drawdown_series", "figure_keys",
-           "figures_since", "gaps", "infer_frequency", "rebase"]
+           "figures_since", "gaps", "holds_launch", "infer_frequency", "period_returns", "rebase",
+           "risk_free_per_period", "since_text"]
 
 # The fewest period returns (gaps left out) a volatility, and so a Sharpe ratio, is computed from.
 MIN_RETURNS = {"daily": 20, "weekly": 12, "monthly": 10}
@@ -44,8 +56,10 @@ RISK_WINDOWS = ("1y", "3y", "5y", "since_start")
 # Windows whose return is annualised (the AIMC standard: beyond one year).
 ANNUALISED_WINDOWS = ("3y", "5y")
 WINDOW_LABELS = {"1m": "1 month", "3m": "3 months", "6m": "6 months", "ytd": "year to date", "1y": "1 year",
-                 "3y": "3 years", "5y": "5 years", "since_start": "since the first NAV",
+                 "3y": "3 years", "5y": "5 years", "since_start": "since launch",
                  "common": "since the common start"}
+# The factsheet's maximum drawdown window: five years, or since launch for a younger class.
+DRAWDOWN_5Y_SINCE_LAUNCH = "5 years (since launch: the class is younger)"
 KIND_LABELS = {"return": "Return", "total_return": "Total return (distributions reinvested)",
                "volatility": "Volatility", "max_drawdown": "Maximum drawdown", "sharpe": "Sharpe ratio"}
 
@@ -97,6 +111,7 @@ class Figure:
     peak: date | None = None
     trough: date | None = None
     recovery: date | None = None
+    recovery_days: int | None = None
 
     def to_dict(self) -> dict:
         """A JSON-ready dict: dates as ISO strings, None where unknown."""
@@ -106,7 +121,9 @@ class Figure:
                "period_start": iso(self.period_start), "last_nav_date": iso(self.last_nav_date),
                "reason": self.reason, "gaps": [gap.to_dict() for gap in self.gaps]}
         if self.kind == "max_drawdown":
-            out.update(peak=iso(self.peak), trough=iso(self.trough), recovery=iso(self.recovery))
+            out.update(peak=iso(self.peak), trough=iso(self.trough), recovery=iso(self.recovery),
+                       recovery_days=self.recovery_days,
+                       recovered=None if self.trough is None else self.recovery is not None)
         return out
 
 
@@ -120,6 +137,13 @@ class ClassFigures:
     risk_free_pct: float
     figures: tuple[Figure, ...]
     gaps: tuple[Gap, ...] = field(default=())
+    since_launch: bool = True  # the history holds the class's first NAV (else since_start starts where loading did)
+    distributes: bool = False  # a distribution inside the history: total return is the headline return
+
+    @property
+    def headline(self) -> str:
+        """The kind of return to lead with: "total_return" for a class that distributes, else "return"."""
+        return "total_return" if self.distributes else "return"
 
     def __getitem__(self, key: str) -> Figure:
         for figure in self.figures:
@@ -138,12 +162,19 @@ class ClassFigures:
         """A JSON-ready dict: `figures` by key, dates as ISO strings."""
         return {"first_nav_date": self.first_nav_date.isoformat(), "last_nav_date": self.last_nav_date.isoformat(),
                 "frequency": self.frequency, "risk_free_pct": self.risk_free_pct,
+                "since_launch": self.since_launch, "distributes": self.distributes, "headline": self.headline,
                 "gaps": [gap.to_dict() for gap in self.gaps],
                 "figures": {figure.key: figure.to_dict() for figure in self.figures}}
 
 
-def _label(kind: str, name: str, annualised: bool) -> str:
-    text = f"{KIND_LABELS[kind]}, {WINDOW_LABELS.get(name, name)}"
+def since_text(first: date, since_launch: bool) -> str:
+    """The since-the-first-NAV window in words: "since launch", or "since 1 Sep 2021 (not since launch)" when
+    older NAVs of the class may exist but were not loaded."""
+    return "since launch" if since_launch else f"since {first.day} {first:%b %Y} (not since launch)"
+
+
+def _label(kind: str, name: str, annualised: bool, names: dict | None = None) -> str:
+    text = f"{KIND_LABELS[kind]}, {(names or WINDOW_LABELS).get(name, WINDOW_LABELS.get(name, name))}"
     if kind == "volatility":
         return text + " (annualised)"
     return text + " (a year)" if annualised else text
@@ -157,10 +188,19 @@ def _over_a_year(start: pd.Timestamp, end: pd.Timestamp) -> bool:
     return start < end - pd.DateOffset(years=1)
 
 
-def _volatility(tri: pd.Series, frequency: str) -> tuple[float | None, str | None]:
-    """Annualised volatility (a fraction) of the period returns of a window's slice, gaps left out."""
+def period_returns(tri: pd.Series, frequency: str) -> np.ndarray:
+    """The period (daily, weekly, monthly) returns of a window's slice, leaving out each step across a gap."""
     steps = (tri.index[1:] - tri.index[:-1]).days
-    returns = (tri.to_numpy()[1:] / tri.to_numpy()[:-1] - 1.0)[steps <= GAP_DAYS[frequency]]
+    return (tri.to_numpy()[1:] / tri.to_numpy()[:-1] - 1.0)[steps <= GAP_DAYS[frequency]]
+
+
+def risk_free_per_period(risk_free_pct: float, frequency: str) -> float:
+    """The risk-free rate of one period (a fraction) from a rate in percent a year: (1 + rf) ^ (1 / n) - 1."""
+    return (1.0 + risk_free_pct / 100.0) ** (1.0 / PERIODS_PER_YEAR[frequency]) - 1.0
+
+
+def _volatility(returns: np.ndarray, frequency: str) -> tuple[float | None, str | None]:
+    """Annualised volatility (a fraction) of a window's period returns, gaps left out."""
     needed = MIN_RETURNS[frequency]
     if len(returns) < needed:
         return None, (f"{len(returns)} {frequency} returns in this window (gaps left out): "
@@ -168,9 +208,16 @@ def _volatility(tri: pd.Series, frequency: str) -> tuple[float | None, str | Non
     return float(np.std(returns, ddof=1) * math.sqrt(PERIODS_PER_YEAR[frequency])), None
 
 
-def _drawdown(tri: pd.Series) -> tuple[float, date | None, date | None, date | None]:
+def _sharpe(returns: np.ndarray, frequency: str, risk_free_pct: float) -> float:
+    """The annualised mean excess return over the annualised standard deviation of the same returns."""
+    excess = returns - risk_free_per_period(risk_free_pct, frequency)
+    periods = PERIODS_PER_YEAR[frequency]
+    return float(np.mean(excess) * periods / (np.std(excess, ddof=1) * math.sqrt(periods)))
+
+
+def _drawdown(series: pd.Series) -> tuple[float, date | None, date | None, date | None]:
     """The deepest fall (a fraction, <= 0) from a running peak, with its peak, trough and recovery dates."""
-    values, days = tri.to_numpy(), tri.index
+    values, days = series.to_numpy(), series.index
     drawdown = values / np.maximum.accumulate(values) - 1.0
     trough = int(np.argmin(drawdown))
     if drawdown[trough] >= 0:
@@ -182,7 +229,7 @@ def _drawdown(tri: pd.Series) -> tuple[float, date | None, date | None, date | N
 
 
 def _window_figures(series: pd.Series, tri: pd.Series, win: Window, frequency: str, risk_free_pct: float,
-                    all_gaps: list[Gap]) -> list[Figure]:
+                    all_gaps: list[Gap], names: dict | None = None, since_launch: bool = True) -> list[Figure]:
     """The figures of one window, as `figure_keys` lists them for it."""
     end = pd.Timestamp(win.end)
     start = pd.Timestamp(win.start) if win.start is not None else None
@@ -193,9 +240,10 @@ def _window_figures(series: pd.Series, tri: pd.Series, win: Window, frequency: s
 
     def add(kind: str, key: str, value: float | None, reason: str | None, *, annualised=False, unit="%", **extra):
         value = None if value is None else float(value)
-        out.append(Figure(key=key, label=_label(kind, win.name, annualised), kind=kind, value=value,
-                          reason=reason if value is None else None, annualised=annualised, unit=unit,
-                          **common, **extra))
+        fields = {**common, **extra}
+        out.append(Figure(key=key, label=extra.pop("label", None) or _label(kind, win.name, annualised, names),
+                          kind=kind, value=value, reason=reason if value is None else None, annualised=annualised,
+                          unit=unit, **{k: v for k, v in fields.items() if k != "label"}))
 
     for kind, values in (("return", series), ("total_return", tri)):
         ratio = values[end] / values[start] if start is not None else None
@@ -214,28 +262,44 @@ def _window_figures(series: pd.Series, tri: pd.Series, win: Window, frequency: s
         else:
             add(kind, f"{kind}_{win.name}", cumulative, win.reason)
     if win.name in RISK_WINDOWS + ("common",):
-        _risk_figures(tri, win, frequency, risk_free_pct, add)
+        _risk_figures(series, tri, win, frequency, risk_free_pct, add, since_launch)
     return out
 
 
-def _risk_figures(tri: pd.Series, win: Window, frequency: str, risk_free_pct: float, add) -> None:
+def _drawdown_figure(series: pd.Series, win: Window, add, since_launch: bool) -> None:
+    """The maximum drawdown of one window on the NAV per unit; the 5-year one since launch for a younger class."""
+    start, extra = win.start, {}
+    if start is None and win.name == "5y" and since_launch and win.period_start is not None \
+            and pd.Timestamp(win.period_start) < series.index[0] and len(series) > 1:
+        start = series.index[0].date()  # the SEC factsheet's rule: five years, or since inception
+        extra = {"label": f"{KIND_LABELS['max_drawdown']}, {DRAWDOWN_5Y_SINCE_LAUNCH}", "start": start}
+    if start is None:
+        add("max_drawdown", f"max_drawdown_{win.name}", None, win.reason)
+        return
+    depth, peak, trough, recovery = _drawdown(series.loc[pd.Timestamp(start):pd.Timestamp(win.end)])
+    days = (recovery - trough).days if recovery is not None and trough is not None else None
+    add("max_drawdown", f"max_drawdown_{win.name}", 100.0 * depth, None, peak=peak, trough=trough, recovery=recovery,
+        recovery_days=days, **extra)
+
+
+def _risk_figures(series: pd.Series, tri: pd.Series, win: Window, frequency: str, risk_free_pct: float, add,
+                  since_launch: bool) -> None:
     """Volatility, maximum drawdown and Sharpe of one window, each passed to `add`."""
     if win.start is None:
-        for kind in ("volatility", "max_drawdown", "sharpe"):
-            add(kind, f"{kind}_{win.name}", None, win.reason, unit="" if kind == "sharpe" else "%")
+        add("volatility", f"volatility_{win.name}", None, win.reason)
+        _drawdown_figure(series, win, add, since_launch)
+        add("sharpe", f"sharpe_{win.name}", None, win.reason, unit="")
         return
     start, end = pd.Timestamp(win.start), pd.Timestamp(win.end)
-    part = tri.loc[start:end]
-    volatility, reason = _volatility(part, frequency)
+    returns = period_returns(tri.loc[start:end], frequency)
+    volatility, reason = _volatility(returns, frequency)
     add("volatility", f"volatility_{win.name}", None if volatility is None else 100.0 * volatility, reason)
-    depth, peak, trough, recovery = _drawdown(part)
-    add("max_drawdown", f"max_drawdown_{win.name}", 100.0 * depth, None, peak=peak, trough=trough, recovery=recovery)
+    _drawdown_figure(series, win, add, since_launch)
     sharpe = None
     if volatility == 0:
         reason = "The series did not move in this window: no volatility to divide by."
     elif volatility is not None:
-        yearly = _annualise(part.iloc[-1] / part.iloc[0], start, end)
-        sharpe = (yearly - risk_free_pct / 100.0) / volatility
+        sharpe = _sharpe(returns, frequency, risk_free_pct)
     add("sharpe", f"sharpe_{win.name}", sharpe, reason, unit="")
 
 
@@ -247,22 +311,35 @@ def _inputs(nav, dividends, frequency, as_of, risk_free_pct=0.0):
     return series, total_return_index(series, dividend_series(dividends)), frequency
 
 
+def holds_launch(first_nav: date, loaded_from: date | None, frequency: str) -> bool:
+    """Whether a history asked from `loaded_from` (None: the whole history) holds the class's first NAV:
+    its first NAV comes more than `GAP_DAYS` after that day (a NAV due before it would have been there)."""
+    return loaded_from is None or (first_nav - loaded_from).days > GAP_DAYS[frequency]
+
+
 def class_figures(nav: pd.DataFrame, dividends: pd.DataFrame | None = None, *, frequency: str | None = None,
-                  risk_free_pct: float = 0.0, as_of: date | None = None) -> ClassFigures:
+                  risk_free_pct: float = 0.0, as_of: date | None = None,
+                  loaded_from: date | None = None) -> ClassFigures:
     """Every figure of one class (keys in `FIGURE_KEYS` order) over the windows back from its last NAV date.
 
-    `frequency` None infers it from the dates; `as_of` ignores the NAVs after that day. Raises
-    `BadInputError` for bad data (no NAV left, a NAV of 0 or less, a date twice, an unknown frequency).
+    `frequency` None infers it from the dates; `as_of` ignores the NAVs after that day. `loaded_from` is
+    the first day the history was asked for (None: it is the class's whole history); it says whether
+    "since the first NAV" is since launch (`holds_launch`). Raises `BadInputError` for bad data (no NAV
+    left, a NAV of 0 or less, a date twice, an unknown frequency).
     """
     series, tri, frequency = _inputs(nav, dividends, frequency, as_of, risk_free_pct)
     all_gaps = gaps_in(series, frequency)
+    launch = holds_launch(series.index[0].date(), loaded_from, frequency)
+    names = {**WINDOW_LABELS, "since_start": since_text(series.index[0].date(), launch)}
     figures: list[Figure] = []
     for name in WINDOWS:
-        figures += _window_figures(series, tri, window(series, name, frequency), frequency, risk_free_pct, all_gaps)
+        figures += _window_figures(series, tri, window(series, name, frequency), frequency, risk_free_pct, all_gaps,
+                                   names, launch)
     order = {key: i for i, key in enumerate(FIGURE_KEYS)}
     figures.sort(key=lambda figure: order[figure.key])
+    distributes = bool((tri.to_numpy() != series.to_numpy()).any())
     return ClassFigures(series.index[0].date(), series.index[-1].date(), frequency, float(risk_free_pct),
-                        tuple(figures), tuple(all_gaps))
+                        tuple(figures), tuple(all_gaps), since_launch=launch, distributes=distributes)
 
 
 def figures_since(nav: pd.DataFrame, dividends: pd.DataFrame | None = None, *, start: date,
@@ -279,7 +356,7 @@ def figures_since(nav: pd.DataFrame, dividends: pd.DataFrame | None = None, *, s
 
 def drawdown_series(nav: pd.DataFrame, dividends: pd.DataFrame | None = None) -> pd.Series:
     """The fall from the running peak at each NAV date, in percent (0 at a new peak, below 0 under it),
-    of the total-return series when distributions are given (as the drawdown figures), else of the NAV."""
+    of the total-return series when distributions are given, else of the NAV per unit (as the drawdown figures)."""
     series = nav_series(nav)
     tri = total_return_index(series, dividend_series(dividends))
     return (100.0 * (tri / tri.cummax() - 1.0)).rename("drawdown")

@@ -12,8 +12,8 @@ The conventions (issue 27), which `nav_figures` follows exactly:
   from the last NAV of the previous year. A window whose start predates the first NAV, or whose
   last NAV on or before its start is more than `GAP_DAYS` days before that start (a gap), has no
   figures: never a figure from a shorter history than its name says.
-- Distributions are reinvested at the NAV of their ex (book-close) date; when that day has no NAV,
-  at the last NAV before it. A distribution on or before the first NAV date, or after the last,
+- Distributions are reinvested at the first NAV on or after their ex (book-close) date: that NAV is
+  the first without the distribution in it (a NAV before the ex date still holds it). A distribution on or before the first NAV date, or after the last,
   is not part of the history. Zero amounts are ignored; exact duplicate rows count once.
 """
 
@@ -193,6 +193,6 @@ def total_return_index(series: pd.Series, distributions: pd.Series) -> pd.Series
     for ex_date, per_unit in distributions.items():
         if ex_date <= index[0] or ex_date > index[-1]:
             continue
-        price = series.iloc[index.searchsorted(ex_date, side="right") - 1]
-        growth[index.searchsorted(ex_date, side="left")] *= 1.0 + per_unit / price
+        at = index.searchsorted(ex_date, side="left")  # the first NAV on or after the ex date: ex-distribution
+        growth[at] *= 1.0 + per_unit / series.iloc[at]
     return pd.Series(series.to_numpy() * np.cumprod(growth), index=index, name="total_return_index")

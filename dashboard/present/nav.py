@@ -18,7 +18,7 @@ No Panel: the dashboard's NAV view, the reports, the notebook and `sec-dashboard
 
 Beyond the interface agreed in notes/nav-interface.md (additions, nothing changed): FigureRow's
 `published_as_of` and `raw_compared`, figure_rows' `at_published`, and `published_for_class`,
-`published_as_of`, `PUBLISHED_FOR`, `NAV_COLUMN_TITLES`.
+`published_as_of`, `PUBLISHED_FOR`, `NAV_COLUMN_TITLES`; and (issue 38) `gap_text`, `recovery_text`, `fmt_value`.
 """
 
 from __future__ import annotations
@@ -98,10 +98,31 @@ def window_text(figure: Figure) -> str:
     return f"{day_text(start)} to {day_text(figure.end)}" if start is not None else f"to {day_text(figure.end)}"
 
 
-def _value_text(value: float | None, unit: str) -> str:
+def fmt_value(value: float | None, unit: str) -> str:
+    """A figure's value as text: "5.32 %" for a percent, "0.84" for a ratio, DASH for none."""
     if value is None:
         return DASH
     return fmt_percent(value, 2) if unit == "%" else fmt_number(value, 2)
+
+
+_value_text = fmt_value
+
+
+def gap_text(gap) -> str:
+    """A gap as people read it, the one wording of every output: "7 Feb 2024 to 21 Feb 2024: 14 days between
+    two NAVs" (the length is `Gap.days`, the calendar days from the NAV before it to the NAV after it: the
+    number the gap rule compares with `GAP_DAYS`)."""
+    return f"{day_text(gap.start)} to {day_text(gap.end)}: {gap.days} day{'s' if gap.days != 1 else ''} between two NAVs"
+
+
+def recovery_text(figure: Figure) -> str:
+    """A maximum drawdown's recovering period (the days from the trough back to the peak's NAV):
+    "34 days (back on 5 Mar 2024)", "not recovered", or "" when there was no fall or no figure."""
+    if figure.kind != "max_drawdown" or figure.value is None or figure.trough is None:
+        return ""
+    if figure.recovery is None:
+        return "not recovered"
+    return f"{figure.recovery_days} days (back on {day_text(figure.recovery)})"
 
 
 def _difference_text(points: float) -> str:
@@ -178,7 +199,11 @@ def figure_rows(figures: ClassFigures, published: Iterable[Mapping] | None,
     """
     values = _published_values(published)
     rows = []
-    for figure in figures.figures:
+    # A class that distributes leads with its total return (what an investor's units earned); else the price return.
+    lead = [f for f in figures.figures if f.kind == getattr(figures, "headline", "return")]
+    ordered = lead + [f for f in figures.figures if f not in lead] if lead and lead[0].kind == "total_return" \
+        else list(figures.figures)
+    for figure in ordered:
         target = PUBLISHED_FOR.get(figure.key)
         raw_published, as_of, shown, difference, compared = None, None, "", "", None
         if target is not None and published is not None:
@@ -218,5 +243,6 @@ def rebased_frame(histories: Mapping[str, ClassHistory]) -> tuple[date | None, p
     return rebase({name: history.nav for name, history in histories.items()})
 
 
-__all__ = ["FigureRow", "NAV_COLUMN_TITLES", "NOT_PUBLISHED", "PUBLISHED_FOR", "day_text", "figure_rows",
-           "nav_table_frame", "published_as_of", "published_for_class", "rebased_frame", "window_text"]
+__all__ = ["FigureRow", "NAV_COLUMN_TITLES", "NOT_PUBLISHED", "PUBLISHED_FOR", "day_text", "figure_rows", "fmt_value",
+           "gap_text", "nav_table_frame", "published_as_of", "published_for_class", "rebased_frame", "recovery_text",
+           "window_text"]

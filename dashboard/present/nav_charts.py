@@ -17,6 +17,7 @@ import pandas as pd
 
 from dashboard.models.nav_windows import GAP_DAYS
 from dashboard.present.charts import SERIES_COLORS, empty_chart
+from dashboard.present.nav import gap_text as nav_gap_text
 
 NAV_HEIGHT = 300
 DRAWDOWN_HEIGHT = 190
@@ -173,7 +174,5 @@ def rebased_chart(rebased: pd.DataFrame | None, start: date | None, *, names: di
 
 
 def gap_text(gap) -> str:
-    """A gap as people read it: "no NAV between 8 Feb 2024 and 20 Feb 2024 (11 days without a NAV)"."""
-    quiet = (gap.end - gap.start - timedelta(days=1)).days
-    return (f"no NAV between {gap.start:%d %b %Y} and {gap.end:%d %b %Y} "
-            f"({quiet} day{'s' if quiet != 1 else ''} without a NAV)")
+    """A gap as people read it: `present.nav.gap_text`, the one wording (and length) of every output."""
+    return nav_gap_text(gap)

@@ -363,10 +363,11 @@ COLUMN_TITLES: dict[str, str] = {
     # the screener's figures from the NAV history (market.queries.NAV_FIELDS)
     "nav_class": "NAV figures' unit class", "last_nav_date": "Last NAV date", "return_1m": "1-month return (NAV, %)",
     "return_3m": "3-month return (NAV, %)", "return_6m": "6-month return (NAV, %)",
-    "return_ytd": "Year-to-date return (NAV, %)", "nav_return_1y": "1-year return (NAV, %)",
-    "return_3y_ann": "3-year return (a year, %)", "return_5y_ann": "5-year return (a year, %)",
-    "volatility_1y": "Volatility (1 year, %)", "max_drawdown_1y": "Max drawdown (1 year, %)", "sharpe_1y": "Sharpe (1 year)",
-    "peers": "Peers (same policy type and risk level)", "peer_pct_return_1y": "1-year return percentile among peers",
+    "return_ytd": "Year-to-date return (NAV, %)", "nav_return_1y": "1-year price return (NAV, %)",
+    "nav_total_return_1y": "1-year total return (NAV, distributions reinvested, %)",
+    "return_3y_ann": "3-year price return (NAV, a year, %)", "return_5y_ann": "5-year price return (NAV, a year, %)",
+    "volatility_1y": "Volatility (1 year, %)", "max_drawdown_1y": "Max drawdown (1 year, NAV per unit, %)", "sharpe_1y": "Sharpe (1 year)",
+    "peers": "Peers (same policy type and risk level)", "peer_pct_return_1y": "1-year total return percentile among peers",
     "peer_pct_volatility_1y": "Volatility percentile among peers", "peer_pct_sharpe_1y": "Sharpe percentile among peers",
 }
 

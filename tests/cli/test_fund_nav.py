@@ -84,12 +84,15 @@ def test_readable_output_per_class(cli, dataset):
         last = found.nav.iloc[-1]
         assert f"last NAV {last['nav']:g} baht per unit on {last['nav_date'].day} {last['nav_date']:%b %Y}" in out
         for gap in gaps(found.nav, found.frequency):  # the demo's outages, each on a line of its own
-            assert f"    {gap.start.day} {gap.start:%b %Y} to {gap.end.day} {gap.end:%b %Y} ({gap.days} days)" in out
-    assert out.count("Figure") == len(history.classes) and "Published" in out and "Difference" in out
-    assert "published: the factsheet's figures of 31 Oct 2026" in out
+            assert f"    {gap.start.day} {gap.start:%b %Y} to {gap.end.day} {gap.end:%b %Y}: {gap.days} days between two NAVs" in out
+    # the figures' table, and the factsheet's figures in a table of their own beside the values computed to their date
+    assert out.count("Figure") == 2 * len(history.classes) and "Published" in out and "Difference" in out
+    assert "beside the factsheet's published figures of 31 Oct 2026" in out and "Computed to 31 Oct 2026" in out
     assert "Sharpe ratios with a risk-free rate of 0.00 % a year" in out
-    one_year = class_figures(*(lambda c: (c.nav, c.dividends))(history.classes[next(iter(history.classes))]))
-    assert f"{one_year['return_1y'].value:,.2f} %" in out.split("CLASS")[1]
+    for section in out.split("CLASS ")[1:]:
+        found = history.classes[section.split("\n", 1)[0].strip()]
+        one_year = class_figures(found.nav, found.dividends)
+        assert f"{one_year['return_1y'].value:,.2f} %" in section
     assert "0.00 pp" in out  # the demo publishes returns computed from the same series
 
 
@@ -193,7 +196,10 @@ def test_the_risk_free_rate_from_the_variable_and_the_option(cli, dataset, monke
     name = next(iter(one["classes"]))
     sharpe = {n: d["classes"][name]["figures"]["sharpe_1y"]["value"] for n, d in ((1, one), (3, three))}
     volatility = one["classes"][name]["figures"]["volatility_1y"]["value"]
-    assert sharpe[1] - sharpe[3] == pytest.approx(2.0 / volatility)
+    # Sharpe = mean excess period return / its std * sqrt(252): a higher rate lowers each excess return by
+    # the difference of the two rates per day
+    per_day = {n: (1 + n / 100) ** (1 / 252) - 1 for n in (1, 3)}
+    assert sharpe[1] - sharpe[3] == pytest.approx((per_day[3] - per_day[1]) * 252 * 100 / volatility)
     monkeypatch.setenv("SEC_DASHBOARD_RISK_FREE_PCT", "3 percent")
     code, out, err = cli("--demo", "fund", "nav", pid)
     assert code == 2 and out == "" and "(SEC_DASHBOARD_RISK_FREE_PCT)" in err
@@ -268,7 +274,10 @@ def test_the_current_service_on_loopback(cli, on_simulator, dataset):
     code, out, err = cli("fund", "nav", pid, "--json")
     assert code == 0, err
     data = json.loads(out)
-    assert data["loaded"] == {"start": load_start(TODAY, 5).isoformat(), "end": TODAY.isoformat()}
+    # five years and two months back, and the December before, so the first calendar year shown is whole
+    start = load_start(TODAY, 5)
+    assert data["loaded"] == {"start": date(start.year - 1, 12, 1).isoformat(), "end": TODAY.isoformat()}
+    assert data["figures_from"] == start.isoformat()
     history = demo_history(pid)
     for name, found in history.classes.items():
         assert len(data["classes"][name]["series"]) == len(found.nav)
@@ -332,3 +341,87 @@ def test_the_captured_nav_page_through_the_command(cli, clock, monkeypatch):
                         f"{row['net_asset']},,")  # swap prices of 0.0: not offered, empty
     assert "rows of other funds came back" in err
     assert "published figures could not be loaded (GET /v2/fund/factsheet/performance" in err  # no factsheet here
+
+
+# ---- issue 38: what is shown never moves a figure; since launch; differences beside their values ---------------
+
+
+def test_from_and_to_choose_what_is_shown_never_a_figure(cli, dataset):
+    pid = multi(dataset)
+    runs = {}
+    for extra in ((), ("--from", "2021-01-01"), ("--from", "2025-06-01"), ("--from", "2019-03-01")):
+        code, out, err = cli("--demo", "fund", "nav", pid, "--json", *extra)
+        assert code == 0, err
+        runs[extra] = json.loads(out)["classes"]
+    base = runs[()]
+    for extra, classes in runs.items():
+        for name, data in classes.items():
+            values = {k: (f["value"], f["label"], f["start"]) for k, f in data["figures"].items()}
+            assert values == {k: (f["value"], f["label"], f["start"]) for k, f in base[name]["figures"].items()}, extra
+            years = {y["year"]: (y["label"], y["price_return"]) for y in data["calendar_years"]}
+            for year in base[name]["calendar_years"]:  # a year shown in both is the same figure, same label
+                assert years.get(year["year"], (year["label"], year["price_return"])) == (year["label"],
+                                                                                         year["price_return"])
+    shown = {extra: min(len(c["series"]) for c in classes.values()) for extra, classes in runs.items()}
+    assert shown[("--from", "2025-06-01")] < shown[()] < shown[("--from", "2019-03-01")]
+
+
+def test_since_launch_is_said_only_when_the_launch_was_loaded(cli, dataset, monkeypatch):
+    pid = multi(dataset)
+    launch = min(dataset.nav_profiles[pid]["first"], "9999")
+    code, out, err = cli("--demo", "fund", "nav", pid, "--json", "--since-launch")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["since_launch"] is True and data["figures_from"] is None
+    for name, found in data["classes"].items():
+        figure = found["figures"]["return_since_start"]
+        assert found["since_launch"] is True and figure["label"] == "Return, since launch"
+        assert figure["start"] == found["series"][0]["nav_date"] >= launch
+    # Measured to a day when the class's launch is more than five years and two months back, the default load
+    # does not hold it: the label says the date the figures start from, not "since launch".
+    code, out, err = cli("--demo", "fund", "nav", pid, "--json", "--to", "2026-10-30")
+    assert code == 0, err
+    code, late, err = cli("--demo", "fund", "nav", pid, "--json", "--to", "2026-11-20")
+    assert code == 0, err
+    for text in (out, late):
+        for name, found in json.loads(text)["classes"].items():
+            figure = found["figures"]["return_since_start"]
+            assert (figure["label"] == "Return, since launch") == found["since_launch"]
+            if not found["since_launch"]:
+                assert figure["label"].startswith("Return, since ") and "(not since launch)" in figure["label"]
+
+
+def test_a_difference_stands_beside_the_two_values_it_is_taken_from(cli, dataset):
+    pid = multi(dataset)
+    code, out, err = cli("--demo", "fund", "nav", pid, "--json", "--from", "2025-01-01", "--to", "2025-12-31")
+    assert code == 0, err
+    for found in json.loads(out)["classes"].values():
+        assert found["published"]
+        for key, published in found["published"].items():
+            assert published["as_of"] == "2026-10-31"
+            if published["difference"] is not None:
+                assert published["difference"] == pytest.approx(published["computed_to_as_of"] - published["value"])
+    code, out, err = cli("--demo", "fund", "nav", pid, "--from", "2025-01-01", "--to", "2025-12-31")
+    assert code == 0, err
+    main_table, _, published = out.partition("beside the factsheet's published figures of 31 Oct 2026")
+    assert " pp" not in main_table  # no difference in the table of the figures to --to
+    lines = [line for line in published.splitlines() if line.strip().endswith(" pp")]
+    assert lines
+    for line in lines:  # computed to 31 Oct 2026, published, difference: three values on the line
+        cells = line.split()
+        assert cells[-1] == "pp" and cells[-3] == "%" and cells[-5] == "%", line
+
+
+def test_a_distributing_class_leads_with_its_total_return(cli, dataset):
+    pid, name = dividend(dataset)
+    code, out, err = cli("--demo", "fund", "nav", pid, "--class", name, "--json")
+    assert code == 0, err
+    mine = json.loads(out)["classes"][name]
+    assert mine["distributes"] is True and mine["headline"] == "total_return"
+    code, out, err = cli("--demo", "fund", "nav", pid, "--class", name)
+    assert code == 0, err
+    assert out.index("Total return (distributions reinvested), 1 month") < out.index("Return, 1 month")
+    assert "the class distributes: its total return" in out
+    # The maximum drawdown is the factsheet's, on the NAV per unit, with its recovering period
+    drawdown = mine["figures"]["max_drawdown_1y"]
+    assert drawdown["recovered"] in (True, False) and ("not recovered" in out or " days (back on " in out)

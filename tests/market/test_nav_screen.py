@@ -75,6 +75,8 @@ def test_the_figures_table_agrees_with_the_figures_module(reader, first_class_fi
 
 @pytest.mark.parametrize("option,key,value,passes", [
     ("min_return_3y", "return_3y_ann", 3.0, lambda v, x: v >= x),
+    ("min_total_return_1y", "total_return_1y", 5.0, lambda v, x: v >= x),
+    ("min_nav_return_1y", "return_1y", 5.0, lambda v, x: v >= x),
     ("max_volatility", "volatility_1y", 8.0, lambda v, x: v <= x),
     ("max_drawdown", "max_drawdown_1y", -6.0, lambda v, x: v >= x),
     ("max_drawdown", "max_drawdown_1y", 6.0, lambda v, x: v >= -x),  # 6 and -6: a fall of at most 6 %
@@ -106,7 +108,9 @@ def test_the_peer_percentile_follows_the_stated_rule(reader, first_class_figures
             peers.setdefault((policy, r["risk_spectrum"]), []).append(r["proj_id"])
     checked = 0
     for r in rows:
-        for key, column in (("return_1y", "peer_pct_return_1y"), ("volatility_1y", "peer_pct_volatility_1y")):
+        # the return's percentile ranks the total return (issue 38: a distributing class's price return leaves
+        # out what its investors were paid)
+        for key, column in (("total_return_1y", "peer_pct_return_1y"), ("volatility_1y", "peer_pct_volatility_1y")):
             mine = first_class_figures.get(r["proj_id"], {}).get(key)
             group = peers.get(((r["policy_desc"] or "").strip(), r["risk_spectrum"]))
             if mine is None or group is None:
@@ -221,3 +225,41 @@ def test_figures_read_in_batches_of_funds_are_the_same(cache, tmp_path, monkeypa
         assert refresh_nav_figures(store, risk_free=0.0) == len(whole)
         batched = store.frame("SELECT * FROM nav_figures ORDER BY proj_id, class")
         pd.testing.assert_frame_equal(batched, whole)
+
+
+# ---- issue 38: each filter and column names the figure it reads; a filter no fund can pass says why --------------
+
+
+def test_the_total_return_filter_reads_the_total_return_and_the_columns_say_which(cache, capsys, reader):
+    rows = screen(reader, min_total_return_1y=-100)
+    assert rows and all(r["nav_total_return_1y"] is not None for r in rows)
+    assert all(r["nav_total_return_1y"] >= r["nav_return_1y"] - 1e-9 for r in rows)  # both in the row, apart
+    narrow = screen(reader, min_total_return_1y=10.0)
+    assert 0 < len(narrow) < len(rows) and all(r["nav_total_return_1y"] >= 10.0 for r in narrow)
+    assert main(["market", "screen", "--demo", "--cache-dir", str(cache), "--min-total-return-1y", "-100",
+                 "--limit", "3"]) == 0
+    out = capsys.readouterr().out
+    for header in ("1y return % (factsheet)", "1y price return % (NAV)", "1y total return % (NAV)",
+                   "1y total return percentile among peers"):
+        assert header in " ".join(out.split()), header
+
+
+def test_a_filter_on_a_figure_no_stored_fund_has_says_so_and_the_days_it_needs(tmp_path, capsys):
+    directory = tmp_path / "cache"
+    assert main(["market", "sync", "--demo", "--cache-dir", str(directory), "--only", "funds,companies,risk",
+                 "--nav-days", "0", "--json"]) == 0
+    ds = generate_demo_dataset(today=TODAY)
+    nav = from_market_frame(market_nav_frame(ds.nav_profiles, TODAY))
+    nav = nav[pd.to_datetime(nav["nav_date"]) >= pd.Timestamp(TODAY) - pd.Timedelta(days=400)]
+    with MarketStore(directory / "market-demo.duckdb") as store:
+        load_nav(store, nav, window_rows([], [], TODAY, TODAY).distributions, fetched_on=TODAY)
+        refresh_nav_figures(store, risk_free=0.0)
+        store.publish(["nav", "distributions", "nav_figures"])
+    capsys.readouterr()
+    assert main(["market", "screen", "--demo", "--cache-dir", str(directory), "--min-return-3y", "2"]) == 0
+    err = capsys.readouterr().err
+    assert "no fund in the store has the 3-year price return from the NAV, annualised" in err
+    assert "days of NAV" in err and "--nav-days" in err and "no fund in the store passes these filters" in err
+    # a figure some funds have: nothing said
+    assert main(["market", "screen", "--demo", "--cache-dir", str(directory), "--max-volatility", "50"]) == 0
+    assert "note: no fund in the store has" not in capsys.readouterr().err

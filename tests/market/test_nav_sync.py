@@ -300,4 +300,6 @@ def test_market_sync_nav_days_on_the_command_line(tmp_path, monkeypatch, capsys)
     assert again["calls"] == 0 and again["datasets"] == {"nav": "fresh"} and again["rows"]["nav"] > 0
     with pytest.raises(SystemExit):
         cli.main(["market", "sync", "--help"])
-    assert "(default 400" in " ".join(capsys.readouterr().out.split())
+    from dashboard.market.nav_sync import DEFAULT_NAV_DAYS
+
+    assert f"(default {DEFAULT_NAV_DAYS}" in " ".join(capsys.readouterr().out.split())

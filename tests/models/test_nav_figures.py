@@ -145,11 +145,14 @@ def test_total_return_reinvests_at_the_ex_date_nav():
     assert figures["return_since_start"].value == pytest.approx(100 * (9.9 / 10.0 - 1))  # -1 %
 
 
-def test_an_ex_date_without_nav_reinvests_at_the_last_nav_before_it():
+def test_an_ex_date_without_nav_reinvests_at_the_first_nav_on_or_after_it():
+    # Friday's NAV of 10 still holds the 1 baht; Monday's 9 is the first without it: reinvested there.
     navs = {date(2024, 1, 5): 10.0, date(2024, 1, 8): 9.0, date(2024, 1, 9): 9.5}  # Friday, Monday, Tuesday
     figures = class_figures(frame(navs), dividends((date(2024, 1, 6), 1.0)), frequency="daily")  # a Saturday
-    expected = (1 + 1.0 / 10.0) * 9.5 / 10.0 - 1
+    expected = (1 + 1.0 / 9.0) * 9.5 / 10.0 - 1
     assert figures["total_return_since_start"].value == pytest.approx(100 * expected)
+    assert figures.distributes and figures.headline == "total_return"
+    assert not class_figures(frame(navs), frequency="daily").distributes
 
 
 def test_distributions_outside_the_history_or_the_window_do_not_count():
@@ -185,7 +188,7 @@ def test_volatility_is_the_annualised_std_of_daily_returns():
     navs = zigzag(30)
     figure = class_figures(frame(navs), frequency="daily")["volatility_since_start"]
     assert figure.value == pytest.approx(100 * statistics.stdev(returns_of(navs, 7)) * math.sqrt(252))
-    assert figure.label == "Volatility, since the first NAV (annualised)"
+    assert figure.label == "Volatility, since launch (annualised)"
 
 
 def test_volatility_leaves_out_returns_across_a_gap_of_more_than_7_days():
@@ -240,20 +243,62 @@ def test_a_drawdown_not_recovered_and_a_series_that_never_fell():
     assert rising["max_drawdown_since_start"].value == 0 and rising["max_drawdown_since_start"].peak is None
 
 
-def test_the_drawdown_of_a_distributing_class_ignores_the_ex_date_drop():
-    days = [date(2024, 1, d) for d in (2, 3, 4)]
-    navs = dict(zip(days, [10.0, 9.0, 9.0]))
-    assert drawdown_series(frame(navs)).min() == pytest.approx(-10.0)
-    assert drawdown_series(frame(navs), dividends((days[1], 1.0))).min() == pytest.approx(0.0)
+def test_the_drawdown_is_the_factsheets_on_the_nav_per_unit_with_its_recovering_period():
+    # The SEC factsheet's maximum drawdown is on the NAV per unit: the ex-date drop of a distributing
+    # class counts (the total-return index, which adds the distribution back, falls less).
+    days = [date(2024, 1, d) for d in (2, 3, 4, 5, 8, 9, 10)]
+    navs = dict(zip(days, [10.0, 9.0, 8.5, 9.2, 9.9, 10.0, 10.1]))
+    paid = dividends((days[1], 1.0))
+    figure = class_figures(frame(navs), paid, frequency="daily")["max_drawdown_since_start"]
+    assert figure.value == pytest.approx(100 * (8.5 / 10.0 - 1))  # -15 %, not the index's (8.5 / 9 - 1)
+    assert (figure.peak, figure.trough, figure.recovery) == (days[0], days[2], days[5])
+    assert figure.recovery_days == (days[5] - days[2]).days == 5
+    assert figure.to_dict()["recovery_days"] == 5 and figure.to_dict()["recovered"] is True
+    assert drawdown_series(frame(navs)).min() == pytest.approx(-15.0)
+    # The chart of a range with its distributions is still the index's (what an investor's units did).
+    assert drawdown_series(frame(navs), paid).min() == pytest.approx(100 * (8.5 / 9.0 - 1))
+    falling = class_figures(frame(dict(zip(days[:3], [10.0, 9.0, 8.5]))), frequency="daily")
+    assert falling["max_drawdown_since_start"].recovery_days is None
+    assert falling["max_drawdown_since_start"].to_dict()["recovered"] is False
 
 
-def test_sharpe_is_annualised_return_less_risk_free_over_volatility():
+def test_the_five_year_drawdown_of_a_younger_class_is_since_launch():
+    navs = every_day(date(2023, 3, 1), date(2024, 6, 28), value=lambda i: 100.0 + (i % 30) - i / 100)
+    figures = class_figures(frame(navs), frequency="daily")  # the whole history: its launch is in it
+    five = figures["max_drawdown_5y"]
+    assert figures.since_launch and five.start == date(2023, 3, 1)
+    assert five.value == pytest.approx(figures["max_drawdown_since_start"].value)
+    assert five.label == "Maximum drawdown, 5 years (since launch: the class is younger)"
+    assert figures["return_5y_ann"].value is None  # a return is never from a shorter history than its name
+    # A history that starts where loading started may not hold the launch: no 5-year drawdown then.
+    loaded = class_figures(frame(navs), frequency="daily", loaded_from=date(2023, 3, 1))
+    assert not loaded.since_launch and loaded["max_drawdown_5y"].value is None
+    assert loaded["max_drawdown_5y"].reason
+
+
+def test_since_the_first_nav_says_since_launch_only_when_the_launch_was_loaded():
+    navs = every_day(date(2024, 3, 4), date(2024, 6, 28))
+    whole = class_figures(frame(navs), frequency="daily")
+    assert whole["return_since_start"].label == "Return, since launch"
+    launched = class_figures(frame(navs), frequency="daily", loaded_from=date(2024, 1, 1))  # launched after it
+    assert launched.since_launch and launched["return_since_start"].label == "Return, since launch"
+    cut = class_figures(frame(navs), frequency="daily", loaded_from=date(2024, 3, 1))
+    assert not cut.since_launch
+    assert cut["return_since_start"].label == "Return, since 4 Mar 2024 (not since launch)"
+    assert cut.to_dict()["since_launch"] is False
+
+
+def test_sharpe_is_the_annualised_mean_excess_return_over_the_annualised_std():
     navs = zigzag(40)
     figures = class_figures(frame(navs), frequency="daily", risk_free_pct=2.5)
+    per_day = 1.025 ** (1 / 252) - 1  # the risk-free rate of one period
+    excess = [r - per_day for r in returns_of(navs, 7)]
+    expected = statistics.mean(excess) * 252 / (statistics.stdev(excess) * math.sqrt(252))
+    assert figures["sharpe_since_start"].value == pytest.approx(expected)
+    # Not the geometric annualised return over the volatility (the convention before issue 38).
     first, last = min(navs), max(navs)
     yearly = (navs[last] / navs[first]) ** (365 / (last - first).days) - 1
-    volatility = statistics.stdev(returns_of(navs, 7)) * math.sqrt(252)
-    assert figures["sharpe_since_start"].value == pytest.approx((yearly - 0.025) / volatility)
+    assert figures["sharpe_since_start"].value != pytest.approx((yearly - 0.025) / figures["volatility_since_start"].value * 100)
     assert figures["sharpe_since_start"].unit == "" and figures.risk_free_pct == 2.5
     assert class_figures(frame(navs), risk_free_pct=np.float64(2.5)).values() == figures.values()
     flat = class_figures(frame({date(2024, 1, 1) + timedelta(days=i): 10.0 for i in range(30)}), frequency="daily")
@@ -465,3 +510,45 @@ def test_one_class_with_one_nav_from_the_service_is_an_explicit_empty_state():
     assert all(f.value is None and "Only one NAV" in f.reason for f in figures.figures
                if f.window == "since_start")
     assert calendar_year_returns(nav)[0].price_return is None
+
+
+# ---- the Sharpe ratio against an independent library (issue 38) ---------------------------------------
+
+@pytest.mark.parametrize("frequency, step, per_year, max_step", [("daily", 1, 252, 7), ("weekly", 7, 52, 10),
+                                                                 ("monthly", 30, 12, 45)])
+@pytest.mark.parametrize("risk_free", [0.0, 3.0])
+def test_sharpe_and_volatility_agree_with_empyrical(frequency, step, per_year, max_step, risk_free):
+    empyrical = pytest.importorskip("empyrical")
+    rng = np.random.default_rng(38)
+    navs, value = {}, 10.0
+    for i in range(80):
+        navs[date(2019, 1, 1) + timedelta(days=i * step)] = value
+        value *= 1.0 + rng.normal(0.001, 0.02)
+    figures = class_figures(frame(navs), frequency=frequency, risk_free_pct=risk_free)
+    returns = pd.Series(returns_of(navs, max_step))
+    rf = (1 + risk_free / 100) ** (1 / per_year) - 1
+    period = {"daily": "daily", "weekly": "weekly", "monthly": "monthly"}[frequency]
+    assert figures["sharpe_since_start"].value == pytest.approx(
+        empyrical.sharpe_ratio(returns, risk_free=rf, period=period), rel=1e-12)
+    assert figures["volatility_since_start"].value == pytest.approx(
+        100 * empyrical.annual_volatility(returns, period=period), rel=1e-12)
+    # empyrical's max_drawdown of the NAV's returns is the factsheet's drawdown (no distributions here).
+    assert figures["max_drawdown_since_start"].value == pytest.approx(
+        100 * empyrical.max_drawdown(pd.Series(returns_of(navs, 10_000))), rel=1e-12)
+
+
+def test_the_default_nav_days_give_every_one_year_figure_of_a_monthly_fund():
+    """`market sync --nav-days`' default keeps enough NAV for the 1-year figures of a monthly fund whose last
+    NAV is two months old (its month-end NAV published late), as of a daily or weekly one (issue 38)."""
+    from dashboard.market.nav_sync import DEFAULT_NAV_DAYS
+
+    today = date(2026, 11, 28)
+    kept = today - timedelta(days=DEFAULT_NAV_DAYS)
+    month_ends = [d.date() for d in pd.date_range("2020-01-31", "2026-09-30", freq="BME") if d.date() >= kept]
+    for frequency, days in (("monthly", month_ends),
+                            ("weekly", [d.date() for d in pd.date_range(kept, today - timedelta(days=3), freq="W-FRI")]),
+                            ("daily", [d.date() for d in pd.bdate_range(kept, today - timedelta(days=1))])):
+        navs = {day: 10.0 * (1.01 if i % 2 else 0.995) ** i for i, day in enumerate(days)}
+        figures = class_figures(frame(navs), frequency=frequency)
+        for key in ("return_1y", "total_return_1y", "volatility_1y", "max_drawdown_1y", "sharpe_1y"):
+            assert figures[key].value is not None, (frequency, key, figures[key].reason)

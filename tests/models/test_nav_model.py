@@ -157,8 +157,9 @@ def test_risk_free_rate_from_the_environment(demo, dataset, monkeypatch):
     assert model.risk_free_pct == 3.0
     with_rate = model.figures()
     volatility = plain["volatility_1y"].value
-    # Sharpe = (annualised return - risk-free) / volatility: 3 % lower by 3 / volatility (both in percent)
-    assert plain["sharpe_1y"].value - with_rate["sharpe_1y"].value == pytest.approx(3.0 / volatility)
+    # Sharpe = mean excess daily return / its std * sqrt(252): each excess return lower by 3 % a year per day
+    per_day = 1.03 ** (1 / 252) - 1
+    assert plain["sharpe_1y"].value - with_rate["sharpe_1y"].value == pytest.approx(per_day * 252 * 100 / volatility)
     assert loaded(demo, pid, risk_free_pct=1.5).risk_free_pct == 1.5  # a given rate wins over the variable
 
 

@@ -95,6 +95,10 @@ def test_the_basket_table_measures_every_fund_from_the_common_start():
     assert any("Fund A, return, since the common start (a year): " in note for note in common_figures_notes(figures, {"A": "Fund A"}))
 
 
-def test_a_gap_reads_as_days_without_a_nav():
-    assert nav_charts.gap_text(Gap(date(2024, 2, 7), date(2024, 2, 21), 14)) == (
-        "no NAV between 07 Feb 2024 and 21 Feb 2024 (13 days without a NAV)")
+def test_a_gap_has_one_length_in_every_output():
+    # Issue 38: the command line said 14 days, the NAV tab 13 days without a NAV. One length: the days from
+    # the NAV before the gap to the NAV after it (`Gap.days`, what the 7-day rule compares), one wording.
+    gap = Gap(date(2024, 2, 7), date(2024, 2, 21), 14)
+    assert nav_charts.gap_text(gap) == "7 Feb 2024 to 21 Feb 2024: 14 days between two NAVs"
+    from dashboard.present.nav import gap_text
+    assert gap_text(gap) == nav_charts.gap_text(gap)

@@ -20,11 +20,11 @@ CHANGE_COLUMNS = ["security", "issuer", "weight_from", "weight_to", "change_pp",
 
 
 def quarter_label(period: str | None) -> str:
-    """"2026-06 (Q2 2026)" for "202606"; the text itself when it is not a period."""
-    if not period or len(period) != 6 or not period.isdigit():
+    """"Q2 2026" for "202606", the one spelling of a quarter in every output; the text itself when it is not
+    a period."""
+    if not period or len(period) != 6 or not period.isdigit() or not 1 <= int(period[4:]) <= 12:
         return period or ""
-    quarter = (int(period[4:]) - 1) // 3 + 1
-    return f"{period[:4]}-{period[4:]} (Q{quarter} {period[:4]})"
+    return f"Q{(int(period[4:]) - 1) // 3 + 1} {period[:4]}"
 
 
 def security_label(frame: pd.DataFrame) -> pd.Series:
@@ -96,7 +96,7 @@ class HoldingsByQuarter(param.Parameterized):
         compare_from = keep(self.compare_from) or (with_data[1] if len(with_data) > 1 else None)
         if compare_from == compare_to:
             compare_to, compare_from = (with_data[0], with_data[1]) if len(with_data) > 1 else (compare_to, None)
-        # Labelled choices ("2026-06 (Q2 2026)"), so any selector widget shows quarters readably.
+        # Labelled choices ("Q2 2026"), so any selector widget shows quarters readably.
         choices = {quarter_label(p) + ("" if p in with_data else " (no data)"): p for p in periods}
         # The new choices first, each announced at once, then the values. Announcing the choices in
         # one batch with the values let a widget bound to a selector (Select.from_param) receive its

@@ -249,8 +249,8 @@ def fmt_datetime(value: Any) -> str:
 
 
 def fmt_period(period: str | None) -> str:
-    """A holdings period YYYYMM as YYYY-MM."""
-    return f"{period[:4]}-{period[4:]}" if period and len(period) == 6 else (period or DASH)
+    """A holdings period YYYYMM as its quarter, "Q3 2026": one spelling on charts, screens and reports."""
+    return quarter_text(period)
 
 
 def distinct_dates(values: Iterable[Any]) -> list[str]:

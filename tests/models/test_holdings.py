@@ -56,8 +56,8 @@ def model():
 
 
 def test_quarter_label():
-    assert quarter_label("202606") == "2026-06 (Q2 2026)"
-    assert quarter_label("202312") == "2023-12 (Q4 2023)"
+    assert quarter_label("202606") == "Q2 2026"  # one spelling everywhere (issue 40: "2026-06" on charts)
+    assert quarter_label("202312") == "Q4 2023"
     assert quarter_label(None) == "" and quarter_label("x") == "x"
 
 

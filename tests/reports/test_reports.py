@@ -19,6 +19,7 @@ from dashboard.models import FundSearch
 from dashboard.models.licensee import LicenceCheck, enforcement_meanings
 from dashboard.records.licence_labels import ENFORCEMENT_TYPE, enforcement_type_key
 from dashboard.models.source import run
+from dashboard.present.text import quarter_text
 from dashboard.reports import fund_report_html, licensee_report_html, write_report
 from dashboard.reports.document import DEMO_BANNER
 from tests.conftest import KEY, TODAY
@@ -100,7 +101,7 @@ def test_factsheet_header_states_the_as_of_dates_and_generation_time(factsheet_h
     pid = fund["proj_id"]
     latest = max(p for p in dataset_module.holdings[pid] if p in valid_periods(TODAY, "legacy"))  # the client's layout
     as_of = {r["as_of_date"] for r in dataset_module.holdings[pid][latest] if r.get("as_of_date")}
-    assert fact(page, "holdings-as-of") == f"quarter {latest[:4]}-{latest[4:]} (as of {', '.join(sorted(as_of))})"
+    assert fact(page, "holdings-as-of") == f"{quarter_text(latest)} (as of {', '.join(sorted(as_of))})"
     perf_dates = sorted({r["as_of_date"][:10] for r in dataset_module.performance[pid]})
     assert fact(page, "performance-as-of") == ", ".join(perf_dates)
     stamps = [fund["last_upd_date"]]

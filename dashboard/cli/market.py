@@ -71,7 +71,7 @@ def _readable_store(args: argparse.Namespace):
     return store
 
 
-def _emit_rows(args: argparse.Namespace, rows: list[dict], columns: list[str], empty: str) -> int:
+def _emit_rows(args: argparse.Namespace, rows: list[dict], columns: list[str], empty: str, *, summary: str = "") -> int:
     if getattr(args, "csv", False):
         if not rows:
             err(f"no data: {empty}")
@@ -85,7 +85,9 @@ def _emit_rows(args: argparse.Namespace, rows: list[dict], columns: list[str], e
         return EXIT_OK
     for line in record_table(rows, columns, headers=HEADERS, formatters=_readable_formatters()):
         out(line)
-    out(f"({len(rows)} rows)")
+    from dashboard.present.text import count_text
+
+    out(summary or f"({count_text(len(rows), 'row')})")
     return EXIT_OK
 
 
@@ -248,7 +250,10 @@ def cmd_market_holders(args: argparse.Namespace) -> int:
 
     with _readable_store(args) as store:
         rows = holders(store, args.query, args.period)
-    return _emit_rows(args, rows, HOLDER_COLUMNS, f"no fund in the store holds {quoted(args.query)} in that quarter")
+    from dashboard.market.holdings import holders_summary
+
+    return _emit_rows(args, rows, HOLDER_COLUMNS, f"no fund in the store holds {quoted(args.query)} in that quarter",
+                      summary=holders_summary(rows, terminal_text(args.query)) if rows else "")
 
 
 @_store_errors

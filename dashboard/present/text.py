@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup, escape
 
+from dashboard.records.counts import COUNT_UNITS, count_text  # noqa: F401  (one definition of what a count counts)
 from dashboard.records.values import to_number
 from dashboard.records.labels import (ASSET_TYPE, FUND_STATUS, asset_class_english, normalise_code, normalise_fund_status,
                                       policy_type_english)
@@ -442,3 +443,4 @@ def apply_type_text(value: Any) -> str:
         return ""
     thai = " ".join(str(value).split())
     return APPLY_TYPES.get(thai, thai)
+

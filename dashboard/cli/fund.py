@@ -82,7 +82,7 @@ def cmd_fund_holdings(args) -> int:
     client = shared_client(args)
     today = client.today
     if args.period:  # a period no layout offers is refused before anything is sent
-        check_period_any_layout(args.period, today)
+        check_period_any_layout(args.period, today, client.async_client.layout_name)
     layout = client.layout()
     period = check_period(args.period, today, layout) if args.period else latest_period(today, layout)
     proj_id, _ = resolve_fund(args, args.query)

@@ -91,6 +91,25 @@ def test_holdings_default_and_given_period(cli, dataset, simulator):
     assert code == 2 and "quarter end" in err and err.count("\n") == 1
 
 
+def test_quarter_messages_give_one_range_and_the_layouts_own_rule(cli, simulator):
+    """`--period 202605` said "valid periods are 202309 to 202606" (the legacy range), `--period 202309` "202312 to
+    202609" and `--period 202612` "offered 60 days after it ends" on the current service, whose rule is 45 (issue 39).
+    Every refusal names the range of the layout that answers, and its rule."""
+    from dashboard.api.periods import PUBLICATION_DELAY_DAYS, _previous_quarter, valid_periods
+
+    layout = simulator.app.layout
+    valid = valid_periods(layout=layout)  # the command line judges periods by the real date
+    span = f"valid periods are {valid[-1]} to {valid[0]}"
+    older = "{:04d}{:02d}".format(*_previous_quarter(int(valid[-1][:4]), int(valid[-1][4:])))
+    newest_next = f"{int(valid[0][:4]) + 1}{valid[0][4:]}"  # a year ahead: no layout offers it, whatever the day
+    assert cli("fund", "search", "DMK")[0] == 0  # the layout is known once the service has answered once
+    for period, words in ((valid[0][:4] + "05", "not a quarter end"), (older, "more than 3 years back"),
+                          (newest_next, f"offered {PUBLICATION_DELAY_DAYS[layout]} days after it ends")):
+        code, _, err = cli("fund", "holdings", "DMK-EQ", "--period", period)
+        assert code == 2 and words in err and span in err, err
+        assert err.count("\n") == 1
+
+
 def test_readable_holdings_leave_the_nav_total_line_out_as_every_other_output_does(cli, dataset):
     from dashboard.api.periods import valid_periods
 

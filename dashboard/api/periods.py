@@ -21,6 +21,26 @@ QUARTERS_BACK = 12
 _PERIOD = re.compile(r"^([0-9]{4})([0-9]{2})$")
 
 
+def quarter_name(period: str) -> str:
+    """"Q3 2026" for "202609": the one spelling of a quarter people read; other text as it is."""
+    text = str(period or "")
+    if _PERIOD.match(text) and 1 <= int(text[4:]) <= 12:
+        return f"Q{(int(text[4:]) - 1) // 3 + 1} {text[:4]}"
+    return text
+
+
+def late_quarter_note(due: str | None, shown: str | None, reason: str | None = None) -> str:
+    """What every output says when a fund's newest quarter by the rules (`due`) has no holdings and an older one
+    (`shown`) is shown instead; "" when the due quarter is the one shown. `reason`: why the due quarter could not
+    be loaded (a failure rather than no data)."""
+    if not due or shown == due:
+        return ""
+    why = f"could not be loaded ({reason})" if reason else "is not published for this fund yet (companies sometimes file late)"
+    if not shown:
+        return f"{quarter_name(due)} {why}, and no earlier quarter has holdings."
+    return f"{quarter_name(due)} {why}: showing {quarter_name(shown)}, the newest quarter with holdings."
+
+
 def quarter_end(period: str) -> date:
     """The last day of the quarter a well-formed YYYYMM period names."""
     year, month = int(period[:4]), int(period[4:])

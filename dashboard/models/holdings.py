@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 import pandas as pd
 import param
 
+from dashboard.api.periods import quarter_name
 from dashboard.errors import BadInputError
 from dashboard.models.factsheet import FundFactsheet
 from dashboard.records import records_frame
@@ -22,9 +23,7 @@ CHANGE_COLUMNS = ["security", "issuer", "weight_from", "weight_to", "change_pp",
 def quarter_label(period: str | None) -> str:
     """"Q2 2026" for "202606", the one spelling of a quarter in every output; the text itself when it is not
     a period."""
-    if not period or len(period) != 6 or not period.isdigit() or not 1 <= int(period[4:]) <= 12:
-        return period or ""
-    return f"Q{(int(period[4:]) - 1) // 3 + 1} {period[:4]}"
+    return quarter_name(period) if period else ""
 
 
 def security_label(frame: pd.DataFrame) -> pd.Series:
@@ -78,6 +77,9 @@ class HoldingsByQuarter(param.Parameterized):
     compare_from = param.Selector(default=None, objects=[], allow_None=True, check_on_set=True, doc="Earlier quarter of the comparison (YYYYMM).")
     compare_to = param.Selector(default=None, objects=[], allow_None=True, check_on_set=True, doc="Later quarter of the comparison (YYYYMM).")
     top_n = param.Integer(default=10, bounds=(1, 50), doc="How many holdings the top-holdings chart shows.")
+    note = param.String(default="", doc="Why the newest quarter shown is not the one the rules make due (the due "
+                                        "quarter has no holdings for this fund yet, or failed): FundFactsheet.holdings_note; "
+                                        "empty when it is.")
 
     def __init__(self, **params):
         if params.get("factsheet") is None:
@@ -104,7 +106,8 @@ class HoldingsByQuarter(param.Parameterized):
         # page opened on a link compared a quarter with itself ("Choose two different quarters").
         for name in ("period", "compare_from", "compare_to"):
             self.param[name].objects = choices
-        self.param.update(period=period, compare_from=compare_from, compare_to=compare_to)
+        self.param.update(period=period, compare_from=compare_from, compare_to=compare_to,
+                          note=self.factsheet.holdings_note if self.factsheet else "")
 
     @property
     def periods(self) -> list[str]:

@@ -124,6 +124,8 @@ def _holdings(doc: ReportDocument, sheet: FundFactsheet, holdings: HoldingsByQua
         sec.add(Note("Not published: the service has no portfolio holdings for this fund in the last "
                      f"{len(sheet.periods)} quarters."))
         return
+    if sheet.holdings_note:
+        sec.add(Note(sheet.holdings_note))
     lines = holdings.table(period)
     raw = sheet.holdings[period]
     nav_lines = int(nav_total_mask(raw).sum())
@@ -351,7 +353,8 @@ def factsheet_document(client: SecClient, proj_id: str, *, fund: dict | None = N
     if period:
         raw = sheet.holdings[period]
         as_of = distinct_dates(raw["as_of_date"].dropna())
-        doc.fact("holdings-as-of", "Holdings as of", f"{fmt_period(period)}" + (f" (as of {', '.join(as_of)})" if as_of else ""))
+        doc.fact("holdings-as-of", "Holdings as of", f"{fmt_period(period)}" + (f" (as of {', '.join(as_of)})" if as_of else "")
+                 + (f"; {sheet.holdings_note}" if sheet.holdings_note else ""))
     else:
         doc.fact("holdings-as-of", "Holdings as of", "no holdings published")
     perf_as_of = distinct_dates(r.get("as_of_date") for r in sheet.records.get("performance") or [])

@@ -661,3 +661,35 @@ def test_licensee_person_names_companies_that_are_not_asset_managers(cli, datase
     assert code == 0
     assert f"{name} ({company})" in stdout
     assert all(f"{company}" not in line or name in line for line in stdout.splitlines())  # never the id alone
+
+
+def test_a_late_quarter_falls_back_to_the_one_before_with_a_note_in_every_output(cli, simulator, monkeypatch, tmp_path):
+    """On the day the rules make a quarter due, a fund whose company has not filed it printed "no holdings ... in
+    202609" and an empty list (issue 39). `fund holdings`, `fund show` and the report show the quarter before and
+    say why; the Holdings tab's model carries the same note."""
+    from dashboard.api.periods import quarter_name, valid_periods
+
+    layout = simulator.app.layout
+    due, before = valid_periods(layout=layout)[:2]  # the command line judges periods by the real date
+    dataset = simulator.app.dataset
+    proj_id = next(pid for pid, quarters in dataset.holdings.items() if quarters.get(due) and quarters.get(before))
+    monkeypatch.setitem(dataset.holdings, proj_id, {p: rows for p, rows in dataset.holdings[proj_id].items() if p != due})
+    note = f"{quarter_name(due)} is not published for this fund yet"
+    code, out, err = cli("fund", "holdings", proj_id, "--json")
+    rows = json.loads(out)
+    assert code == 0 and len(rows) == len(dataset.holdings[proj_id][before])
+    assert note in err and f"showing {quarter_name(before)}" in err and "no data" not in err
+    code, out, err = cli("fund", "holdings", proj_id)
+    assert code == 0 and note in err and f"{proj_id} holdings for {quarter_name(before)}" in err
+    code, out, err = cli("fund", "show", proj_id)
+    assert code == 0 and f"HOLDINGS {quarter_name(before).upper()}, TOP 10" in out and note in out
+    code, out, err = cli("fund", "show", proj_id, "--json")
+    assert code == 0 and due not in json.loads(out)["holdings"] and note in err
+    report = tmp_path / "fund.html"
+    code, _, err = cli("report", "fund", proj_id, "-o", str(report))
+    assert code == 0, err
+    assert note in report.read_text(encoding="utf-8")
+    # asked for by name, the late quarter is what was asked for: no fallback, "no data"
+    code, out, err = cli("fund", "holdings", proj_id, "--period", due, "--json")
+    assert code == 0 and json.loads(out) == [] and "no data" in err
+

@@ -195,6 +195,12 @@ def cmd_market_sync(args: argparse.Namespace) -> int:
         f"{len(fetched)} datasets fetched, {len(fresh)} still fresh"
         + (f"; {result.throttled} retries" if result.throttled else ""))
     out("stored: " + ", ".join(f"{name} {rows:,}" for name, rows in stored.items()))
+    from dashboard.market.sync import NOT_PUBLISHED_YET
+    from dashboard.present.text import quarter_text
+
+    for key in (k for k, v in result.datasets.items() if v == NOT_PUBLISHED_YET):
+        out(f"{key}: {quarter_text(key.split(':')[1])} is not published yet (no fund has holdings for it); the quarter "
+            "before is kept in its place, and the next run asks for it again")
     if nav_line:
         out(nav_line)
     if not result.complete:

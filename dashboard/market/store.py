@@ -289,6 +289,16 @@ class MarketStore:
             self.con.execute("UPDATE meta SET cursor = NULL, pages = 0 WHERE dataset = ?", [dataset])
             self.con.execute("COMMIT")
 
+    def forget(self, dataset: str) -> None:
+        """Forget `dataset` as if it had never been asked for (its pages and its meta row): a quarter of holdings
+        the service has nothing for yet is asked again on the next run, never kept as done with 0 rows."""
+        self._write_check()
+        with self._lock:
+            self.con.execute("BEGIN")
+            self.con.execute("DELETE FROM stage WHERE dataset = ?", [dataset])
+            self.con.execute("DELETE FROM meta WHERE dataset = ?", [dataset])
+            self.con.execute("COMMIT")
+
     @contextmanager
     def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """The writer's connection inside one transaction (committed on leaving, rolled back on an error)."""

@@ -359,3 +359,27 @@ def test_a_late_quarter_is_not_kept_as_done_and_the_two_newest_with_data_are_sto
     assert second.datasets[f"holdings:{due}"] == "fetched" and second.datasets[f"holdings:{before}"] == "fresh"
     assert {r["period"] for r in store.query("SELECT DISTINCT period FROM holdings")} == {due, before, older}
     store.close()
+
+
+def test_pandas_and_the_stores_sql_pick_the_same_first_unit_class(tmp_path):
+    """"First unit class" was the class of a fund's first row in pandas (models.fund) and the first by name in the
+    store's SQL (market.figures), so a fund listing class B before A had B's fee on its page and A's in the
+    screener (issue 40). One rule: first by name."""
+    import pandas as pd
+
+    from dashboard.models.fund import first_class_rows, total_annual_fee
+
+    def fee(cls, desc, value, seq):
+        return {"proj_id": "P1", "seq": seq, "class_abbr_name": cls, "fee_type_desc": desc, "fee_type_en": None,
+                "rate": None, "rate_num": value + 1, "rate_unit": "%", "actual_value": str(value),
+                "actual_value_num": value, "actual_value_unit": "%"}
+
+    management = "ค่าธรรมเนียมการจัดการ (Management Fee)"
+    rows = [fee("B", management, 1.5, 1), fee("A", management, 0.75, 2)]  # the service lists B first
+    store = MarketStore(tmp_path / "market.duckdb")
+    store.swap("fees", {"fees": rows})
+    sql_fee = store.query("SELECT total_fee_actual FROM fund_figures WHERE proj_id = 'P1'")[0]["total_fee_actual"]
+    frame = pd.DataFrame(rows)
+    assert set(first_class_rows(frame)["class_abbr_name"]) == {"A"}
+    assert total_annual_fee(frame) == sql_fee == 0.75
+    store.close()

@@ -139,7 +139,7 @@ def test_basket_returns_draw_each_funds_first_class_in_its_legend_colour():
     picture = drawn(charts.basket_return_bars(perf))
     bars = picture.glyphs("HBar")
     expected = {(r.reference_period, r.fund): r.performance_val for r in perf.itertuples()
-                if r.performance_kind == "fund_return" and r.class_abbr_name in (None, "B")}
+                if r.performance_kind == "fund_return" and r.class_abbr_name in (None, "A")}  # first by name
     assert {(b["period"], b["fund"]): b["performance_val"] for b in bars} == expected
     _legend_matches_rows(picture, "fund", bars)
 

@@ -350,7 +350,7 @@ def add_market_commands(subparsers, *, common: argparse.ArgumentParser | None = 
     screen.add_argument("--retail-type", metavar="CODE", help="who may buy: R general investors, A non-retail, B high-net-worth, H non-retail and high-net-worth, "
                         "N institutional, X institutional and ultra-high-net-worth, V provident funds, G government policy, "
                         "F corporate-bond liquidity support")
-    screen.add_argument("--max-fee", type=_finite, metavar="X", help="total annual fee as charged, at most X percent")
+    screen.add_argument("--max-fee", type=_fee, metavar="X", help="total annual fee as charged, at most X percent")
     screen.add_argument("--min-return-1y", type=_finite, metavar="X", help="1-year return at least X percent")
     add_nav_screen_options(screen, _finite)
     screen.add_argument("--sort", metavar="FIELD", help="sort by a row field, e.g. return_1y, sharpe_1y, volatility_1y, "
@@ -395,8 +395,18 @@ def _finite(text: str) -> float:
     return value
 
 
+def _fee(text: str) -> float:
+    """A fee ceiling: a finite number, 0 or more (as --max-volatility is refused below zero)."""
+    value = _finite(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more: no fund charges less than nothing")
+    return value
+
+
 def _row_limit(text: str) -> int:
     value = _non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be 1 or more: the number of funds to list")
     if value > MAX_ROWS:
         raise argparse.ArgumentTypeError(f"must be at most {MAX_ROWS:,}")
     return value

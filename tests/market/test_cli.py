@@ -367,3 +367,21 @@ def test_a_table_of_one_row_says_1_row(demo_store, capsys):
     capsys.readouterr()
     assert cli.main(["market", "screen", "--demo", "--limit", "1"]) == 0
     assert capsys.readouterr().out.strip().splitlines()[-1] == "(1 row)"
+
+
+@pytest.mark.parametrize("option, value, words", [("--max-fee", "-1", "0 or more"), ("--limit", "0", "1 or more"),
+                                                   ("--max-volatility", "-1", "")])
+def test_screen_refuses_a_negative_fee_and_a_zero_limit_as_it_refuses_a_negative_volatility(demo_store, capsys,
+                                                                                           option, value, words):
+    """`--max-fee -1` answered "no data" with exit 0 and `--limit 0` "no fund passes the filters", while
+    `--max-volatility -1` was refused with exit 2 (issue 39)."""
+    from dashboard.cli.main import main as full_main
+
+    capsys.readouterr()
+    try:
+        code = full_main(["--demo", "market", "screen", option, value])
+    except SystemExit as exc:  # refused by the parser
+        code = exc.code
+    captured = capsys.readouterr()
+    error = captured.err.strip().splitlines()[-1]
+    assert code == 2 and not captured.out and option in error and words in error

@@ -273,8 +273,12 @@ class MarketSync:
             return int(self.store.meta(key)[key]["rows"] or 0)
         self.result.datasets[key] = "stopped"
         meta = self.store.begin(key, LAYOUT_SUCCESSOR)
-        walk = PageWalk(key, self.max_pages, cursor=meta["cursor"], pages=meta["pages"] or 0)
-        walk.rows = sum(len(p) for _u, p in self.store.staged(key)) if walk.pages else 0
+        walk = PageWalk(key, self.max_pages, path=ds.path, cursor=meta["cursor"], pages=meta["pages"] or 0)
+        if walk.pages:
+            kept = [page for _u, page in self.store.staged(key)]
+            walk.rows = sum(len(p) for p in kept)
+            for page in kept:
+                walk.seen_rows(page)
         restarted = False
         while not walk.done:
             self._reserve()
@@ -295,7 +299,7 @@ class MarketSync:
             items, cursor = unwrap_envelope(payload, f"{key} page {walk.pages + 1}")
             self.store.stage_page(key, str(walk.pages), items, cursor=cursor, calls=1)
             try:
-                walk.page(len(items), cursor)
+                walk.page(items, cursor)
             finally:
                 self._report(key, walk.rows, pages=walk.pages)
         staged, dropped = dedupe(ds.path, (item for _unit, page in self.store.staged(key) for item in page))

@@ -97,9 +97,16 @@ def _store_errors(command):
     def run(args: argparse.Namespace) -> int:
         import duckdb
 
+        from dashboard.market.storefile import store_full, store_path
+
         try:
             return command(args)
-        except duckdb.Error as exc:
+        except (duckdb.Error, OSError) as exc:
+            full = store_full(exc, store_path(_settings(args), getattr(args, "store", None)).parent)
+            if full is not None:
+                raise full from None
+            if not isinstance(exc, duckdb.Error):
+                raise
             raise SecApiError(f"the market store failed ({type(exc).__name__}: {str(exc)[:200]}); "
                               "`market sync` rebuilds a damaged store") from None
     return run

@@ -24,6 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import duckdb
+
 from dashboard.api.client import AsyncSecClient
 from dashboard.api.deadline import within_run
 from dashboard.api.layouts import PAGE_SIZE
@@ -36,6 +38,7 @@ from dashboard.market.datasets import DATASET_NAMES, DATASETS, DEFAULT_QUARTERS,
 from dashboard.market.nav_sync import NAV_KEY, NavSync, check_nav_days
 from dashboard.market.rows import keyed, successor_tables
 from dashboard.market.store import MarketStore
+from dashboard.market.storefile import store_full
 
 log = logging.getLogger("dashboard.market")
 
@@ -446,7 +449,13 @@ async def sync_market(store: MarketStore, client: AsyncSecClient, *, only: str |
     names = parse_only(only) if not isinstance(only, tuple) else parse_only(",".join(only))
     sync = MarketSync(store, client, max_calls=max_calls, progress=progress, clock=clock, **options)
     with within_run(None):  # one run: a service found down stops every dataset's calls at once
-        return await sync.run(names)
+        try:
+            return await sync.run(names)
+        except (duckdb.Error, OSError) as exc:
+            full = store_full(exc, store.path.parent)
+            if full is None:
+                raise
+            raise full from exc
 
 
 def sync_blocking(store: MarketStore, client: Any, **options: Any) -> SyncResult:

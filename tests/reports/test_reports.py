@@ -246,6 +246,22 @@ def test_licence_report_of_a_company_holds_its_record_and_cases_under_its_name(d
     assert 'id="cases-table"' in page and case_id in section(page, "enforcement") and "--case" not in page
 
 
+def test_licence_report_of_a_person_is_titled_with_the_persons_name(dataset_module):
+    """Issue 39: a person's report was titled 'person P...' and showed the id twice, with no name. The register
+    names a person only in its person search, found by a registration number of the person's approvals."""
+    person = next(p for p in dataset_module.persons
+                  if any(a.get("regis_sale_no") for a in dataset_module.approvals.get(p["unique_id"]) or []))
+    name = person["name_en"]
+    client = client_for(dataset_module, TODAY, layout="successor")
+    try:
+        page = html.unescape(licensee_report_html(client, person["unique_id"], generated_at=GENERATED))
+    finally:
+        client.close()
+    assert f"<title>Licence check: {name} ({person['unique_id']})</title>" in page
+    assert f"<h1>Licence check: {name} ({person['unique_id']})</h1>" in page
+    assert f"person {person['unique_id']}" not in page
+
+
 def test_licence_report_warns_of_a_duty_past_its_approval(module_client, dataset_module):
     from dashboard.models.licensee import duties_past_approval
     from dashboard.records import records_frame

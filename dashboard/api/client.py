@@ -154,7 +154,7 @@ class AsyncSecClient(Sending, SuccessorListing):
         path_params = ep.clean_params(path_params)  # validated, in ASCII digits, on either layout
         if ep.id == "E6" and "period" in path_params:
             # Refused before anything is sent (even the layout probe) when no layout offers it; then by this layout's lag.
-            check_period_any_layout(path_params["period"], self.today)
+            check_period_any_layout(path_params["period"], self.today, self._layout)
         layout = await self.layout()
         if ep.id == "E6" and "period" in path_params:
             path_params["period"] = check_period(path_params["period"], self.today, layout)

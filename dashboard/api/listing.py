@@ -67,7 +67,7 @@ class SuccessorListing:
         """Follow `next_cursor` until it is empty or null, with the same filters; never stop on a short page.
         Rows the service sent twice (the same key on two pages) are dropped and counted."""
         items: list = []
-        walk = PageWalk(f"{ep.id} {ep.name}", self.max_pages)
+        walk = PageWalk(f"{ep.id} {ep.name}", self.max_pages, path=path)
         restarted = False
         while not walk.done:
             page_query = dict(query)
@@ -86,7 +86,7 @@ class SuccessorListing:
             self.stats.pages += 1
             page_items, cursor = unwrap_envelope(payload, f"{ep.id} {ep.name}", paginated=call.paginated)
             items.extend(page_items)
-            walk.page(len(page_items), cursor)
+            walk.page(page_items, cursor)
         items, dropped = dedupe(path, items)
         if dropped:
             self.stats.duplicates += dropped

@@ -31,6 +31,13 @@ def row_key_fields(path: str) -> tuple[str, ...] | None:
     return next((fields for suffix, fields in ROW_KEYS.items() if path.rstrip("/").endswith(suffix)), None)
 
 
+def row_key(fields: tuple[str, ...] | None, item: dict) -> Any:
+    """What makes `item` one row of its path: its key fields' values (None: the whole row)."""
+    if fields is not None:
+        return tuple(json.dumps(item.get(f), sort_keys=True, default=str) for f in fields)
+    return json.dumps(item, sort_keys=True, default=str)
+
+
 def dedupe(path: str, items: Iterable[Any]) -> tuple[list, int]:
     """The rows with every later row of the same key dropped (the first kept, in the order sent), and how
     many were dropped."""
@@ -42,10 +49,7 @@ def dedupe(path: str, items: Iterable[Any]) -> tuple[list, int]:
         if not isinstance(item, dict):
             kept.append(item)  # not a row: the shape checks refuse it later, with their own message
             continue
-        if fields is not None:
-            key = tuple(json.dumps(item.get(f), sort_keys=True, default=str) for f in fields)
-        else:
-            key = json.dumps(item, sort_keys=True, default=str)
+        key = row_key(fields, item)
         if key in seen:
             continue
         seen.add(key)
@@ -54,19 +58,42 @@ def dedupe(path: str, items: Iterable[Any]) -> tuple[list, int]:
 
 
 class PageWalk:
-    """Where one paged answer stands: counts its pages, refuses a cursor sent twice (the answer would
-    never end) and stops past `max_pages` with a message that says so.
+    """Where one paged answer stands: counts its pages, refuses a cursor sent twice and a page whose every
+    row came before (either way the answer would never end), and stops past `max_pages` with a message
+    that says so.
 
-    `cursor` and `pages` go on from a walk kept elsewhere (the market sync resumes from its store).
+    `path` names the rows' key (ROW_KEYS); `cursor` and `pages` go on from a walk kept elsewhere (the
+    market sync resumes from its store, and hands the rows of the pages it kept to `seen_rows`).
     """
 
-    def __init__(self, what: str, max_pages: int, *, cursor: str | None = None, pages: int = 0):
+    def __init__(self, what: str, max_pages: int, *, path: str = "", cursor: str | None = None, pages: int = 0):
         self.what = what
         self.max_pages = int(max_pages)
         self.cursor = cursor
         self.pages = int(pages)
         self.rows = 0
         self._seen: set[str] = {cursor} if cursor else set()
+        self._fields = row_key_fields(path) if path else None
+        # Hashes of the keys of the rows so far: a whole market's NAV rows are many, their keys long.
+        self._row_keys: set[int] = set()
+
+    def seen_rows(self, items: Iterable[Any]) -> None:
+        """Rows that came on pages before this walk went on (kept by an earlier run)."""
+        self._new_rows(items)
+
+    def _new_rows(self, items: Iterable[Any]) -> int:
+        """How many of `items` are rows not seen before (anything not a row counts as new: the shape
+        checks refuse it with their own message)."""
+        new = 0
+        for item in items:
+            if not isinstance(item, dict):
+                new += 1
+                continue
+            key = hash(row_key(self._fields, item))
+            if key not in self._row_keys:
+                self._row_keys.add(key)
+                new += 1
+        return new
 
     @property
     def done(self) -> bool:
@@ -77,14 +104,23 @@ class PageWalk:
         """From the first page again (a cursor the service no longer accepts)."""
         self.cursor, self.pages, self.rows = None, 0, 0
         self._seen.clear()
+        self._row_keys.clear()
 
-    def page(self, rows: int, cursor: str | None) -> None:
-        """One page came with `rows` rows and this next cursor: go on from it, or refuse to."""
+    def page(self, items: list, cursor: str | None) -> None:
+        """One page came with these rows and this next cursor: go on from it, or refuse to."""
         self.pages += 1
-        self.rows += rows
+        self.rows += len(items)
+        new = self._new_rows(items)
         self.cursor = cursor or None
         if self.cursor is None:
             return
+        if items and not new:
+            # A new cursor with rows all sent before: a service that repeats itself sends the same page
+            # under a fresh cursor for ever (2,000 pages per dataset before the cap stopped it).
+            raise MalformedResponseError(
+                f"{self.what}: the service repeated itself: page {self.pages} held only rows it had already sent "
+                f"({len(items):,}), with a cursor to yet another page; its answer would never end, so it was "
+                "stopped. Try again later; if it goes on, the service is at fault")
         if self.cursor in self._seen:
             raise MalformedResponseError(
                 f"{self.what}: the service sent the same page cursor twice (after page {self.pages}); "

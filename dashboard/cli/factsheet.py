@@ -69,8 +69,9 @@ def _charged(record: dict) -> str:
     return fee_remark_text(record.get("actual_value"))
 
 
-def print_factsheet(data: dict, unpublished: dict[str, list[str]] | None = None) -> None:
-    """The factsheet as readable sections; what the answering service does not publish is said so."""
+def print_factsheet(data: dict, unpublished: dict[str, list[str]] | None = None, holdings_note: str = "") -> None:
+    """The factsheet as readable sections; what the answering service does not publish is said so.
+    `holdings_note`: why the newest quarter shown is not the one due (FundFactsheet.holdings_note)."""
     print_overview(build_overview(data["proj_id"], data.get("fund"), data, unpublished=unpublished or {}))
 
     _section("fees by class")
@@ -97,6 +98,8 @@ def print_factsheet(data: dict, unpublished: dict[str, list[str]] | None = None)
     holdings = data.get("holdings") or {}
     latest = next(iter(holdings), None)
     _section(f"holdings {quarter_text(latest)}, top 10" if latest else "holdings")
+    if holdings_note:
+        out(f"  note: {holdings_note}")
     if latest:
         from dashboard.models.holdings import split_nav_total  # pandas only for a factsheet
 

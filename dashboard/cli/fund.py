@@ -9,7 +9,7 @@ from dashboard.cli.factsheet import print_factsheet
 from dashboard.cli.nav import add_nav_command, run_fund_nav
 from dashboard.cli.output import EXIT_OK, emit
 from dashboard.cli.service import COMPANY_FINDER, answer, identifier, shared_client
-from dashboard.cli.terminal import baht, err, out
+from dashboard.cli.terminal import baht, err, out, terminal_text
 from dashboard.errors import quoted
 from dashboard.models.source import run
 
@@ -63,9 +63,11 @@ def cmd_fund_show(args) -> int:
     if sheet.stale:
         err("warning: some data was served from an expired cache entry (stale)")
     data = sheet.as_dict()
+    if args.json and sheet.holdings_note:
+        err(f"note: {sheet.holdings_note}")
     has_data = any(v not in (None, [], {}) for k, v in data.items() if k not in ("proj_id", "fund"))
     if not args.json:
-        print_factsheet(data, sheet.unpublished)
+        print_factsheet(data, sheet.unpublished, terminal_text(sheet.holdings_note))
         if not has_data:
             err(f"no data: the service has no factsheet data for {proj_id}")
         return EXIT_OK
@@ -82,13 +84,23 @@ def cmd_fund_holdings(args) -> int:
     client = shared_client(args)
     today = client.today
     if args.period:  # a period no layout offers is refused before anything is sent
-        check_period_any_layout(args.period, today)
+        check_period_any_layout(args.period, today, client.async_client.layout_name)
     layout = client.layout()
     period = check_period(args.period, today, layout) if args.period else latest_period(today, layout)
     proj_id, _ = resolve_fund(args, args.query)
     from dashboard.models.holdings import split_nav_total
 
     rows = answer(args, "E6", proj_id=proj_id, period=period) or []
+    if not rows and not args.period:
+        # The quarter the rules make due has nothing for this fund yet (companies file late): the one before.
+        from dashboard.api.periods import late_quarter_note, valid_periods
+
+        due, earlier = period, valid_periods(today, layout)[1:2]
+        if earlier:
+            previous = answer(args, "E6", proj_id=proj_id, period=earlier[0]) or []
+            if previous:
+                rows, period = previous, earlier[0]
+                err(f"note: {late_quarter_note(due, period)}")
     if args.json:  # every line as sent; the NAV-total line carries "is_nav_total": true
         return emit(args, rows, "holding", empty_note=f"no holdings for {proj_id} in {period}")
     lines, totals = split_nav_total(rows)

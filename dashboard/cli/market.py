@@ -71,7 +71,7 @@ def _readable_store(args: argparse.Namespace):
     return store
 
 
-def _emit_rows(args: argparse.Namespace, rows: list[dict], columns: list[str], empty: str) -> int:
+def _emit_rows(args: argparse.Namespace, rows: list[dict], columns: list[str], empty: str, *, summary: str = "") -> int:
     if getattr(args, "csv", False):
         if not rows:
             err(f"no data: {empty}")
@@ -85,7 +85,9 @@ def _emit_rows(args: argparse.Namespace, rows: list[dict], columns: list[str], e
         return EXIT_OK
     for line in record_table(rows, columns, headers=HEADERS, formatters=_readable_formatters()):
         out(line)
-    out(f"({len(rows)} rows)")
+    from dashboard.present.text import count_text
+
+    out(summary or f"({count_text(len(rows), 'row')})")
     return EXIT_OK
 
 
@@ -95,9 +97,16 @@ def _store_errors(command):
     def run(args: argparse.Namespace) -> int:
         import duckdb
 
+        from dashboard.market.storefile import store_full, store_path
+
         try:
             return command(args)
-        except duckdb.Error as exc:
+        except (duckdb.Error, OSError) as exc:
+            full = store_full(exc, store_path(_settings(args), getattr(args, "store", None)).parent)
+            if full is not None:
+                raise full from None
+            if not isinstance(exc, duckdb.Error):
+                raise
             raise SecApiError(f"the market store failed ({type(exc).__name__}: {str(exc)[:200]}); "
                               "`market sync` rebuilds a damaged store") from None
     return run
@@ -193,6 +202,12 @@ def cmd_market_sync(args: argparse.Namespace) -> int:
         f"{len(fetched)} datasets fetched, {len(fresh)} still fresh"
         + (f"; {result.throttled} retries" if result.throttled else ""))
     out("stored: " + ", ".join(f"{name} {rows:,}" for name, rows in stored.items()))
+    from dashboard.market.sync import NOT_PUBLISHED_YET
+    from dashboard.present.text import quarter_text
+
+    for key in (k for k, v in result.datasets.items() if v == NOT_PUBLISHED_YET):
+        out(f"{key}: {quarter_text(key.split(':')[1])} is not published yet (no fund has holdings for it); the quarter "
+            "before is kept in its place, and the next run asks for it again")
     if nav_line:
         out(nav_line)
     if not result.complete:
@@ -251,7 +266,10 @@ def cmd_market_holders(args: argparse.Namespace) -> int:
 
     with _readable_store(args) as store:
         rows = holders(store, args.query, args.period)
-    return _emit_rows(args, rows, HOLDER_COLUMNS, f"no fund in the store holds {quoted(args.query)} in that quarter")
+    from dashboard.market.holdings import holders_summary
+
+    return _emit_rows(args, rows, HOLDER_COLUMNS, f"no fund in the store holds {quoted(args.query)} in that quarter",
+                      summary=holders_summary(rows, terminal_text(args.query)) if rows else "")
 
 
 @_store_errors
@@ -342,7 +360,7 @@ def add_market_commands(subparsers, *, common: argparse.ArgumentParser | None = 
     screen.add_argument("--retail-type", metavar="CODE", help="who may buy: R general investors, A non-retail, B high-net-worth, H non-retail and high-net-worth, "
                         "N institutional, X institutional and ultra-high-net-worth, V provident funds, G government policy, "
                         "F corporate-bond liquidity support")
-    screen.add_argument("--max-fee", type=_finite, metavar="X", help="total annual fee as charged, at most X percent")
+    screen.add_argument("--max-fee", type=_fee, metavar="X", help="total annual fee as charged, at most X percent")
     screen.add_argument("--min-return-1y", type=_finite, metavar="X",
                         help="the 1-year return the factsheet publishes (a price return) at least X percent; "
                              "--min-total-return-1y reads the NAV's total return")
@@ -389,8 +407,18 @@ def _finite(text: str) -> float:
     return value
 
 
+def _fee(text: str) -> float:
+    """A fee ceiling: a finite number, 0 or more (as --max-volatility is refused below zero)."""
+    value = _finite(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more: no fund charges less than nothing")
+    return value
+
+
 def _row_limit(text: str) -> int:
     value = _non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be 1 or more: the number of funds to list")
     if value > MAX_ROWS:
         raise argparse.ArgumentTypeError(f"must be at most {MAX_ROWS:,}")
     return value

@@ -11,7 +11,7 @@ from typing import Any
 
 from dashboard.cli.terminal import (cell, display_width, err, json_text, out, plain, readable_frame, record_table, terminal_text,
                                    write_csv)
-from dashboard.present.text import PERSON_ID_TITLE, apply_type_text, asset_type_text, column_title
+from dashboard.present.text import PERSON_ID_TITLE, apply_type_text, asset_type_text, column_title, count_text
 from dashboard.records.successor import NOT_PUBLISHED_NOTE, not_published
 
 EXIT_OK = 0
@@ -121,7 +121,7 @@ def print_readable(data: Any, kind: str | None, *, names: dict[str, str] | None 
         records = [r if isinstance(r, dict) else {"value": r} for r in data]
         for line in record_table(records, columns(records, kind), headers=HEADERS, formatters=formatters(names)):
             out(line)
-        out(f"({len(records)} rows)")
+        out(f"({count_text(len(records), 'row')})")
         return
     if isinstance(data, dict):
         print_fields(data)

@@ -15,6 +15,7 @@ from typing import Any
 
 from dashboard.errors import BadInputError, quoted
 from dashboard.market.store import MarketStore
+from dashboard.records.counts import count_text
 
 HOLDER_FIELDS = ("proj_id", "proj_abbr_name", "period", "percent_nav", "assetliab_value", "issue_code", "isin_code",
                  "issuer")
@@ -81,6 +82,32 @@ _HOLDERS_SQL = (
     "WHERE h.period = ? AND NOT coalesce(h.is_nav_total, FALSE) AND {match} "
     "GROUP BY h.proj_id, f.proj_abbr_name, h.period{security} "
     "ORDER BY percent_nav DESC NULLS LAST, h.proj_id")
+
+
+def holders_counts(rows: Iterable[Mapping]) -> dict[str, int]:
+    """What `holders` rows count: `funds` (distinct proj_ids), `securities` (distinct ISINs, else issue codes) and
+    `holdings` (the rows: a fund's holding of one security). A search by issuer's name finds several securities,
+    so a fund may be several rows; never count the rows as funds."""
+    rows = list(rows)
+    return {"funds": len({r.get("proj_id") for r in rows}),
+            "securities": len({k for r in rows if (k := _security_key(r.get("issue_code"), r.get("isin_code")))}),
+            "holdings": len(rows)}
+
+
+def holders_summary(rows: Iterable[Mapping], security: str) -> str:
+    """Who holds a security, in words, counted as funds: "32 funds hold Demo Treasury in Q3 2026 (179 holdings of
+    150 securities)"; the holdings and securities only when they are not one a fund. Plain text (escape for HTML)."""
+    rows = [r for r in rows]
+    if not rows:
+        return f"No fund holds {security} in this quarter."
+    counts = holders_counts(rows)
+    funds = counts["funds"]
+    period = next((str(r["period"]) for r in rows if r.get("period")), "")
+    quarter = f" in Q{(int(period[4:]) - 1) // 3 + 1} {period[:4]}" if re.fullmatch(r"[0-9]{4}(0[1-9]|1[0-2])", period) else ""
+    text = f"{count_text(funds, 'fund')} {'holds' if funds == 1 else 'hold'} {security}{quarter}"
+    if counts["holdings"] != funds:
+        text += f" ({count_text(counts['holdings'], 'holding')} of {count_text(counts['securities'], 'security')})"
+    return text + "."
 
 
 def _security_key(issue_code: Any, isin_code: Any) -> str | None:

@@ -197,7 +197,10 @@ class NavSync:
         if meta["pages"] and not meta["cursor"]:
             return
         query = {f"start_{field}": first.isoformat(), f"end_{field}": last.isoformat()}
-        walk = PageWalk(key, self.sync.max_pages, cursor=meta["cursor"], pages=meta["pages"] or 0)
+        walk = PageWalk(key, self.sync.max_pages, path=path, cursor=meta["cursor"], pages=meta["pages"] or 0)
+        if walk.pages:
+            for _unit, page in self.store.staged(key):
+                walk.seen_rows(page)
         while not walk.done:
             self.sync._reserve()
             page_query = {**query, "page_size": str(PAGE_SIZE)}
@@ -205,7 +208,7 @@ class NavSync:
                 page_query["next_cursor"] = walk.cursor
             payload = await self.sync._page(endpoint_id, path, page_query)
             items, next_cursor = unwrap_envelope(payload, f"{key} page {walk.pages + 1}")
-            walk.page(len(items), next_cursor)
+            walk.page(items, next_cursor)
             # in a worker thread: the store's write does not hold up the other windows' pages meanwhile
             await asyncio.to_thread(self.store.stage_page, key, str(walk.pages), items, cursor=next_cursor or None,
                                     calls=1)

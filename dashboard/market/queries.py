@@ -202,11 +202,13 @@ def screen(store: MarketStore, *, company: str | None = None, status: str | None
     sql = _SCREEN_SQL + (" WHERE " + " AND ".join(where) if where else "") + f" ORDER BY {order}"
     if max_fee is not None and not math.isfinite(float(max_fee)):
         raise BadInputError("--max-fee must be a finite number")
+    if max_fee is not None and float(max_fee) < 0:
+        raise BadInputError("--max-fee must be 0 or more: no fund charges less than nothing")
     if min_return_1y is not None and not math.isfinite(float(min_return_1y)):
         raise BadInputError("--min-return-1y must be a finite number")
     if limit is not None:
-        if not 0 <= int(limit) <= MAX_SCREEN_ROWS:
-            raise BadInputError(f"--limit must be from 0 to {MAX_SCREEN_ROWS:,}")
+        if not 1 <= int(limit) <= MAX_SCREEN_ROWS:
+            raise BadInputError(f"--limit must be from 1 to {MAX_SCREEN_ROWS:,} (the number of funds to list)")
         sql += f" LIMIT {int(limit)}"
     rows = store.query(sql, params)
     for row in rows:

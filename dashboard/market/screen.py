@@ -156,7 +156,11 @@ class MarketScreen(param.Parameterized):
     most_held = param.DataFrame(default=None, allow_None=True,
                                 doc="The securities held by the most funds in the latest quarter (holdings.most_held rows).")
     security = param.String(default="", doc="The security (issue code or ISIN) whose holders are listed.")
-    holders = param.DataFrame(default=None, allow_None=True, doc="Every fund holding `security` in the latest quarter.")
+    holders = param.DataFrame(default=None, allow_None=True,
+                              doc="Every fund holding `security` in the latest quarter: a row per fund and security "
+                                  "(a name finds several securities, so a fund may have several rows).")
+    holders_summary = param.String(default="", doc="Who holds `security`, counted as distinct funds, in words "
+                                                   "(market.holdings.holders_summary); empty before a search.")
 
     # ---- a sync --------------------------------------------------------------------------------------
     syncing = param.Boolean(default=False, doc="True while a sync runs (this one's demo sync, or one seen in the snapshot).")
@@ -310,9 +314,10 @@ class MarketScreen(param.Parameterized):
         try:
             rows = await self._read(lambda store: holdings.holders(store, text))
         except (BadInputError, SecApiError):
-            self.holders = holders_frame([])
+            self.param.update(holders=holders_frame([]), holders_summary="")
             raise
-        self.param.update(holders=holders_frame(rows), error="")
+        frame = holders_frame(rows)
+        self.param.update(holders=frame, holders_summary=holdings.holders_summary(rows, text) if text else "", error="")
         return self.holders
 
     async def overlap(self, funds: list[str], period: str | None = None) -> dict:

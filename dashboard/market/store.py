@@ -253,7 +253,7 @@ class MarketStore:
                     [dataset, time.time(), layout])
                 self.con.execute("COMMIT")
             except BaseException:
-                self.con.execute("ROLLBACK")
+                self._rollback()
                 raise
             return self.meta(dataset)[dataset]
 
@@ -269,7 +269,7 @@ class MarketStore:
                                  [cursor, calls, dataset])
                 self.con.execute("COMMIT")
             except BaseException:
-                self.con.execute("ROLLBACK")
+                self._rollback()
                 raise
 
     def staged(self, dataset: str) -> list[tuple[str, Any]]:
@@ -283,11 +283,26 @@ class MarketStore:
     def restart(self, dataset: str) -> None:
         """Forget the pages kept for `dataset` (its cursor expired): the next fetch starts from the first page."""
         self._write_check()
-        with self._lock:
-            self.con.execute("BEGIN")
-            self.con.execute("DELETE FROM stage WHERE dataset = ?", [dataset])
-            self.con.execute("UPDATE meta SET cursor = NULL, pages = 0 WHERE dataset = ?", [dataset])
-            self.con.execute("COMMIT")
+        with self.transaction() as con:
+            con.execute("DELETE FROM stage WHERE dataset = ?", [dataset])
+            con.execute("UPDATE meta SET cursor = NULL, pages = 0 WHERE dataset = ?", [dataset])
+
+    def forget(self, dataset: str) -> None:
+        """Forget `dataset` as if it had never been asked for (its pages and its meta row): a quarter of holdings
+        the service has nothing for yet is asked again on the next run, never kept as done with 0 rows."""
+        self._write_check()
+        with self.transaction() as con:
+            con.execute("DELETE FROM stage WHERE dataset = ?", [dataset])
+            con.execute("DELETE FROM meta WHERE dataset = ?", [dataset])
+
+    def _rollback(self) -> None:
+        """Undo the transaction an error broke into. A COMMIT that failed (a write refused: the disk full)
+        has ended it already, and DuckDB's "cannot rollback - no transaction is active" would then stand
+        in place of the error that ended it, the one to report."""
+        try:
+            self.con.execute("ROLLBACK")
+        except duckdb.TransactionException as exc:
+            log.debug("no transaction to roll back after a failed write (%s)", exc)
 
     @contextmanager
     def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -299,7 +314,7 @@ class MarketStore:
                 yield self.con
                 self.con.execute("COMMIT")
             except BaseException:
-                self.con.execute("ROLLBACK")
+                self._rollback()
                 raise
 
     # ---- swapping a dataset in ----------------------------------------------------------------
@@ -346,7 +361,7 @@ class MarketStore:
                 self.con.execute("INSERT OR REPLACE INTO info VALUES (?, '1')", [PENDING])
                 self.con.execute("COMMIT")
             except BaseException:
-                self.con.execute("ROLLBACK")
+                self._rollback()
                 raise
             self.publish(changed, period=(where or {}).get("period"))
 

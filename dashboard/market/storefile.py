@@ -3,6 +3,7 @@ it can be written, whether it is this version's, and moving a damaged one aside.
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from pathlib import Path
@@ -52,6 +53,37 @@ class StoreBusyError(SecApiError):
     """Another process holds the store file open for writing (a sync running)."""
 
     exit_code = 4
+
+
+class StoreFullError(SecApiError):
+    """The disk that holds the store (or its snapshot) has no room left: what was stored before stays."""
+
+    exit_code = 4
+
+
+# Writes refused for want of room: the disk is full, the user's quota spent, or the file-size limit reached.
+_NO_ROOM = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def store_full(exc: BaseException, directory: Path) -> StoreFullError | None:
+    """The error to report when `exc` is a write refused for want of room in `directory`, else None.
+
+    An OSError carries its errno. DuckDB's errors carry none: the one exception to this module's rule,
+    they are told by the operating system's own text for the errno (os.strerror, as DuckDB prints it),
+    not by words of DuckDB's."""
+    if isinstance(exc, OSError):
+        full = exc.errno in _NO_ROOM
+    elif isinstance(exc, duckdb.Error):
+        text = str(exc)
+        full = any(os.strerror(code) in text for code in _NO_ROOM)
+    else:
+        full = False
+    if not full:
+        return None
+    return StoreFullError(
+        f"the market store could not be written: no space left on the disk that holds {directory}. "
+        "Free some space there (or give --cache-dir a directory on a disk with room), then run `market sync` "
+        "again: what was stored before is kept, and the sync goes on from where it stopped")
 
 
 class StoreReadOnlyError(BadInputError):

@@ -24,6 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import duckdb
+
 from dashboard.api.client import AsyncSecClient
 from dashboard.api.deadline import within_run
 from dashboard.api.layouts import PAGE_SIZE
@@ -36,6 +38,7 @@ from dashboard.market.datasets import DATASET_NAMES, DATASETS, DEFAULT_QUARTERS,
 from dashboard.market.nav_sync import NAV_KEY, NavSync, check_nav_days
 from dashboard.market.rows import keyed, successor_tables
 from dashboard.market.store import MarketStore
+from dashboard.market.storefile import store_full
 
 log = logging.getLogger("dashboard.market")
 
@@ -64,12 +67,16 @@ class SyncProgress:
     max_pages: int = 0  # where that answer would be stopped (0: not a paged answer)
 
 
+# A quarter of holdings the rules make due that the service has no rows for yet: asked for again next run.
+NOT_PUBLISHED_YET = "not published yet"
+
+
 @dataclass
 class SyncResult:
     calls: int = 0
     throttled: int = 0
     seconds: float = 0.0
-    datasets: dict[str, str] = field(default_factory=dict)  # dataset key -> fetched | fresh | stopped
+    datasets: dict[str, str] = field(default_factory=dict)  # dataset key -> fetched | fresh | stopped | not published yet
     complete: bool = True  # False when --max-calls stopped it before the end
     duplicates: dict[str, int] = field(default_factory=dict)  # dataset key -> rows the service sent twice
     dropped: dict[str, int] = field(default_factory=dict)  # dataset key -> rows left out as unusable (NAV <= 0)
@@ -225,37 +232,56 @@ class MarketSync:
             if ds.name == "classes":
                 continue  # filled with the funds, from the same profile rows
             if ds.name == "holdings":
-                periods = self._periods()
-                for period in periods:
-                    refresh = ds.refresh_s if period == periods[0] else NEVER
-                    units.append((ds, f"holdings:{period}", {"start_period": period, "end_period": period}, refresh,
-                                  {"period": period}))
+                continue  # one chain of quarters, below
             else:
                 units.append((ds, ds.name, {"latest": "true"} if ds.latest else {}, ds.refresh_s, None))
         gate = asyncio.Semaphore(self.concurrency)
 
-        async def one(unit: tuple) -> None:
+        async def one(unit: tuple) -> int:
             async with gate:
-                await self._successor_unit(*unit)
+                return await self._successor_unit(*unit)
+
+        async def quarters(ds: Dataset) -> None:
+            """The newest `quarters` quarters that have holdings: a quarter the rules make due but the service has
+            nothing for yet (companies file late) is not kept as done, and the quarter before it is fetched in its
+            place; the next run asks for the late one again."""
+            periods = valid_periods(self.client.today, self.client.layout_name)
+            wanted, have = self.quarters or len(periods), 0
+            for i, period in enumerate(periods):
+                if have >= wanted:
+                    break
+                key = f"holdings:{period}"
+                if key not in self._plan:
+                    self._plan.append(key)
+                refresh = ds.refresh_s if i == 0 else NEVER
+                if await one((ds, key, {"start_period": period, "end_period": period}, refresh, {"period": period})):
+                    have += 1
 
         try:
             async with asyncio.TaskGroup() as group:
                 for unit in units:
                     group.create_task(one(unit))
+                if any(ds.name == "holdings" for ds in datasets):
+                    group.create_task(quarters(DATASETS["holdings"]))
         except BaseExceptionGroup as failed:
             # The first failure that is not the call budget is the one to report.
             errors = _leaves(failed)
             raise next((e for e in errors if not isinstance(e, _Budget)), errors[0]) from None
 
     async def _successor_unit(self, ds: Dataset, key: str, query: dict[str, str], refresh_s: float,
-                              where: dict | None = None) -> None:
+                              where: dict | None = None) -> int:
+        """Fetch one dataset key whole (or leave it, fresh); the records it holds."""
         if self._fresh(key, refresh_s):
             self.result.datasets[key] = "fresh"
-            return
+            return int(self.store.meta(key)[key]["rows"] or 0)
         self.result.datasets[key] = "stopped"
         meta = self.store.begin(key, LAYOUT_SUCCESSOR)
-        walk = PageWalk(key, self.max_pages, cursor=meta["cursor"], pages=meta["pages"] or 0)
-        walk.rows = sum(len(p) for _u, p in self.store.staged(key)) if walk.pages else 0
+        walk = PageWalk(key, self.max_pages, path=ds.path, cursor=meta["cursor"], pages=meta["pages"] or 0)
+        if walk.pages:
+            kept = [page for _u, page in self.store.staged(key)]
+            walk.rows = sum(len(p) for p in kept)
+            for page in kept:
+                walk.seen_rows(page)
         restarted = False
         while not walk.done:
             self._reserve()
@@ -276,7 +302,7 @@ class MarketSync:
             items, cursor = unwrap_envelope(payload, f"{key} page {walk.pages + 1}")
             self.store.stage_page(key, str(walk.pages), items, cursor=cursor, calls=1)
             try:
-                walk.page(len(items), cursor)
+                walk.page(items, cursor)
             finally:
                 self._report(key, walk.rows, pages=walk.pages)
         staged, dropped = dedupe(ds.path, (item for _unit, page in self.store.staged(key) for item in page))
@@ -284,6 +310,13 @@ class MarketSync:
             self.result.duplicates[key] = dropped
             log.warning("%s: the service sent %d rows twice (same key on more than one page); each was kept once",
                         key, dropped)
+        if ds.name == "holdings" and not staged:
+            # Nothing for this quarter yet: not a quarter with 0 holdings, a quarter not out yet. Never kept as done.
+            self.store.forget(key)
+            self.result.datasets[key] = NOT_PUBLISHED_YET
+            self._report(key, 0, pages=walk.pages)
+            log.info("%s: the service has no holdings for this quarter yet; it is asked for again on the next run", key)
+            return 0
         tables = successor_tables(ds, staged, self.client.today)
         extra = ("classes",) if ds.name == "funds" else ()
         self.store.swap(key, tables, where=where, fetched_at=self.clock(), extra_meta=extra)
@@ -293,6 +326,7 @@ class MarketSync:
         # Done: the records stored, as `market status` counts them (the service's rows become one
         # record per fund for links and dealing, and profile rows one per fund and one per class).
         self._report(key, len(tables[ds.tables[0]]), done=True, pages=walk.pages)
+        return len(tables[ds.tables[0]])
 
     async def _page(self, endpoint_id: str, path: str, query: dict[str, str]) -> Any:
         return await self.client.send_page(endpoint_id, path, query)
@@ -415,7 +449,13 @@ async def sync_market(store: MarketStore, client: AsyncSecClient, *, only: str |
     names = parse_only(only) if not isinstance(only, tuple) else parse_only(",".join(only))
     sync = MarketSync(store, client, max_calls=max_calls, progress=progress, clock=clock, **options)
     with within_run(None):  # one run: a service found down stops every dataset's calls at once
-        return await sync.run(names)
+        try:
+            return await sync.run(names)
+        except (duckdb.Error, OSError) as exc:
+            full = store_full(exc, store.path.parent)
+            if full is None:
+                raise
+            raise full from exc
 
 
 def sync_blocking(store: MarketStore, client: Any, **options: Any) -> SyncResult:

@@ -11,7 +11,7 @@ import param
 from dashboard.records.answers import result_frame
 from dashboard.api.endpoints import FACTSHEET_ENDPOINTS, endpoint, validate_proj_id
 from dashboard.errors import BadInputError, SecApiError
-from dashboard.api.periods import valid_periods
+from dashboard.api.periods import late_quarter_note, valid_periods
 from dashboard.models.fund import performance_pivot, project_term, risk_frame, risk_row, total_annual_fee
 from dashboard.models.source import FAILED, PartStatus, ServiceModel, outcome, part_status, record_by_abbreviation, unpublished_fields
 from dashboard.records import records_frame
@@ -214,6 +214,16 @@ class FundFactsheet(ServiceModel):
     def latest_period(self) -> str | None:
         """The newest quarter with published holdings, or None."""
         return next(iter(self.periods_with_data), None)
+
+    @property
+    def holdings_note(self) -> str:
+        """Why the quarter shown is not the newest the rules make due: "Q3 2026 is not published for this fund yet
+        ...: showing Q2 2026, ..." (api.periods.late_quarter_note); "" when the due quarter has holdings or before
+        a load. Every output of the fund's holdings says it (the Holdings tab, `fund show`, reports)."""
+        if not self.periods or not self.proj_id:
+            return ""
+        due = self.periods[0]
+        return late_quarter_note(due, self.latest_period, (self.errors or {}).get(f"holdings {due}"))
 
     @property
     def term(self) -> str:

@@ -35,16 +35,25 @@ def class_key(frame: pd.DataFrame) -> pd.Series:
     return frame["class_abbr_name"].fillna(SINGLE_CLASS).astype(str)
 
 
-def first_class_rows(frame: pd.DataFrame, by: str | None = "proj_id") -> pd.DataFrame:
-    """The rows of each fund's first unit class (the class of its first row), so one figure per fund.
+def first_class_key(frame: pd.DataFrame) -> pd.Series:
+    """Each row's class as the first-class rule orders it: its name, "" for a fund without unit classes."""
+    return frame["class_abbr_name"].fillna("").astype(str)
 
-    `by` names the fund column of a frame across funds; None (or a frame without it) treats the
-    whole frame as one fund. Rows keep their order and index.
+
+def first_class_rows(frame: pd.DataFrame, by: str | None = "proj_id") -> pd.DataFrame:
+    """The rows of each fund's first unit class, so one figure per fund.
+
+    The first unit class is the one first by name ("" for a fund without classes): the rule the market
+    store's SQL follows (`market.figures`, `market.nav_figures_table`: ORDER BY coalesce(class_abbr_name, '')),
+    so a fund's figure is the same class's on its page, in the basket and in the screener, whatever order the
+    service lists the classes in (the two layouts list them differently). `by` names the fund column of a
+    frame across funds; None (or a frame without it) treats the whole frame as one fund. Rows keep their
+    order and index.
     """
     if frame.empty:
         return frame
-    key = class_key(frame)
-    first = key.groupby(frame[by]).transform("first") if by and by in frame else key.iloc[0]
+    key = first_class_key(frame)
+    first = key.groupby(frame[by]).transform("min") if by and by in frame else key.min()
     return frame[key == first]
 
 

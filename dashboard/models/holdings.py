@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 import pandas as pd
 import param
 
+from dashboard.api.periods import quarter_name
 from dashboard.errors import BadInputError
 from dashboard.models.factsheet import FundFactsheet
 from dashboard.records import records_frame
@@ -20,11 +21,9 @@ CHANGE_COLUMNS = ["security", "issuer", "weight_from", "weight_to", "change_pp",
 
 
 def quarter_label(period: str | None) -> str:
-    """"2026-06 (Q2 2026)" for "202606"; the text itself when it is not a period."""
-    if not period or len(period) != 6 or not period.isdigit():
-        return period or ""
-    quarter = (int(period[4:]) - 1) // 3 + 1
-    return f"{period[:4]}-{period[4:]} (Q{quarter} {period[:4]})"
+    """"Q2 2026" for "202606", the one spelling of a quarter in every output; the text itself when it is not
+    a period."""
+    return quarter_name(period) if period else ""
 
 
 def security_label(frame: pd.DataFrame) -> pd.Series:
@@ -78,6 +77,9 @@ class HoldingsByQuarter(param.Parameterized):
     compare_from = param.Selector(default=None, objects=[], allow_None=True, check_on_set=True, doc="Earlier quarter of the comparison (YYYYMM).")
     compare_to = param.Selector(default=None, objects=[], allow_None=True, check_on_set=True, doc="Later quarter of the comparison (YYYYMM).")
     top_n = param.Integer(default=10, bounds=(1, 50), doc="How many holdings the top-holdings chart shows.")
+    note = param.String(default="", doc="Why the newest quarter shown is not the one the rules make due (the due "
+                                        "quarter has no holdings for this fund yet, or failed): FundFactsheet.holdings_note; "
+                                        "empty when it is.")
 
     def __init__(self, **params):
         if params.get("factsheet") is None:
@@ -96,7 +98,7 @@ class HoldingsByQuarter(param.Parameterized):
         compare_from = keep(self.compare_from) or (with_data[1] if len(with_data) > 1 else None)
         if compare_from == compare_to:
             compare_to, compare_from = (with_data[0], with_data[1]) if len(with_data) > 1 else (compare_to, None)
-        # Labelled choices ("2026-06 (Q2 2026)"), so any selector widget shows quarters readably.
+        # Labelled choices ("Q2 2026"), so any selector widget shows quarters readably.
         choices = {quarter_label(p) + ("" if p in with_data else " (no data)"): p for p in periods}
         # The new choices first, each announced at once, then the values. Announcing the choices in
         # one batch with the values let a widget bound to a selector (Select.from_param) receive its
@@ -104,7 +106,8 @@ class HoldingsByQuarter(param.Parameterized):
         # page opened on a link compared a quarter with itself ("Choose two different quarters").
         for name in ("period", "compare_from", "compare_to"):
             self.param[name].objects = choices
-        self.param.update(period=period, compare_from=compare_from, compare_to=compare_to)
+        self.param.update(period=period, compare_from=compare_from, compare_to=compare_to,
+                          note=self.factsheet.holdings_note if self.factsheet else "")
 
     @property
     def periods(self) -> list[str]:

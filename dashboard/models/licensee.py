@@ -187,6 +187,10 @@ class LicenceCheck(ServiceModel):
     cases_id = param.String(default="", doc="Person or company identifier whose enforcement cases are listed.")
     cases = param.DataFrame(default=None, allow_None=True, doc="Enforcement cases of a person or company (type and case).")
     alert_cases = param.DataFrame(default=None, allow_None=True, doc="Every investor-alert case the service lists.")
+    person_name = param.String(default=None, allow_None=True, doc=(
+        "The person's name (English, else Thai), as the person search lists it for a registration number of "
+        "their approvals (current service); None until looked up, or when no approval carries a number the "
+        "search lists them under."))
     records = param.Dict(default={}, doc="The normalised, JSON-ready records of the last lookups, by part.")
     register_names = param.Dict(default=None, allow_None=True, doc=(
         "English (else Thai) names, by identifier, of every entity in the service's company list (E16): read once, "
@@ -346,6 +350,32 @@ class LicenceCheck(ServiceModel):
         """A person's approvals and current duties (E17, E18)."""
         await self._apply(self._person(validate_path_param("unique_id", self.person_id if unique_id is None else unique_id)))
         return self
+
+    async def load_person_name(self, unique_id: str | None = None) -> str | None:
+        """The person's name, after `load_person`. The register's approvals and duties carry no name; the person
+        search (S1, current service) finds a person by a registration number their approvals carry, and its
+        row of this identifier names them. Nothing to search by (or a search that fails): None, and the
+        person is shown by identifier."""
+        uid = validate_path_param("unique_id", self.person_id if unique_id is None else unique_id)
+        await self._apply(self._person_name(uid))
+        return self.person_name
+
+    async def _person_name(self, unique_id: str) -> dict:
+        numbers = [] if self.approvals is None or "regis_sale_no" not in self.approvals else list(dict.fromkeys(
+            n.strip() for n in self.approvals["regis_sale_no"] if isinstance(n, str) and n.strip().isdigit()))
+        for number in numbers:
+            try:
+                rows = await self.api.async_client.fetch("S1", name=number) or []
+            except SecApiError as exc:
+                log.info("person %s: the person search for registration number %s failed (%s); shown by identifier",
+                         unique_id, number, exc)
+                return {"person_name": None}
+            people = records_frame("person", rows)
+            for uid, en, th in zip(people["unique_id"], people["name_en"], people["name_th"]):
+                name = en if isinstance(en, str) and en.strip() else th
+                if uid == unique_id and isinstance(name, str) and name.strip():
+                    return {"person_name": name.strip()}
+        return {"person_name": None}
 
     def _case_args(self, unique_id, case_id) -> tuple[str, str]:
         return (validate_path_param("unique_id", self.enforcement_id if unique_id is None else unique_id),

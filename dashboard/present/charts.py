@@ -12,7 +12,7 @@ import holoviews as hv
 import pandas as pd
 
 from dashboard.models.fund import SINGLE_CLASS, class_key, fund_returns
-from dashboard.present.text import asset_name_text, fmt_date, policy_type_text
+from dashboard.present.text import asset_name_text, fmt_date, policy_type_text, quarter_text
 from dashboard.records import APPROVAL_NO_EXPIRY
 from dashboard.records.labels import RISK_LEVEL
 
@@ -94,7 +94,8 @@ def grouped_bars(data: pd.DataFrame, group: str, series: str, value: str, *, gro
 
 
 def _quarter(period: str) -> str:
-    return f"{period[:4]}-{period[4:]}" if isinstance(period, str) and len(period) == 6 else str(period)
+    """A quarter as every output spells it: "Q3 2026" (the axes said "2026-09" where the text said "Q3 2026")."""
+    return quarter_text(period)
 
 
 def asset_label(name: object) -> str:
@@ -430,11 +431,14 @@ def market_spectrum_bars(spectrum: pd.DataFrame | None, title: str = "Funds per 
     levels = [f"RS{lv}" for lv in RISK_LEVELS]
     policies = data.groupby("policy")["funds"].sum().sort_values(ascending=False).index.tolist()
     colors = {p: SERIES_COLORS[i % len(SERIES_COLORS)] for i, p in enumerate(policies)}
+    # No `color="policy"`: HoloViews 1.23 maps such a style column in the frame's row order while it draws the
+    # stacks in stack order, so a bar took another row's colour (RS6's equity funds in fixed income's colour).
+    # The stack dimension coloured through `cmap` is mapped per stacked row.
     return hv.Bars(data, kdims=[hv.Dimension("level", label="Risk level", values=levels),
                                 hv.Dimension("policy", label="Policy type", values=policies)],
                    vdims=[hv.Dimension("funds", label="Funds")]).opts(
         # The legend a name a row under the chart: in three columns its right column ran off a phone's screen.
-        stacked=True, height=HEIGHT + 22 * len(policies), tools=["hover"], color="policy", cmap=colors, title=title,
+        stacked=True, height=HEIGHT + 22 * len(policies), tools=["hover"], cmap=colors, title=title,
         show_legend=True, legend_position="bottom", hooks=[legend_columns(1)], xlabel="Risk level (RS1 low to RS8+ high)",
         ylabel="Funds", **COMMON_OPTS)
 

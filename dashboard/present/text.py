@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup, escape
 
+from dashboard.records.counts import COUNT_UNITS, count_text  # noqa: F401  (one definition of what a count counts)
 from dashboard.records.values import to_number
 from dashboard.records.labels import (ASSET_TYPE, FUND_STATUS, asset_class_english, normalise_code, normalise_fund_status,
                                       policy_type_english)
@@ -249,8 +250,8 @@ def fmt_datetime(value: Any) -> str:
 
 
 def fmt_period(period: str | None) -> str:
-    """A holdings period YYYYMM as YYYY-MM."""
-    return f"{period[:4]}-{period[4:]}" if period and len(period) == 6 else (period or DASH)
+    """A holdings period YYYYMM as its quarter, "Q3 2026": one spelling on charts, screens and reports."""
+    return quarter_text(period)
 
 
 def distinct_dates(values: Iterable[Any]) -> list[str]:
@@ -443,3 +444,4 @@ def apply_type_text(value: Any) -> str:
         return ""
     thai = " ".join(str(value).split())
     return APPLY_TYPES.get(thai, thai)
+

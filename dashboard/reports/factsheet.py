@@ -124,12 +124,14 @@ def _holdings(doc: ReportDocument, sheet: FundFactsheet, holdings: HoldingsByQua
         sec.add(Note("Not published: the service has no portfolio holdings for this fund in the last "
                      f"{len(sheet.periods)} quarters."))
         return
+    if sheet.holdings_note:
+        sec.add(Note(sheet.holdings_note))
     lines = holdings.table(period)
     raw = sheet.holdings[period]
     nav_lines = int(nav_total_mask(raw).sum())
     total = holdings.total_percent(period)
     sec.add(Note(
-        f"Quarter {fmt_period(period)}: {len(lines)} holdings adding up to {fmt_percent(total)} of NAV as published "
+        f"{fmt_period(period)}: {len(lines)} holdings adding up to {fmt_percent(total)} of NAV as published "
         "(rounding can take the sum above 100 %, and feeder funds can exceed it further)."
         + (f" {nav_lines} NAV-total line(s) (asset code 903) are not counted as holdings." if nav_lines else "")
     ))
@@ -351,7 +353,8 @@ def factsheet_document(client: SecClient, proj_id: str, *, fund: dict | None = N
     if period:
         raw = sheet.holdings[period]
         as_of = distinct_dates(raw["as_of_date"].dropna())
-        doc.fact("holdings-as-of", "Holdings as of", f"quarter {fmt_period(period)}" + (f" (as of {', '.join(as_of)})" if as_of else ""))
+        doc.fact("holdings-as-of", "Holdings as of", f"{fmt_period(period)}" + (f" (as of {', '.join(as_of)})" if as_of else "")
+                 + (f"; {sheet.holdings_note}" if sheet.holdings_note else ""))
     else:
         doc.fact("holdings-as-of", "Holdings as of", "no holdings published")
     perf_as_of = distinct_dates(r.get("as_of_date") for r in sheet.records.get("performance") or [])

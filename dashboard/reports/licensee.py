@@ -134,6 +134,10 @@ def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str]
     is_company = not funds.empty or former is not None or has_record
     who = "person" if is_person else "company" if is_company else "identifier"
     names = _company_names(client, uid, register, funds) if (is_company or not duties.empty) else {}
+    if is_person and successor:  # the register names a person only in its person search
+        _load_all({"name": person.load_person_name(uid)}, errors)
+        if person.person_name:
+            names = {**names, uid: person.person_name}
     title = f"Licence check: {names[uid]} ({uid})" if uid in names else f"Licence check: {who} {uid}"
     doc = ReportDocument(client.settings, title=title, kind="licensee", generated_at=generated_at)
     if former:

@@ -106,3 +106,22 @@ def test_invalid_periods_name_the_rule_and_the_valid_range(period, words):
         check_period(period, date(2026, 11, 21))
     assert words in str(err.value)
     assert "202309 to 202606" in str(err.value)
+
+
+def test_before_the_layout_is_known_a_refusal_names_no_one_layouts_range():
+    """Refused before the layout is known, a period was told the legacy range, and the layout's own check a moment
+    later another (issue 39). Unknown: the form alone, or both layouts' rules; known: that layout's range and rule."""
+    day = date(2026, 11, 28)
+    with pytest.raises(BadInputError) as err:
+        check_period_any_layout("202605", day)
+    assert "not a quarter end" in str(err.value) and "valid periods" not in str(err.value)
+    with pytest.raises(BadInputError) as err:
+        check_period_any_layout("202612", day)
+    assert "45 days after it ends on the current service" in str(err.value) and "60 days" in str(err.value)
+    with pytest.raises(BadInputError) as err:
+        check_period_any_layout("202306", day)
+    assert "202312 on the current service" in str(err.value) or "202312" in str(err.value)
+    for period, words in (("202605", "not a quarter end"), ("202612", "offered 45 days"), ("202309", "more than 3 years")):
+        with pytest.raises(BadInputError) as err:
+            check_period_any_layout(period, day, "successor")
+        assert words in str(err.value) and "valid periods are 202312 to 202609" in str(err.value)

@@ -69,7 +69,7 @@ def test_fund_commands(cli, dataset):
     code, out, _ = cli("fund", "classes", cls, "--json")
     assert code == 0 and cls in {r["class_abbr_name"] for r in json.loads(out)}
     code, out, _ = cli("fund", "search", fund["proj_abbr_name"])
-    assert code == 0 and fund["proj_id"] in out and "rows" in out  # readable table
+    assert code == 0 and fund["proj_id"] in out and ("rows)" in out or "(1 row)" in out)  # readable table, counted
 
 
 def test_holdings_default_and_given_period(cli, dataset, simulator):
@@ -89,6 +89,25 @@ def test_holdings_default_and_given_period(cli, dataset, simulator):
     assert code == 0 and (json.loads(out) != []) == (latest in dataset.holdings[proj_id])
     code, _, err = cli("fund", "holdings", proj_id, "--period", "202605", "--json")
     assert code == 2 and "quarter end" in err and err.count("\n") == 1
+
+
+def test_quarter_messages_give_one_range_and_the_layouts_own_rule(cli, simulator):
+    """`--period 202605` said "valid periods are 202309 to 202606" (the legacy range), `--period 202309` "202312 to
+    202609" and `--period 202612` "offered 60 days after it ends" on the current service, whose rule is 45 (issue 39).
+    Every refusal names the range of the layout that answers, and its rule."""
+    from dashboard.api.periods import PUBLICATION_DELAY_DAYS, _previous_quarter, valid_periods
+
+    layout = simulator.app.layout
+    valid = valid_periods(layout=layout)  # the command line judges periods by the real date
+    span = f"valid periods are {valid[-1]} to {valid[0]}"
+    older = "{:04d}{:02d}".format(*_previous_quarter(int(valid[-1][:4]), int(valid[-1][4:])))
+    newest_next = f"{int(valid[0][:4]) + 1}{valid[0][4:]}"  # a year ahead: no layout offers it, whatever the day
+    assert cli("fund", "search", "DMK")[0] == 0  # the layout is known once the service has answered once
+    for period, words in ((valid[0][:4] + "05", "not a quarter end"), (older, "more than 3 years back"),
+                          (newest_next, f"offered {PUBLICATION_DELAY_DAYS[layout]} days after it ends")):
+        code, _, err = cli("fund", "holdings", "DMK-EQ", "--period", period)
+        assert code == 2 and words in err and span in err, err
+        assert err.count("\n") == 1
 
 
 def test_readable_holdings_leave_the_nav_total_line_out_as_every_other_output_does(cli, dataset):
@@ -642,3 +661,35 @@ def test_licensee_person_names_companies_that_are_not_asset_managers(cli, datase
     assert code == 0
     assert f"{name} ({company})" in stdout
     assert all(f"{company}" not in line or name in line for line in stdout.splitlines())  # never the id alone
+
+
+def test_a_late_quarter_falls_back_to_the_one_before_with_a_note_in_every_output(cli, simulator, monkeypatch, tmp_path):
+    """On the day the rules make a quarter due, a fund whose company has not filed it printed "no holdings ... in
+    202609" and an empty list (issue 39). `fund holdings`, `fund show` and the report show the quarter before and
+    say why; the Holdings tab's model carries the same note."""
+    from dashboard.api.periods import quarter_name, valid_periods
+
+    layout = simulator.app.layout
+    due, before = valid_periods(layout=layout)[:2]  # the command line judges periods by the real date
+    dataset = simulator.app.dataset
+    proj_id = next(pid for pid, quarters in dataset.holdings.items() if quarters.get(due) and quarters.get(before))
+    monkeypatch.setitem(dataset.holdings, proj_id, {p: rows for p, rows in dataset.holdings[proj_id].items() if p != due})
+    note = f"{quarter_name(due)} is not published for this fund yet"
+    code, out, err = cli("fund", "holdings", proj_id, "--json")
+    rows = json.loads(out)
+    assert code == 0 and len(rows) == len(dataset.holdings[proj_id][before])
+    assert note in err and f"showing {quarter_name(before)}" in err and "no data" not in err
+    code, out, err = cli("fund", "holdings", proj_id)
+    assert code == 0 and note in err and f"{proj_id} holdings for {quarter_name(before)}" in err
+    code, out, err = cli("fund", "show", proj_id)
+    assert code == 0 and f"HOLDINGS {quarter_name(before).upper()}, TOP 10" in out and note in out
+    code, out, err = cli("fund", "show", proj_id, "--json")
+    assert code == 0 and due not in json.loads(out)["holdings"] and note in err
+    report = tmp_path / "fund.html"
+    code, _, err = cli("report", "fund", proj_id, "-o", str(report))
+    assert code == 0, err
+    assert note in report.read_text(encoding="utf-8")
+    # asked for by name, the late quarter is what was asked for: no fallback, "no data"
+    code, out, err = cli("fund", "holdings", proj_id, "--period", due, "--json")
+    assert code == 0 and json.loads(out) == [] and "no data" in err
+

@@ -15,12 +15,13 @@ from tests.conftest import TODAY
 
 class MisbehavingPages:
     """Wraps an ASGI app. `loop`: every paged answer's cursors go first -> A -> B -> A ...;
-    `endless`: every page names a new cursor; `overlap`: each page starts with the previous page's
-    last `overlap` rows again. `requests` counts what reached it."""
+    `endless`: every page is the first page again under a new cursor (with `fresh`, its rows made new:
+    each row's text fields marked with the page's cursor; also for `loop`); `overlap`: each page starts with the previous
+    page's last `overlap` rows again. `requests` counts what reached it."""
 
-    def __init__(self, app, *, loop: bool = False, endless: bool = False, overlap: int = 0):
+    def __init__(self, app, *, loop: bool = False, endless: bool = False, fresh: bool = False, overlap: int = 0):
         self.app = app
-        self.loop, self.endless, self.overlap = loop, endless, overlap
+        self.loop, self.endless, self.fresh, self.overlap = loop, endless, fresh, overlap
         self.requests = 0
         self.repeated = 0  # rows sent again by `overlap`
         self._last_rows: dict[tuple, list] = {}
@@ -59,6 +60,9 @@ class MisbehavingPages:
             payload["next_cursor"] = {None: "A", "A": "B", "B": "A"}.get(cursor, "A")
         elif self.endless:
             payload["next_cursor"] = f"page-{int((cursor or 'page-0').split('-')[1]) + 1}"
+        if (self.loop or self.endless) and self.fresh and cursor:
+            payload["items"] = [{k: f"{v} #{cursor}" if isinstance(v, str) else v for k, v in row.items()}
+                                for row in payload["items"]]
         if self.overlap:
             where = (path, tuple(sorted(query.items())))
             previous = self._last_rows.get(where, []) if cursor else []

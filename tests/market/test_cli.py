@@ -330,3 +330,58 @@ def test_company_choices_name_every_company_of_the_stored_funds(demo_store):
         mekong = next(c for c in choices if "Mekong" in c["name"])
         assert company_id(store, mekong["name"]) == mekong["unique_id"]
         assert sum(c["funds"] for c in choices) == store.query("SELECT count(*) AS n FROM funds WHERE unique_id IS NOT NULL")[0]["n"]
+
+
+def test_holders_by_issuers_name_counts_funds_not_holding_lines(demo_store, capsys):
+    """"179 funds hold Demo Treasury" in a market of 94 funds: a name finds several securities, and a fund holding
+    two of them is two rows. Both the command and the Market tab's model count distinct funds (issue 39)."""
+    from dashboard.config import ApiSettings
+    from dashboard.market.screen import MarketScreen
+    from dashboard.models.source import run
+
+    capsys.readouterr()
+    assert cli.main(["market", "holders", "--demo", "Demo Treasury", "--json"]) == 0
+    rows = read_json(capsys)
+    funds = {r["proj_id"] for r in rows}
+    securities = {r["isin_code"] or r["issue_code"] for r in rows}
+    assert len(rows) > len(funds) > 1  # the case: some fund holds several of the issuer's securities
+    assert cli.main(["market", "holders", "--demo", "Demo Treasury"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith(f"{len(funds)} funds hold Demo Treasury in Q")
+    assert f"({len(rows)} holdings of {len(securities)} securities)" in last
+    market = MarketScreen(settings=ApiSettings.from_env(demo=True))
+    try:
+        run(market.find_holders("Demo Treasury"))
+        assert market.holders_summary == last
+        assert market.holders["proj_id"].nunique() == len(funds)
+    finally:
+        market.close()
+    # one security: a row a fund, and nothing about holdings in brackets
+    code = rows[0]["issue_code"]
+    assert cli.main(["market", "holders", "--demo", code]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert " hold" in last and "holdings of" not in last and code in last
+
+
+def test_a_table_of_one_row_says_1_row(demo_store, capsys):
+    capsys.readouterr()
+    assert cli.main(["market", "screen", "--demo", "--limit", "1"]) == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1] == "(1 row)"
+
+
+@pytest.mark.parametrize("option, value, words", [("--max-fee", "-1", "0 or more"), ("--limit", "0", "1 or more"),
+                                                   ("--max-volatility", "-1", "")])
+def test_screen_refuses_a_negative_fee_and_a_zero_limit_as_it_refuses_a_negative_volatility(demo_store, capsys,
+                                                                                           option, value, words):
+    """`--max-fee -1` answered "no data" with exit 0 and `--limit 0` "no fund passes the filters", while
+    `--max-volatility -1` was refused with exit 2 (issue 39)."""
+    from dashboard.cli.main import main as full_main
+
+    capsys.readouterr()
+    try:
+        code = full_main(["--demo", "market", "screen", option, value])
+    except SystemExit as exc:  # refused by the parser
+        code = exc.code
+    captured = capsys.readouterr()
+    error = captured.err.strip().splitlines()[-1]
+    assert code == 2 and not captured.out and option in error and words in error

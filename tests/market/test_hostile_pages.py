@@ -37,14 +37,52 @@ def _sync(service, tmp_path, name: str, **options):
 
 
 def test_a_looping_cursor_stops_the_sync_at_the_first_repeat(app, tmp_path):
-    service = MisbehavingPages(app, loop=True)
+    service = MisbehavingPages(app, loop=True, fresh=True)
     with pytest.raises(MalformedResponseError, match="same page cursor twice"):
         _sync(service, tmp_path, "loop", only="fees")
     assert service.requests == 3  # first page, A, B; A again is refused (1,100+ requests a minute before)
 
 
-def test_a_cursor_that_never_ends_is_stopped_at_the_page_cap_and_the_progress_shows_the_pages(app, tmp_path):
+@pytest.mark.parametrize("dataset_name", ["fees", "funds", "holdings", "links"])
+def test_a_service_that_repeats_its_page_under_new_cursors_stops_the_sync_after_one_page_more(
+        app, tmp_path, dataset_name):
+    """Issue 39: a new cursor with the same rows for ever was followed for 2,000 pages per dataset."""
     service = MisbehavingPages(app, endless=True)
+    seen = []
+    with pytest.raises(MalformedResponseError, match="the service repeated itself: page 2 held only rows") as err:
+        _sync(service, tmp_path, "repeats", only=dataset_name, progress=seen.append)
+    assert dataset_name in str(err.value)
+    assert service.requests == 2
+    assert max(p.pages for p in seen) == 2
+
+
+def test_a_service_that_repeats_its_nav_page_stops_the_sync_after_one_page_more(app, tmp_path):
+    service = MisbehavingPages(app, endless=True)
+    client = misbehaving_client(service)
+    try:
+        with MarketStore(tmp_path / "market.duckdb") as store:
+            with pytest.raises(MalformedResponseError, match="the service repeated itself"):
+                sync_blocking(store, client, only="nav", nav_days=1)
+    finally:
+        client.close()
+    assert service.requests <= 4  # one day's NAVs and its distributions, side by side: two pages of each at most
+
+
+def test_a_client_call_to_a_service_that_repeats_its_page_stops_after_one_page_more(app, dataset):
+    proj_id, period = next((pid, q) for pid, by in dataset.holdings.items() for q, rows in by.items()
+                           if q in set(valid_periods(TODAY)) and rows)
+    service = MisbehavingPages(app, endless=True)
+    client = misbehaving_client(service)
+    try:
+        with pytest.raises(MalformedResponseError, match="E6 .*the service repeated itself"):
+            client.fetch("E6", proj_id=proj_id, period=period)
+    finally:
+        client.close()
+    assert service.requests == 2
+
+
+def test_a_cursor_that_never_ends_is_stopped_at_the_page_cap_and_the_progress_shows_the_pages(app, tmp_path):
+    service = MisbehavingPages(app, endless=True, fresh=True)
     seen = []
     with pytest.raises(MalformedResponseError, match="ran past 7 pages"):
         _sync(service, tmp_path, "endless", only="fees", max_pages=7, progress=seen.append)

@@ -50,7 +50,7 @@ def test_a_limit_past_any_count_is_bad_input_not_a_store_failure(cache, capsys):
     assert done.value.code == 2
     assert "too large" in _error_lines(capsys)[0]
     with MarketStore(cache / "market-demo.duckdb", read_only=True) as store:
-        with pytest.raises(BadInputError, match="--limit must be from 0"):
+        with pytest.raises(BadInputError, match="--limit must be from 1"):
             screen(store, limit=10 ** 22)
 
 

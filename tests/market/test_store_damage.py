@@ -3,6 +3,7 @@ the operating system's lock and permissions, the schema version), never by the w
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import shutil
@@ -165,3 +166,41 @@ def test_a_read_only_store_is_refused_with_exit_2_and_nothing_is_touched(open_tm
     assert done.returncode == 2, done.stderr
     assert after == before  # not moved aside, no new store, no write-ahead log
     assert "cannot be written" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_full_disk_during_sync_names_the_cause_the_place_and_what_to_do(tmp_path):
+    """Issue 39: a full disk ended the sync with "TransactionException: ... cannot rollback - no transaction
+    is active", DuckDB's failed rollback hiding its failed write. The disk here is really full for the store:
+    its write-ahead log is /dev/full, where every write fails with the kernel's ENOSPC."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system")
+    cache = tmp_path / "cache"
+    assert market_main(["market", "sync", "--demo", "--cache-dir", str(cache), "--only", "companies", "--json"]) == 0
+    store = cache / "market-demo.duckdb"
+    assert store.exists() and not Path(f"{store}.wal").exists()
+    os.symlink("/dev/full", f"{store}.wal")
+    done = subprocess.run([sys.executable, "-m", "dashboard", "market", "sync", "--demo", "--cache-dir", str(cache),
+                           "--only", "funds,fees"], cwd=REPO, capture_output=True, text=True,
+                          env={**os.environ, "HOME": str(tmp_path)})
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr and "TransactionException" not in done.stderr
+    assert "rollback" not in done.stderr
+    said = done.stderr.strip().splitlines()[-1]
+    assert "no space left" in said.lower() and str(cache) in said
+    assert "free some space" in said.lower() and "market sync" in said
+
+
+def test_a_write_refused_for_want_of_room_is_the_error_raised_not_the_failed_rollback(tmp_path):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system")
+    path = tmp_path / "market.duckdb"
+    _filled(path)
+    os.symlink("/dev/full", f"{path}.wal")
+    with MarketStore(path) as store:
+        with pytest.raises(duckdb.Error, match=os.strerror(errno.ENOSPC)):
+            store.swap("funds", {"funds": [{"proj_id": "M0001_2560", "proj_abbr_name": "F1"}]})
+    os.unlink(f"{path}.wal")  # room again: nothing half-written was kept, and the store goes on
+    with MarketStore(path) as store:
+        assert store.count("funds") == 3000
+        store.swap("funds", {"funds": [{"proj_id": "M0001_2560", "proj_abbr_name": "F1"}]})
+        assert store.count("funds") == 1

@@ -336,3 +336,50 @@ def test_resume_after_a_kill(tmp_path, market_factory):
     assert result.calls <= total - staged_pages + 4 or staged_pages == 0, (stop_after, staged_pages, result.calls, total)
     store.close()
     full.close()
+
+
+def test_a_late_quarter_is_not_kept_as_done_and_the_two_newest_with_data_are_stored(market_factory, tmp_path):
+    """The quarter the rules make due had no rows yet: the sync stored "holdings:202609: 0" as done and the quarter
+    before only, so "the newest two quarters" were one and the older never came (issue 39). The late quarter is
+    not kept as done, the two newest quarters that have holdings are stored, and the next run asks again."""
+    market = market_factory("successor")
+    due, before, older = valid_periods(TODAY, "successor")[:3]
+    late = {pid: quarters.pop(due) for pid, quarters in market.dataset.holdings.items() if due in quarters}
+    assert late, "the demo data has no holdings for the due quarter"
+    store = MarketStore(tmp_path / "market.duckdb")
+    first = market.sync(store, only="holdings", quarters=2)
+    assert first.datasets[f"holdings:{due}"] == "not published yet"
+    assert first.datasets[f"holdings:{before}"] == first.datasets[f"holdings:{older}"] == "fetched"
+    assert f"holdings:{due}" not in store.meta()  # never "0 rows, done"
+    stored = {r["period"] for r in store.query("SELECT DISTINCT period FROM holdings")}
+    assert stored == {before, older}
+    for pid, rows in late.items():  # the companies file
+        market.dataset.holdings[pid][due] = rows
+    second = market.sync(store, only="holdings", quarters=2)
+    assert second.datasets[f"holdings:{due}"] == "fetched" and second.datasets[f"holdings:{before}"] == "fresh"
+    assert {r["period"] for r in store.query("SELECT DISTINCT period FROM holdings")} == {due, before, older}
+    store.close()
+
+
+def test_pandas_and_the_stores_sql_pick_the_same_first_unit_class(tmp_path):
+    """"First unit class" was the class of a fund's first row in pandas (models.fund) and the first by name in the
+    store's SQL (market.figures), so a fund listing class B before A had B's fee on its page and A's in the
+    screener (issue 40). One rule: first by name."""
+    import pandas as pd
+
+    from dashboard.models.fund import first_class_rows, total_annual_fee
+
+    def fee(cls, desc, value, seq):
+        return {"proj_id": "P1", "seq": seq, "class_abbr_name": cls, "fee_type_desc": desc, "fee_type_en": None,
+                "rate": None, "rate_num": value + 1, "rate_unit": "%", "actual_value": str(value),
+                "actual_value_num": value, "actual_value_unit": "%"}
+
+    management = "ค่าธรรมเนียมการจัดการ (Management Fee)"
+    rows = [fee("B", management, 1.5, 1), fee("A", management, 0.75, 2)]  # the service lists B first
+    store = MarketStore(tmp_path / "market.duckdb")
+    store.swap("fees", {"fees": rows})
+    sql_fee = store.query("SELECT total_fee_actual FROM fund_figures WHERE proj_id = 'P1'")[0]["total_fee_actual"]
+    frame = pd.DataFrame(rows)
+    assert set(first_class_rows(frame)["class_abbr_name"]) == {"A"}
+    assert total_annual_fee(frame) == sql_fee == 0.75
+    store.close()

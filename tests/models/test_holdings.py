@@ -56,8 +56,8 @@ def model():
 
 
 def test_quarter_label():
-    assert quarter_label("202606") == "2026-06 (Q2 2026)"
-    assert quarter_label("202312") == "2023-12 (Q4 2023)"
+    assert quarter_label("202606") == "Q2 2026"  # one spelling everywhere (issue 40: "2026-06" on charts)
+    assert quarter_label("202312") == "Q4 2023"
     assert quarter_label(None) == "" and quarter_label("x") == "x"
 
 
@@ -207,3 +207,19 @@ def test_quarter_selectors_bound_to_widgets_keep_two_different_quarters():
     assert {name: w.value for name, w in widgets.items()} == {"period": LATEST, "compare_from": PREVIOUS,
                                                               "compare_to": LATEST}
     assert set(model.changes()["change"]) == {"new", "increased", "unchanged", "exited"}
+
+
+def test_a_late_due_quarter_shows_the_one_before_and_the_model_says_why():
+    """The quarter the rules make due has no holdings for the fund yet (companies file late): the Holdings tab's
+    model shows the quarter before and carries the note every output says (issue 39)."""
+    sheet = sheet_with({PREVIOUS: BASE[PREVIOUS], OLDER: BASE[PREVIOUS]})
+    sheet.proj_id = "M0001_2560"
+    model = HoldingsByQuarter(factsheet=sheet)
+    assert model.period == PREVIOUS
+    assert model.note == (f"{quarter_label(LATEST)} is not published for this fund yet (companies sometimes file "
+                          f"late): showing {quarter_label(PREVIOUS)}, the newest quarter with holdings.")
+    assert model.note == sheet.holdings_note
+    sheet.param.update(holdings={p: frame(rows) for p, rows in BASE.items()})  # the company files
+    assert model.note == "" and sheet.holdings_note == ""
+    sheet.param.update(holdings={PREVIOUS: frame(BASE[PREVIOUS])}, errors={f"holdings {LATEST}": "the service failed"})
+    assert "could not be loaded (the service failed)" in model.note

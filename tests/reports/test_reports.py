@@ -19,6 +19,7 @@ from dashboard.models import FundSearch
 from dashboard.models.licensee import LicenceCheck, enforcement_meanings
 from dashboard.records.licence_labels import ENFORCEMENT_TYPE, enforcement_type_key
 from dashboard.models.source import run
+from dashboard.present.text import quarter_text
 from dashboard.reports import fund_report_html, licensee_report_html, write_report
 from dashboard.reports.document import DEMO_BANNER
 from tests.conftest import KEY, TODAY
@@ -100,7 +101,7 @@ def test_factsheet_header_states_the_as_of_dates_and_generation_time(factsheet_h
     pid = fund["proj_id"]
     latest = max(p for p in dataset_module.holdings[pid] if p in valid_periods(TODAY, "legacy"))  # the client's layout
     as_of = {r["as_of_date"] for r in dataset_module.holdings[pid][latest] if r.get("as_of_date")}
-    assert fact(page, "holdings-as-of") == f"quarter {latest[:4]}-{latest[4:]} (as of {', '.join(sorted(as_of))})"
+    assert fact(page, "holdings-as-of") == f"{quarter_text(latest)} (as of {', '.join(sorted(as_of))})"
     perf_dates = sorted({r["as_of_date"][:10] for r in dataset_module.performance[pid]})
     assert fact(page, "performance-as-of") == ", ".join(perf_dates)
     stamps = [fund["last_upd_date"]]
@@ -243,6 +244,22 @@ def test_licence_report_of_a_company_holds_its_record_and_cases_under_its_name(d
         assert f'id="{ident}"' in amc_page
     assert "People on duty" in amc_page
     assert 'id="cases-table"' in page and case_id in section(page, "enforcement") and "--case" not in page
+
+
+def test_licence_report_of_a_person_is_titled_with_the_persons_name(dataset_module):
+    """Issue 39: a person's report was titled 'person P...' and showed the id twice, with no name. The register
+    names a person only in its person search, found by a registration number of the person's approvals."""
+    person = next(p for p in dataset_module.persons
+                  if any(a.get("regis_sale_no") for a in dataset_module.approvals.get(p["unique_id"]) or []))
+    name = person["name_en"]
+    client = client_for(dataset_module, TODAY, layout="successor")
+    try:
+        page = html.unescape(licensee_report_html(client, person["unique_id"], generated_at=GENERATED))
+    finally:
+        client.close()
+    assert f"<title>Licence check: {name} ({person['unique_id']})</title>" in page
+    assert f"<h1>Licence check: {name} ({person['unique_id']})</h1>" in page
+    assert f"person {person['unique_id']}" not in page
 
 
 def test_licence_report_warns_of_a_duty_past_its_approval(module_client, dataset_module):

@@ -58,7 +58,7 @@ NAV_FILTERS: tuple[NavFilter, ...] = (
               "the 1-year price return from the NAV (the NAV's change, distributions left out)", RETURN_BOUNDS,
               ONE_YEAR_DAYS),
     NavFilter("min_total_return_1y", "total_return_1y", ">=", "1-year total return from the NAV at least", "%",
-              "the 1-year total return from the NAV (distributions reinvested)", RETURN_BOUNDS, ONE_YEAR_DAYS),
+              "the 1-year total return from the NAV (distributions reinvested)", RETURN_BOUNDS, ONE_YEAR_DAYS, tab=True),
     NavFilter("min_return_3y", "return_3y_ann", ">=", "3-year price return from the NAV at least", "% a year",
               "the 3-year price return from the NAV, annualised", RETURN_BOUNDS, 3 * 365 + 107, tab=True),
     NavFilter("min_return_5y", "return_5y_ann", ">=", "5-year price return from the NAV at least", "% a year",
@@ -71,8 +71,7 @@ NAV_FILTERS: tuple[NavFilter, ...] = (
               "the 1-year Sharpe ratio from the NAV (total return)", (-100.0, 100.0), ONE_YEAR_DAYS, tab=True),
 )
 BY_NAME = {f.name: f for f in NAV_FILTERS}
-# The Market tab's filters. The total-return filter joins them when the tab's view has its box
-# (dashboard/views/market.py: a `min_total_return_1y_text` parameter).
+# The Market tab's filters (each a box of dashboard/views/market.py: a `<name>_text` parameter).
 TAB_FILTERS = tuple(f for f in NAV_FILTERS if f.tab)
 
 __all__ = ["BY_NAME", "NAV_FILTERS", "NavFilter", "ONE_YEAR_DAYS", "TAB_FILTERS"]

@@ -1,9 +1,5 @@
-"""A served process's heap: frozen once the libraries are imported, trimmed after sessions end.
-
-The allocator is the deployment's choice (docs/deploy.md: jemalloc through LD_PRELOAD, or glibc's
-malloc with MALLOC_ARENA_MAX), not this module's. Stdlib only, so a process that is not the
-dashboard can use it too (`benchmarks/minimal_page.py`, the reference).
-"""
+"""A served process's heap: frozen once the libraries are imported, trimmed after sessions end (the
+allocator is the deployment's choice: docs/deploy.md). Stdlib only: `benchmarks/minimal_page.py` uses it too."""
 
 from __future__ import annotations
 
@@ -15,8 +11,7 @@ from dashboard.config import on_glibc
 
 #: After a session ends, how long to wait (for others to end too) before giving memory back.
 TRIM_DELAY_S = 5.0
-#: The event loops with a trim coming (one a loop: a server stopped before its trim ran keeps no other
-#: loop's sessions from being trimmed).
+#: The event loops with a trim coming (one a loop: a stopped server's keeps no other loop from trimming).
 _trims_pending: weakref.WeakSet = weakref.WeakSet()
 
 

@@ -1,10 +1,5 @@
-"""Patch: an ended session's notification area is dropped from Panel's registry of views (upstream
-report: docs/upstream.md, "The notification area leaks per session").
-
-Panel (1.9) registers each session's notification area as a root view when it serves the page but
-never removes it when the session ends (its destroy hook only knows documents it was served into),
-so every session left its area, its Bokeh model and its whole document behind.
-"""
+"""An ended session's notification area is dropped from Panel's registry of views (docs/upstream.md #3):
+Panel 1.9 never removes it, so every session left its area, its Bokeh model and its whole document behind."""
 
 from __future__ import annotations
 

@@ -21,15 +21,8 @@ _HASHED_NAME = re.compile(r"-[A-Z0-9]{8}\.[a-z0-9]+$")
 
 
 def component_resource_handler():
-    """Panel's handler of /components/<module>/<class>/<attribute>/<file>, refusing with a 404 what
-    is not a resource of a component already loaded (upstream report: docs/upstream.md, "Panel
-    imports any module named under /components").
-
-    Panel imports the module named in the address: `..` made `importlib` raise TypeError (a 500 and
-    a traceback in the log), and any other name imported a module of the installation on a
-    stranger's request. Here a module must be a plain dotted name and already imported (every
-    component on a page is), and whatever else goes wrong is a 404.
-    """
+    """Panel's handler of /components/<module>/..., answering 404 to what is not a resource of a component
+    already loaded (docs/upstream.md #2: Panel imports the module named in the address; `..` was a 500)."""
     from panel.io.server import ComponentResourceHandler
     from tornado.web import HTTPError
 
@@ -55,9 +48,7 @@ def static_max_age(path: str, query: str) -> int:
 
 
 def cached_static_handler():
-    """Bokeh's handler of /static/extensions/... with a cache lifetime: Tornado gives one only to
-    addresses with `?v=`, so panel-material-ui's bundle (`?<hash>`), its fonts and Tabulator's
-    scripts were revalidated on every page."""
+    """Bokeh's handler of /static/extensions/... with a cache lifetime (Tornado gives one only to `?v=`)."""
     from bokeh.server.views.multi_root_static_handler import MultiRootStaticHandler
 
     class CachedStaticHandler(MultiRootStaticHandler):

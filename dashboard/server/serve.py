@@ -28,7 +28,6 @@ from dashboard.server.resources import routes
 
 def session_page(settings: ApiSettings, client) -> pn.viewable.Viewable:
     """One served session's page, with the session's hooks (notification area and heap)."""
-    closed_clients.install()  # on the process's server loop (each forked process has its own)
     app = create_dashboard(settings, client)
     pn.state.on_session_destroyed(functools.partial(release_notification_area, pn.state.curdoc))
     pn.state.on_session_destroyed(trim_heap_soon)
@@ -48,9 +47,7 @@ _forked_server = False  # whether this process is one `--num-procs` forked
 
 
 def _on_forked_server(parent: int) -> None:
-    """In each process `--num-procs` forks: end with the parent (the process a user or supervisor
-    stops: without this, stopping it left the others serving the port, orphaned). A process forked
-    by one of those (its own children) is left alone."""
+    """In each process `--num-procs` forks: end with the parent (stopping it left the others serving, orphaned)."""
     global _forked_server
     if _forked_server:
         return
@@ -63,9 +60,8 @@ def _on_forked_server(parent: int) -> None:
 
 
 def note_process_index() -> None:
-    """In a process `num_procs` forked, its place among them (Tornado's task id) in SEC_DASHBOARD_PROC_INDEX:
-    with nothing shared (no cache directory, Redis away) and fewer calls than processes, the rate limit's
-    turns need it (`dashboard.api.limit_shares.TurnLimiter`). Before the process's first client is made."""
+    """A forked process's place among them (Tornado's task id) in SEC_DASHBOARD_PROC_INDEX, for the rate
+    limit's turns when nothing is shared (`dashboard.api.limit_shares.TurnLimiter`)."""
     from tornado.process import task_id
 
     index = task_id()
@@ -75,20 +71,15 @@ def note_process_index() -> None:
 
 def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, settings: ApiSettings | None = None,
           num_procs: int = 1, settle: bool = True, **kwargs) -> None:
-    """Serve the dashboard until interrupted.
-
-    `num_procs` > 1 forks that many server processes sharing the port (Panel's multi-process
-    serving; 0 means one per CPU); each has its own sessions, all share the disk cache. `settle`
-    freezes the heap first: off for a server started inside another program (a test's thread),
-    whose heap is not the server's to freeze. Other keywords go to `pn.serve`.
-    """
+    """Serve the dashboard until interrupted. `num_procs` > 1 forks that many processes sharing the port
+    (0: one per CPU). `settle` freezes the heap first (off for a server inside another program, a test's
+    thread). Other keywords go to `pn.serve`."""
     if num_procs < 0:
         raise ValueError(f"num_procs must be 0 (one per CPU) or more, not {num_procs}")
     settings = settings or ApiSettings.from_env()
 
     def factory():
-        # One client (pool, cache, rate limit) for every session of a process, made by its first
-        # session: a client's event-loop thread would not survive the fork of `num_procs` > 1.
+        # One client for every session of a process, made by its first (its thread would not survive a fork).
         note_process_index()
         return session_page(settings, default_client(settings))
 

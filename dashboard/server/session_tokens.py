@@ -1,18 +1,9 @@
-"""Patch: a session token that is not one the server could have made is refused in one line, not a
-traceback (upstream report: docs/upstream.md, "Bokeh inflates session tokens without a size limit").
-
-A served page and its websocket carry a session token (the page's `?bokeh-token=` argument, the
-websocket's `Sec-WebSocket-Protocol: bokeh, <token>` header). Bokeh decodes it before checking it:
-a garbled one (`?bokeh-token=garbage`, a websocket without the header, a token without a session id
-or expiry) ended the request in an uncaught exception, with its traceback in the server log and,
-for the page, a 500 answer. An expired token on the websocket (a laptop waking after the token's
-lifetime) did the same.
-
-`install()` checks the token first, where Tornado can still answer plainly: a token that cannot
-be read, names no session, or whose compressed part would inflate past MAX_PAYLOAD_BYTES (Bokeh
-inflates it whole: zlib packs about 1,000 to 1, so a 60 KB header could ask for 60 MB) is answered 400; an expired
-token or a bad signature 403 (Bokeh's own answer to a token it could read and refused).
-Well-formed tokens go on to Bokeh unchanged.
+"""Patch: a session token the server could not have made is refused in one line, not a traceback
+(docs/upstream.md #4). Bokeh decodes a page's `?bokeh-token=` and a websocket's `bokeh, <token>`
+header before checking them, inflating the compressed part whole (zlib packs about 1,000 to 1): a
+garbled, expired or oversized token ended in an uncaught exception, a 500 and a traceback in the log.
+`install()` checks the token first: unreadable, no session id or inflating past MAX_PAYLOAD_BYTES is
+answered 400; an expired token or a bad signature 403. Well-formed tokens go on to Bokeh unchanged.
 Process-wide, idempotent; `uninstall()` puts Bokeh's methods back (tests).
 """
 
@@ -33,23 +24,19 @@ from tornado.web import HTTPError
 
 log = logging.getLogger("dashboard.session_tokens")
 
-#: The most a token's compressed part may inflate to. Bokeh inflates it whole, unchecked; a page's
-#: own token (its request's headers and cookies) inflates to a few kilobytes.
-MAX_PAYLOAD_BYTES = 1 << 20
-#: Where Bokeh's tokens keep their compressed part (bokeh.util.token).
-ZLIB_KEY = "__bk__zlib_"
+MAX_PAYLOAD_BYTES = 1 << 20  # what a token's compressed part may inflate to (a page's own: a few kilobytes)
+ZLIB_KEY = "__bk__zlib_"  # where Bokeh's tokens keep their compressed part (bokeh.util.token)
 #: Errors reading a token raises (bad base64, bad UTF-8, bad JSON, bad zlib, too deep).
 _UNREADABLE = (ValueError, TypeError, RecursionError, zlib.error)
-#: What is replaced, by (owner, attribute name): the originals, while installed.
 _originals: dict[tuple[type, str], object] = {}
 
 
 class _TooLarge(Exception):
-    pass
+    """A token whose compressed part inflates past MAX_PAYLOAD_BYTES."""
 
 
-def _unbase64(text: str) -> bytes:
-    data = text.encode("ascii")  # UnicodeEncodeError (a ValueError) for anything else
+def _unbase64(text: str) -> bytes:  # (a UnicodeEncodeError, a ValueError, for anything but ASCII)
+    data = text.encode("ascii")
     return base64.urlsafe_b64decode(data + b"=" * (-len(data) % 4))
 
 

@@ -23,7 +23,7 @@ import param
 
 from dashboard.errors import SecApiError
 from dashboard.models.dashboard_state import DashboardState
-from dashboard.present.text import DASH, empty_html, esc
+from dashboard.present.text import DASH, column_title, empty_html, esc
 
 log = logging.getLogger("dashboard.views")
 
@@ -153,7 +153,10 @@ def data_table(frame: pd.DataFrame | None = None, *, titles: dict[str, str] | No
     params.setdefault("disabled", True)
     params.setdefault("selectable", False)
     percent, baht = list(percent), list(baht)
-    shown_titles = safe_titles(frame, unit_titles(dict(titles or {}), [*percent, *baht], percent, baht))
+    # Every column under the product's one title for it (present.text.COLUMN_TITLES), but where the view gives
+    # its own because the column means something else there.
+    named = {str(col): column_title(str(col)) for col in frame.columns}
+    shown_titles = safe_titles(frame, unit_titles({**named, **(titles or {})}, [*percent, *baht], percent, baht))
     return pn.widgets.Tabulator(frame, titles=shown_titles, formatters=table_formatters(frame, percent, baht, number),
                                 **params)
 

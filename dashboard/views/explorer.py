@@ -22,12 +22,10 @@ RESULT_COLUMNS = ["proj_abbr_name", "proj_name_en", "proj_name_th", "status", "c
 # Tabulator tooltip: those set the cell's value as HTML, and a fund's name is the service's text.)
 RESULT_WIDTHS = {"proj_abbr_name": 130, "proj_name_en": 220, "proj_name_th": 180, "status": 140, "company": 170,
                  "regis_date": 110}
-RESULT_TITLES = {"proj_abbr_name": "Abbreviation", "proj_name_en": "English name", "proj_name_th": "Thai name",
-                 "status": "Status", "company": "Company", "regis_date": "Registered", "cancel_date": "Cancelled",
-                 "proj_id": "Fund id"}
+# (the other columns' titles are the product's: present.text.COLUMN_TITLES)
+RESULT_TITLES = {"status": "Status"}
 CLASS_COLUMNS = ["proj_abbr_name", "class_abbr_name", "class_name", "class_additional_desc", "proj_id"]
-CLASS_TITLES = {"proj_abbr_name": "Fund", "class_abbr_name": "Class", "class_name": "Class name",
-                "class_additional_desc": "Description", "proj_id": "Fund id"}
+CLASS_TITLES = {"class_additional_desc": "Description"}
 # Heights in pixels of what the browser draws late (measured at 1280 px, Roboto), reserved from
 # the start so that nothing below moves when it comes (the overview would jump by a table's
 # height): a table's header, paging bar and margins, and a row; the unit-class matches' title;

@@ -14,7 +14,7 @@ from dashboard.present.text import display_frame, empty_html
 
 TABLE_COLUMNS = ["fund", "class_abbr_name", "fee_type_en", "fee_type_th", "rate", "rate_unit", "actual_value",
                  "actual_value_unit", "fee_other_desc", "rate_num", "actual_value_num"]
-TITLES = {"fund": "Fund", "class_abbr_name": "Class", "fee_type_en": "Fee type", "fee_type_th": "Fee type (Thai)",
+TITLES = {"fund": "Fund", "fee_type_en": "Fee type", "fee_type_th": "Fee type (Thai)",
           "rate": "Prospectus ceiling (as published)", "rate_unit": "Ceiling unit", "actual_value": "Actually charged (as published)",
           "actual_value_unit": "Charge unit", "fee_other_desc": "Remark", "rate_num": "Ceiling, figure",
           "actual_value_num": "Charged, figure"}

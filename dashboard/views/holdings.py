@@ -14,8 +14,9 @@ from dashboard.present import charts
 from dashboard.views.common import TableSlot, TabView, chart_pane, html_pane, html_text, notify_error, section_title, stale_badge
 from dashboard.present.text import asset_type_text, display_frame, empty_html, esc, fmt_baht, fmt_percent
 
-TABLE_TITLES = {"issue_code": "Issue code", "isin_code": "ISIN", "issuer": "Issuer", "asset_type": "Type",
-                "assetliab_value": "Value", "percent_nav": "% of NAV"}
+# The columns shown, under the product's titles (present.text.COLUMN_TITLES) but for the line's type in words.
+TABLE_COLUMNS = ["issue_code", "isin_code", "issuer", "asset_type", "assetliab_value", "percent_nav"]
+TABLE_TITLES = {"asset_type": "Type"}
 def _typed(table):
     """The holdings table with each line's asset type as a name and meaning, the code beside it."""
     descriptions = table["assetliab_desc"] if "assetliab_desc" in table else [None] * len(table)
@@ -23,10 +24,9 @@ def _typed(table):
 
 
 OVERLAP_COLUMNS = ["fund", "overlap_pct", "common", "proj_id"]
-OVERLAP_TITLES = {"fund": "Basket fund", "overlap_pct": "Overlap (% of NAV)", "common": "Holdings in common",
-                  "proj_id": "Project id"}
+OVERLAP_TITLES = {"fund": "Basket fund", "overlap_pct": "Overlap (% of NAV)", "common": "Holdings in common"}
 HOLDER_COLUMNS = ["proj_abbr_name", "percent_nav", "assetliab_value", "proj_id"]
-HOLDER_TITLES = {"proj_abbr_name": "Fund", "percent_nav": "% of NAV", "assetliab_value": "Value", "proj_id": "Project id"}
+HOLDER_TITLES: dict[str, str] = {}  # the product's titles (present.text.COLUMN_TITLES)
 NO_SNAPSHOT_HINT = ("With a market snapshot (<code>sec-dashboard market sync</code>, or the Market tab on the demo "
                     "data) this tab also shows the fund's overlap with the basket and which other funds hold a security.")
 CHANGE_TITLES = {"security": "Holding", "issuer": "Issuer", "weight_from": "Weight before", "weight_to": "Weight after",
@@ -119,10 +119,11 @@ class HoldingsView(TabView):
             note = (' <span class="sd-pill sd-warn" title="Rounding, or a feeder fund\'s structure">'
                     "above 100 %: shown as reported</span>")
         as_of = model.as_of()
+        late = f'<div class="sd-muted" role="note">{esc(model.note)}</div>' if model.note else ""  # the due quarter is late
         return (f'<div class="sd-stat">{esc(quarter_label(model.period))}: {len(model.lines())} holdings, '
                 f"total <b>{esc(fmt_percent(total))}</b> of NAV{note}"
                 f" · market value {esc(fmt_baht(value, 0))}"
-                + (f" · as of {esc(as_of)}" if as_of else "") + "</div>")
+                + (f" · as of {esc(as_of)}" if as_of else "") + "</div>" + late)
 
     def _top_chart(self, *_):
         model = self.state.holdings
@@ -141,7 +142,7 @@ class HoldingsView(TabView):
     def render(self) -> None:
         state, model = self.state, self.state.holdings
         lines = model.table()
-        self.table.show(display_frame(_typed(lines.iloc[0:0] if state.fund_error else lines), list(TABLE_TITLES)))
+        self.table.show(display_frame(_typed(lines.iloc[0:0] if state.fund_error else lines), TABLE_COLUMNS))
         self._changes_table.show(display_frame(self._changes()[0], CHANGE_COLUMNS))
         self._render_market()
 

@@ -32,14 +32,11 @@ from dashboard.views.market_notes import (company_options, fee_position_html, no
 
 RESULT_COLUMNS = ["proj_abbr_name", "proj_name_en", "company_name_en", "fund_status", "risk_level", "policy_desc",
                   "tax_incentives", "total_fee_actual", "return_1y", *NAV_COLUMNS, "proj_name_th", "proj_id"]
-RESULT_TITLES = {"proj_abbr_name": "Fund", "proj_name_en": "English name", "proj_name_th": "Thai name",
-                 "company_name_en": "Management company", "fund_status": "Status", "risk_level": "Risk level",
-                 "policy_desc": "Policy type", "tax_incentives": "Tax incentive",
-                 "total_fee_actual": "Total annual fee (actual)", **FACTSHEET_RETURN_TITLES, **NAV_TITLES,
-                 "proj_id": "Project id"}
+# The product's titles (present.text.COLUMN_TITLES), but the factsheet's 1-year return, told apart here from
+# the NAV's beside it, and the risk level in words (a column of this table only).
+RESULT_TITLES = {"risk_level": "Risk level", **FACTSHEET_RETURN_TITLES, **NAV_TITLES}
 HOLDER_COLUMNS = ["proj_abbr_name", "percent_nav", "assetliab_value", "issuer", "proj_id"]
-HOLDER_TITLES = {"proj_abbr_name": "Fund", "percent_nav": "% of NAV", "assetliab_value": "Value", "issuer": "Issuer",
-                 "proj_id": "Project id"}
+HOLDER_TITLES: dict[str, str] = {}  # the product's titles (present.text.COLUMN_TITLES)
 STATUS_OPTIONS = {"Any status": "", **{f"{label[1]} ({code})": code for code, label in FUND_STATUS.items()}}
 RISK_OPTIONS = {f"RS{level}": code for code, level in RISK_LEVEL.items()}
 TAX_OPTIONS = {"Any (or none)": "", "SSF": "SSF", "Thai ESG": "ThaiESG"}
@@ -48,7 +45,9 @@ SORT_OPTIONS = {"Project id": "proj_id", "Fund abbreviation": "proj_abbr_name", 
                 "Fee, highest first": "-total_fee_actual", "1-year return, lowest first": "return_1y",
                 "1-year return, highest first": "-return_1y",
                 # by the figures from the NAV history (MarketScreen.SORT_FIELDS), funds without one last
-                "1-year return (NAV), highest first": "-nav_return_1y", "3-year return, highest first": "-return_3y_ann",
+                "1-year price return (NAV), highest first": "-nav_return_1y",
+                "1-year total return (NAV), highest first": "-nav_total_return_1y",
+                "3-year return, highest first": "-return_3y_ann",
                 "Volatility, lowest first": "volatility_1y", "Max drawdown, smallest first": "-max_drawdown_1y",
                 "Sharpe ratio, highest first": "-sharpe_1y"}
 MOST_HELD_COLUMNS = ["security", "issuer", "funds", "total_value", "percent_nav_avg", "issue_code", "isin_code"]
@@ -84,6 +83,8 @@ class MarketView(TabView):
     max_fee_text = param.String(default="", doc="The fee filter's box as typed (the screener's max_fee; empty for any).")
     min_return_text = param.String(default="", doc="The return filter's box as typed (the screener's min_return_1y; "
                                                    "empty for any).")
+    min_total_return_1y_text = param.String(default="", doc="The 1-year total return filter's box as typed "
+                                                            "(min_total_return_1y).")
     min_return_3y_text = param.String(default="", doc="The 3-year return filter's box as typed (min_return_3y).")
     max_volatility_text = param.String(default="", doc="The volatility filter's box as typed (max_volatility).")
     max_drawdown_text = param.String(default="", doc="The drawdown filter's box as typed (max_drawdown).")
@@ -102,6 +103,7 @@ class MarketView(TabView):
             section_title("Find funds"),
             self.filters,
             pn.FlexBox(self.add_button, self.download, sizing_mode="stretch_width"),
+            self.missing_note,
             self.results,
             pn.pane.Markdown("Total annual fee: as actually charged (first unit class), never a prospectus "
                              "ceiling. Tick funds to add them to the comparison basket.", margin=(0, 10)),
@@ -180,6 +182,9 @@ class MarketView(TabView):
         self.results = TableSlot(titles=RESULT_TITLES, percent=["total_fee_actual", "return_1y", *NAV_PERCENT],
                                  number=["sharpe_1y", "peer_pct_return_1y"], pagination="remote", selectable="checkbox",
                                  name="market-results", frozen_columns=["proj_abbr_name"], stylesheets=[TICK_BOX_CSS])
+        # A filter on a figure no fund of the snapshot has: said, with the days of NAV it needs (not "no fund passes")
+        self.missing_note = html_pane(pn.bind(lambda missing: empty_html(" ".join(missing)) if missing else "",
+                                              market.param.missing), name="market-missing")
         self.nav_note = html_pane(pn.bind(nav_note_html, market.param.has_store, market.param.nav_funds,
                                           market.param.nav_until, self.param.demo), name="market-nav-note",
                                   margin=(0, 10))
@@ -205,8 +210,8 @@ class MarketView(TabView):
                                   placeholder="e.g. PTT, TH0646010015 or a part of a name", width=300)
         self.find_button = pmui.Button(label="Who holds this", icon="search", variant="outlined", margin=(12, 8))
         self.find_button.on_click(self._find_holders)
-        self.holders_note = html_pane(pn.bind(self._holders_html, market.param.holders, market.param.security),
-                                      name="market-holders-note")
+        self.holders_note = html_pane(pn.bind(self._holders_html, market.param.holders, market.param.security,
+                                              market.param.holders_summary), name="market-holders-note")
         self.holders = TableSlot(titles=HOLDER_TITLES, percent=["percent_nav"], baht=["assetliab_value"], page_size=10,
                                  name="market-holders")
 
@@ -380,11 +385,11 @@ class MarketView(TabView):
             return charts.empty_chart("")
         return draw(*data)
 
-    def _holders_html(self, holders, security) -> str:
+    def _holders_html(self, holders, security, _summary="") -> str:
         if security and holders.empty:
             return empty_html(f"No fund holds {security} in the latest quarter.")
-        if security:
-            return f'<div class="sd-stat">{len(holders):,} funds hold {esc(security)} in the latest quarter.</div>'
+        if security:  # funds counted as funds, not holding lines (the model's one sentence, as the command line's)
+            return f'<div class="sd-stat">{esc(self.market.holders_summary)}</div>'
         return ""
 
     def render(self) -> None:

@@ -104,6 +104,7 @@ class NavView(TabView):
         nav.param.watch(self.invalidate, ["history", "class_name", "range", "error", "loading"])
         state.factsheet.param.watch(self.invalidate, ["performance"])
         state.param.watch(self._fund_changed, ["fund"])
+        nav.param.watch(self._fund_changed, ["range"])  # the Max range loads the whole history once
         state.param.watch(self._basket_changed, ["basket_revision"])
         self._layout = pn.Column(
             section_title("NAV and returns"),
@@ -144,9 +145,10 @@ class NavView(TabView):
         state, nav = self.state, self.state.nav
         self._refreshed = True
         # (a load of another fund still running is overtaken: FundNav applies the latest load's outcome only)
-        if state.fund and nav.proj_id != state.fund:
+        whole = nav.range == "MAX"  # the whole history, from each class's launch (its since-launch figures)
+        if state.fund and (nav.proj_id != state.fund or (whole and not nav.since_launch)):
             try:
-                await nav.load(state.fund)
+                await nav.load(state.fund, since_launch=whole)
             except SecApiError as exc:  # FundNav keeps its error for the empty state; this says it once more
                 notify_error(exc, "The NAV history could not be loaded")
         await self.basket.refresh()

@@ -6,10 +6,12 @@ available here. In CI a missing Chromium is a failure, not a skip; the set-up sc
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -117,3 +119,21 @@ def pytest_runtest_makereport(item, call):
             tail = server.log_tail()
             if tail:
                 report.sections.append((f"server log {server.log_path} (last lines)", tail))
+
+
+@contextlib.contextmanager
+def serve_component(factory) -> Iterator[str]:
+    """One component served alone (as Panel's own UI tests do with `serve_component`), in this process on a
+    free loopback port: `factory()` makes each session's component. Yields the page's address."""
+    import panel as pn
+
+    from tests.helpers import free_port, wait_until_live
+
+    port = free_port()
+    server = pn.serve({"/": factory}, port=port, address="127.0.0.1", threaded=True, show=False, liveness=True,
+                      websocket_origin=[f"127.0.0.1:{port}"])
+    try:
+        wait_until_live(f"http://127.0.0.1:{port}/", 60)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.stop()

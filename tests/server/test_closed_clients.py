@@ -2,8 +2,8 @@
 
 The served dashboard logged "Task exception was never retrieved ... WebSocketProtocol13.write_message"
 (asyncio, level ERROR, with a traceback) when clients closed mid-burst: Panel's write tasks for the
-closed websocket ended with `WebSocketClosedError` and nobody retrieved it. `serve()` sets an
-exception handler on its loop (`dashboard.server.closed_clients`) that turns those into a debug line.
+closed websocket ended with `WebSocketClosedError` and nobody retrieved it. `serve()` puts a logging
+filter on the loggers that report a closed client (`dashboard.server.closed_clients`): a debug line.
 """
 
 from __future__ import annotations
@@ -99,28 +99,36 @@ def test_clients_closing_mid_burst_are_not_logged_as_errors(records):
     assert records.quieted(), "no client closed while a write to it was under way in 15 rounds"
 
 
-def test_the_handler_quiets_closed_clients_only_and_passes_the_rest_on(records):
-    seen: list[dict] = []
-    loop = asyncio.new_event_loop()
-    try:
-        loop.set_exception_handler(lambda _loop, context: seen.append(context))
-        assert closed_clients.install(loop) and closed_clients.install(loop)  # a second install adds nothing
-        for closed in (WebSocketClosedError(), StreamClosedError()):
-            loop.call_exception_handler({"message": "Task exception was never retrieved", "exception": closed})
-        other = {"message": "Task exception was never retrieved", "exception": ValueError("a real fault")}
-        loop.call_exception_handler(other)
-    finally:
-        loop.close()
-    assert seen == [other]  # handed to the handler that was there before, as before
-    assert len(records.quieted()) == 2
+def _record(name: str, message: str, error: BaseException | None) -> logging.LogRecord:
+    exc_info = (type(error), error, error.__traceback__) if error is not None else None
+    return logging.LogRecord(name, logging.ERROR, __file__, 1, message, (), exc_info)
 
 
-def test_without_a_previous_handler_other_faults_are_logged_as_errors(records):
-    loop = asyncio.new_event_loop()
+def _session_assert() -> AssertionError:
+    """The AssertionError Bokeh raises for a connection whose session has gone (raised by its own code)."""
+    from bokeh.server.connection import ServerConnection
+
+    connection = ServerConnection.__new__(ServerConnection)
+    connection._session = None
     try:
-        closed_clients.install(loop)
-        loop.call_exception_handler({"message": "Task exception was never retrieved", "exception": ValueError("x")})
-    finally:
-        loop.close()
-    errors = [r for r in records.records if r.name == "asyncio" and r.levelno == logging.ERROR]
-    assert len(errors) == 1 and isinstance(errors[0].exc_info[1], ValueError)
+        connection.session  # noqa: B018 - the property under test asserts
+    except AssertionError as error:
+        return error
+    raise AssertionError("Bokeh's connection no longer asserts its session: the filter is to be checked")
+
+
+def test_the_filter_quiets_closed_clients_only_and_passes_the_rest_on(records):
+    closed_clients.quiet_closed_connections()
+    closed_clients.quiet_closed_connections()  # a second call adds nothing
+    assert all(logging.getLogger(n).filters.count(closed_clients._FILTER) == 1 for n in closed_clients.LOGGERS)
+    gone = [_record("asyncio", "Task exception was never retrieved", WebSocketClosedError()),
+            _record("asyncio", "Task exception was never retrieved", StreamClosedError()),
+            _record("bokeh.server.protocol_handler", "error handling message", _session_assert()),
+            _record("tornado.application", "Uncaught exception GET /ws", _session_assert()),
+            _record("bokeh.server.views.ws", closed_clients.CLOSED_WARNING, None)]
+    real = [_record("asyncio", "Task exception was never retrieved", ValueError("a real fault")),
+            _record("bokeh.server.protocol_handler", "error handling message", AssertionError("another assert")),
+            _record("tornado.application", "Uncaught exception GET /", KeyError("x"))]
+    assert [logging.getLogger(r.name).filter(r) for r in gone] == [False] * len(gone)
+    assert [logging.getLogger(r.name).filter(r) for r in real] == [True] * len(real)
+    assert len(records.quieted()) == len(gone)

@@ -4,22 +4,21 @@ share, one endpoint's answer, and the service's identifiers checked before anyth
 from __future__ import annotations
 
 import argparse
-import re
 from typing import Any
 
 from dashboard.config import ApiSettings
 from dashboard.errors import BadInputError, quoted
+from dashboard.models.licensee import is_register_id
 from dashboard.models.source import run
 
 # What the service's identifiers look like: upper-case letters and digits (C0000000021), maybe - or _.
-ID_PATTERN = re.compile(r"^[A-Z0-9][A-Z0-9_-]*$")
 
 
 def identifier(value: str, what: str, finder: str) -> str:
     """An identifier in the service's upper case ("c0000000021" is C0000000021, as fund ids are read); text
     that cannot be one (a name) is refused with a hint before anything is sent."""
     text = value.strip()
-    if ID_PATTERN.match(text.upper()) and any(c.isdigit() for c in text):
+    if is_register_id(text):
         return text.upper()
     raise BadInputError(f"{quoted(text)} is not a {what} id: ids are upper-case letters and digits such as C0000000021; "
                         f"{finder}")

@@ -10,7 +10,7 @@ import param
 
 from dashboard.api.endpoints import validate_path_param, validate_search_name
 from dashboard.config import LAYOUT_SUCCESSOR
-from dashboard.errors import SecApiError
+from dashboard.errors import BadInputError, SecApiError
 from dashboard.models.source import ServiceModel, outcome
 from dashboard.records import records_frame
 from dashboard.records.licence_labels import (
@@ -157,6 +157,17 @@ def _entity_names(frame: pd.DataFrame | None) -> dict[str, str]:
         if isinstance(uid, str) and isinstance(name, str) and name.strip():
             names[uid] = name.strip()
     return names
+
+
+# Identifiers of the licence register as the service writes them (C0000000021, P0000010008, EN-2565-001).
+REGISTER_ID = re.compile(r"[A-Z0-9][A-Z0-9_-]{0,63}")
+
+
+def is_register_id(text: str) -> bool:
+    """Whether `text` can be a licence-register identifier (upper-cased): letters, digits, `-` or `_`, with at
+    least one digit. A name ("somchai") cannot: the one rule the command line, links and the tab read."""
+    value = str(text or "").strip().upper()
+    return bool(REGISTER_ID.fullmatch(value)) and any(c.isdigit() for c in value)
 
 
 class LicenceCheck(ServiceModel):
@@ -347,8 +358,13 @@ class LicenceCheck(ServiceModel):
         return {"register_names": await self._register_names()}
 
     async def load_person(self, unique_id: str | None = None) -> "LicenceCheck":
-        """A person's approvals and current duties (E17, E18)."""
-        await self._apply(self._person(validate_path_param("unique_id", self.person_id if unique_id is None else unique_id)))
+        """A person's approvals and current duties (E17, E18); a name typed where the id belongs is refused
+        (BadInputError), nothing asked and nothing changed."""
+        uid = validate_path_param("unique_id", self.person_id if unique_id is None else unique_id)
+        if not is_register_id(uid):
+            raise BadInputError(f"{uid.strip()!r} is not a person id: ids are upper-case letters and digits such as "
+                                "P0000010008. To find a person by name, use Find a person.")
+        await self._apply(self._person(uid.strip().upper()))
         return self
 
     async def load_person_name(self, unique_id: str | None = None) -> str | None:

@@ -18,6 +18,7 @@ import param
 from dashboard.api.endpoints import validate_path_param
 from dashboard.errors import BadInputError
 from dashboard.models.basket import parse_proj_ids
+from dashboard.models.licensee import is_register_id
 
 # State path (a parameter of the state, or of one of its models) -> its name in the URL.
 # The Market tab's screener filters (a MarketScreen's parameters; `market` is set by the view layer).
@@ -35,8 +36,6 @@ NAV_URL = {"nav.class_name": "nav_class", "nav.range": "range"}
 URL_PARAMETERS = {"tab": "tab", "fund": "fund", "basket_ids": "basket", "query": "q", "theme": "theme",
                   "licence.person_id": "person", "licence.enforcement_id": "case_of", "licence.case_id": "case",
                   **MARKET_URL, **NAV_URL}
-# Identifiers of the licence register as the service writes them (P0000010008, EN-2565-001).
-REGISTER_ID = re.compile(r"[A-Z0-9][A-Z0-9_-]{0,63}")
 MAX_QUERY_LENGTH = 200
 
 
@@ -52,7 +51,7 @@ def url_text(raw: Any) -> str | None:
 def _register_id(label: str, text: str) -> str:
     """A licence-register identifier from a URL (upper case), or BadInputError."""
     value = validate_path_param(label, text).upper()
-    if not REGISTER_ID.fullmatch(value):
+    if not is_register_id(value):
         raise BadInputError(f"{label} {text!r} is not an identifier")
     return value
 

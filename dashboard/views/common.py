@@ -140,6 +140,13 @@ def unit_titles(titles: dict[str, str], columns: Iterable[str], percent: Iterabl
     return out
 
 
+# A table wider than the page scrolls sideways with a scrollbar a person can see (Chromium's overlay scrollbar
+# showed nothing: the right-hand columns were off-screen with no sign of them).
+TABLE_CSS = (".tabulator .tabulator-tableholder::-webkit-scrollbar {height: 10px;}"
+             ".tabulator .tabulator-tableholder::-webkit-scrollbar-thumb {background: #b0b0b0; border-radius: 5px;}"
+             ".tabulator .tabulator-tableholder::-webkit-scrollbar-track {background: #f0f0f0;}")
+
+
 def data_table(frame: pd.DataFrame | None = None, *, titles: dict[str, str] | None = None, percent: Iterable[str] = (),
                baht: Iterable[str] = (), number: Iterable[str] = (), **params: Any) -> pn.widgets.Tabulator:
     """A read-only table made with its rows: text cells render as text, never HTML; numbers formatted with
@@ -152,6 +159,7 @@ def data_table(frame: pd.DataFrame | None = None, *, titles: dict[str, str] | No
     params.setdefault("show_index", False)
     params.setdefault("disabled", True)
     params.setdefault("selectable", False)
+    params["stylesheets"] = [TABLE_CSS, *params.get("stylesheets", [])]
     percent, baht = list(percent), list(baht)
     # Every column under the product's one title for it (present.text.COLUMN_TITLES), but where the view gives
     # its own because the column means something else there.

@@ -80,10 +80,10 @@ def ordinal(n: int) -> str:
 
 
 def no_store_html(market: MarketScreen, demo: bool) -> str:
-    cache = getattr(market.settings, "cache_dir", None)
-    where = esc(market.snapshot_dir or (f"the cache directory ({cache})" if cache else "the cache directory"))
-    text = (f"There is no market snapshot yet. Make one with <code>{esc(sync_command(demo))}</code> (it keeps "
-            f"every fund of the market in {where}); the tab then screens the whole market, with no call to the service.")
+    # (the server's directories are not a web visitor's business: the page names none)
+    text = (f"There is no market snapshot yet. Make one with <code>{esc(sync_command(demo))}</code> on the server (it "
+            "keeps every fund of the market in its cache directory); the tab then screens the whole market, with no "
+            "call to the service.")
     if demo:
         text += (" On the demo data, the button below makes one from the built-in simulator (about a minute: "
                  "it keeps to the service's rate limit).")

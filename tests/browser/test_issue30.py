@@ -121,7 +121,7 @@ def test_a_picked_fund_is_shown_where_the_eye_is_and_names_are_whole(browser, se
 
 # The right edge of what is drawn (canvases, tables, text blocks), past the screen's width when cut.
 OVERFLOW_JS = """(width) => { const out = [];
-  const walk = (root) => { for (const el of root.querySelectorAll('canvas, .tabulator, p, .bk-panel-models-markup-HTML, button')) {
+  const walk = (root) => { for (const el of root.querySelectorAll('canvas, .tabulator, p, .bk-panel-models-markup-HTML, button, .sd-card')) {
       if (el.offsetParent === null || el.closest('.MuiTabs-scroller')) continue; const box = el.getBoundingClientRect();
       if (box.width > 0 && box.right > width + 1) out.push(`${el.tagName}.${el.className}`.slice(0, 80) + ` ${Math.round(box.right)}`); }
     for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot); };

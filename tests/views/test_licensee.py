@@ -131,3 +131,24 @@ def test_the_licensee_tab_is_put_in_the_page_with_its_first_lookups_done():
         assert len(shown) == 2 and shown[1] == {n: len(t.value) for n, t in app.views["licensee"].tables.items()}
     finally:
         client.close()
+
+
+def test_a_name_typed_where_a_person_id_belongs_is_refused_and_changes_nothing(demo_client, dataset):
+    """The tab, a link and the command line read one rule (`is_register_id`): "somchai" is a name, not an id."""
+    from dashboard.models.dashboard_state import DashboardState
+
+    person = next(iter(dataset.approvals))
+    lic = LicenceCheck(client=demo_client)
+    view = LicenseeView(licence=lic)
+    view.person_id = person
+    run(view.load_person())
+    before = (lic.person_id, len(lic.approvals))
+    assert before[0] == person and before[1] > 0
+    view.person_id = "somchai"
+    run(view.load_person())
+    note = view.notes["person"].object
+    assert "&#39;somchai&#39; is not a person id" in note and "Find a person" in note  # (escaped: it is text)
+    assert (lic.person_id, len(lic.approvals)) == before  # the last person's approvals stay, the link too
+    state = DashboardState(client=demo_client)
+    ignored = state.apply_url({"tab": "licensee", "person": "somchai"})
+    assert ignored and "person" in ignored[0] and state.licence.person_id == ""

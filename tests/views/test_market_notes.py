@@ -12,6 +12,7 @@ import pytest
 from dashboard.cli.main import build_parser, main
 from dashboard.cli.market import cmd_market_sync, join_option_values
 from dashboard.config import ApiSettings
+from dashboard.market.nav_filters import ONE_YEAR_DAYS
 from dashboard.market.screen import MarketScreen
 from dashboard.views.market_nav import nav_note_html
 from dashboard.views.market_notes import no_store_html
@@ -44,7 +45,8 @@ def test_the_notes_name_the_sync_command_of_the_dashboards_mode(tmp_path, demo):
         args = _parsed(words)  # the real parser takes it (a bad one exits 2 here)
         assert args.func is cmd_market_sync and getattr(args, "demo", False) is demo, name
         if name == "no NAV":
-            assert args.nav_days == 400
+            assert args.nav_days == ONE_YEAR_DAYS  # every 1-year figure, daily, weekly or monthly
+        assert str(tmp_path) not in note, "the server's directories are not shown to web visitors"
     # With figures, the note's `--nav-days N` is the mode's command too.
     with_nav = nav_note_html(True, 12, "2026-11-20", demo)
     assert [words[:-1] for words in _commands(with_nav)] == [_commands(_notes(market, demo)["no NAV"])[0][:-1]]

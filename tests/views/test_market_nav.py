@@ -17,9 +17,11 @@ from dashboard.views.market_nav import NAV_COLUMNS, NAV_PERCENT
 from tests.conftest import run
 from tests.views.test_market import _App
 
-TITLES = {"nav_return_1y": "1-year return (NAV, %)", "return_3y_ann": "3-year return (a year, %)",
-          "volatility_1y": "Volatility (1 year, %)", "max_drawdown_1y": "Max drawdown (1 year, %)",
-          "sharpe_1y": "Sharpe (1 year)", "peer_pct_return_1y": "1-year return percentile among peers",
+# Each title names the figure it reads (issue 38): price or total return, from the NAV, per unit.
+TITLES = {"nav_return_1y": "1-year price return (NAV, %)", "nav_total_return_1y": "1-year total return (NAV, distributions reinvested, %)",
+          "return_3y_ann": "3-year price return (NAV, a year, %)",
+          "volatility_1y": "Volatility (1 year, %)", "max_drawdown_1y": "Max drawdown (1 year, NAV per unit, %)",
+          "sharpe_1y": "Sharpe (1 year)", "peer_pct_return_1y": "1-year total return percentile among peers",
           "last_nav_date": "Last NAV date"}
 
 
@@ -133,8 +135,8 @@ def test_the_nav_sorts_are_offered_in_words_and_order_the_rows(view):
 
 def test_the_download_titles_the_nav_figures_in_words(view):
     header = view.results_csv().getvalue().decode("utf-8-sig").splitlines()[0]
-    for title in ("Volatility (1 year, %)", "3-year return (a year, %)", "1-year return percentile among peers",
-                  "Last NAV date"):
+    for title in ("Volatility (1 year, %)", "3-year price return (NAV, a year, %)",
+                  "1-year total return percentile among peers", "Last NAV date"):
         assert title in header
     assert not set(header.split(",")) & set(queries.NAV_FIELDS)  # titles, not field names
     # the table on screen and its download say the same words for the same figures
@@ -150,6 +152,6 @@ def test_without_nav_the_columns_show_a_dash_and_the_note_says_how_to_get_them(n
     assert table.value[NAV_PERCENT + ["sharpe_1y", "peer_pct_return_1y"]].isna().all().all()
     assert (table.value["last_nav_date"] == DASH).all()
     note = no_nav_view.nav_note.object
-    assert "holds no NAV history" in note and "<code>sec-dashboard --demo market sync --nav-days 400</code>" in note
+    assert "holds no NAV history" in note and "<code>sec-dashboard --demo market sync --nav-days 472</code>" in note
     assert "same policy type" not in note
     assert_frame_equal(results_frame(market.results), table.value)

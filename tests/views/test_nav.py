@@ -74,7 +74,7 @@ def test_a_range_button_cuts_the_chart_and_goes_into_the_link(app):
     nav.range = "MAX"
     assert view.range_buttons.value == "MAX"
     assert any(np.isnan(nav_curve(view).dimension_values("nav")))  # the demo's outages: breaks, never joined
-    assert "Gaps in the series" in view.details.object and "days without a NAV" in view.details.object
+    assert "Gaps in the series" in view.details.object and "days between two NAVs" in view.details.object
     nav.range = "1Y"
 
 

@@ -129,6 +129,7 @@ class ServedSession:
                 self.tabs_id = model["id"]
         if self.dashboard and not self.tabs_id:
             raise ConnectionError("the served page has no tab bar")
+        self._take_models(message.content)  # (a page that holds its tab's view in its first document: none now)
         self._reader = asyncio.ensure_future(self._read())
         # What BokehJS sends once it has drawn the page: the server then puts the tab's view in it
         await self._send([DOCUMENT_READY])

@@ -293,7 +293,9 @@ def fee_bars(fees: pd.DataFrame | None, value: str = "actual_value_num", fee_typ
                        unit=data[unit_col].fillna("").astype(str))
     units = data["unit"][data["unit"] != ""]
     unit = units.mode().iloc[0] if not units.empty else ""
-    ylabel = f"{measure}" + (f", {unit}" if unit else "")
+    # The current service publishes no unit with a fee (E12's units were dropped): its figures are the factsheet's
+    # percentages, said so on the axis (an axis without a unit read as baht to some).
+    ylabel = f"{measure}, " + (unit if unit else "% (the service publishes no unit)")
     title = f"{measure}" + (f": {fee_type}" if fee_type else " by fee type")
     if data["fee_type"].nunique() == 1:
         table = data[["series", value, "unit", "fee_type"]].astype({value: float})

@@ -326,3 +326,10 @@ def test_the_risk_scatter_draws_each_fund_at_its_level_and_figure(measure):
     assert {p["fund"]: (p["x"], p["y"]) for p in points} == {
         f: (r, v) for f, r, v in BASKET_RISK[["fund", "risk_rank", measure]].itertuples(index=False)}
     assert {t["text"] for t in picture.glyphs("Text")} == set(BASKET_RISK["fund"])
+
+
+def test_fee_bars_without_a_published_unit_say_their_figures_are_percentages():
+    """The current service sends no fee unit (issue 39: the Fees chart's axes had none)."""
+    unitless = FEES.assign(actual_value_unit=None, rate_unit=None)
+    for value, measure in (("actual_value_num", "Actual charge"), ("rate_num", "Prospectus ceiling")):
+        assert drawn(charts.fee_bars(unitless, value=value)).y_label == f"{measure}, % (the service publishes no unit)"

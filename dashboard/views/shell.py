@@ -258,6 +258,13 @@ class DashboardApp(pn.viewable.Viewer):
             self._start_notes += notes
         finally:  # (a served page shows its tab even when the load failed unexpectedly)
             self._first_load_ended.set()
+        if self._served and not self.page_ready:
+            # Its data is ready: the tab's view and the sidebar are made now, while the browser is still loading
+            # the page's scripts, and put in the page once it is drawn (`on_page_ready`): not on its critical path.
+            if self.state.tab not in READ_BEFORE_SHOWN and self.state.tab != "licensee":
+                self.view(self.state.tab)
+            if self.basket_panel is None:
+                self.basket_panel = BasketPanel(state=self.state, report=self.report)
         if not self._served:  # (a served page does this once drawn: `on_page_ready`)
             self._notify_start()
             await self.show(self.state.tab)
@@ -281,7 +288,9 @@ class DashboardApp(pn.viewable.Viewer):
     def _fill_sidebar(self) -> None:
         if self.basket_panel is None:
             self.basket_panel = BasketPanel(state=self.state, report=self.report)
-            self.sidebar.objects = [self.basket_panel.__panel__()]
+        shown = self.basket_panel.__panel__()
+        if list(self.sidebar.objects) != [shown]:
+            self.sidebar.objects = [shown]
 
     def _demo_chip(self) -> pmui.Typography:
         """The header's "DEMO DATA" chip (demo data only). A React component, one more for the

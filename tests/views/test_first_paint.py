@@ -97,7 +97,9 @@ def test_a_tab_joins_the_page_whole_once_loaded_and_drawn(served_app, order, tab
     async def both():
         if order == "load ends first":
             await app.start()
-            assert not shown  # not before the page is drawn
+            # made with its data, but no layout of the page changed before it is drawn (such a change is dropped)
+            assert not shown and app.sidebar.objects == [] and [o.name for o in app.content.objects] == ["tab-loading"]
+            assert tab in app.views or tab in ("holdings",)
             await app.on_page_ready()
         else:
             drawn = asyncio.ensure_future(app.on_page_ready())

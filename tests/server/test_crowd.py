@@ -3,7 +3,8 @@
 Twenty pages of the served demo, links to each tab in turn, are opened at once against one server
 process; each does what BokehJS does (pulls its document, reports it drawn, sends the browser's
 details), some are closed before their tab has arrived, the rest once it has, all together, with a
-few hostile links beside them. Ten rounds of it, as the race showed only in some runs. Afterwards
+few hostile links beside them. Three rounds of it: before the fix, one round logged dozens of ERROR
+lines with tracebacks (293 in ten rounds), though a browser's crowd showed them in one run of two. Afterwards
 the server's log holds no traceback and no ERROR line (a client gone is at most a debug line), and a
 new page still gets its tab at once.
 
@@ -28,7 +29,7 @@ from tests.views.test_sessions import ServedSession
 
 pytestmark = pytest.mark.slow  # a served process and 200 sessions
 
-ROUNDS = 10
+ROUNDS = 3
 PAGES = 20
 LINK_TABS = ("explorer", "allocation", "holdings", "fees", "risk", "performance", "nav", "licensee", "market")
 HOSTILE_LINKS = ("/?tab=%3Cscript%3E&fund=%00", "/?fund=" + "A" * 5000, "/?bokeh-token=garbage",
@@ -73,7 +74,7 @@ async def one_round(port: int, client: httpx.AsyncClient, round_number: int) -> 
                                   return_exceptions=True)
     sessions = [s for s in opened[:PAGES] if isinstance(s, ServedSession)]
     failures = [s for s in opened[:PAGES] if isinstance(s, BaseException)]
-    assert not failures, failures[:3]
+    assert not failures, f"{len(failures)} of {PAGES} pages could not be opened: {failures[:3]}"
     # half of them leave before their tab arrives, the others once it has: all together
     await asyncio.sleep(0.05 if round_number % 2 else 0.6)
     for number, session in enumerate(sessions):

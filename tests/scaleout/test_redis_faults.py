@@ -54,6 +54,23 @@ def test_a_cache_in_a_redis_that_answers_wrongly_goes_on_on_the_disk(reply, tmp_
     assert len(_warnings(caplog, "dashboard.redis") + _warnings(caplog, "dashboard.cache")) == 1
 
 
+@pytest.mark.parametrize("reply", [b"+OK\r\n", b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n"],
+                         ids=["+OK to everything", "an HTTP answer"])
+def test_a_redis_that_answers_wrongly_is_one_warning_for_the_cache_and_the_limit_together(reply, tmp_path, caplog):
+    """Issue 39: `+OK` read back as a cached value was told as a damaged entry (dashboard.cache), then the
+    limiter's wrong reply as Redis unusable (dashboard.redis): two lines for one fault, as a client has them
+    (its cache read first, then its call's reservation, on the process's one link)."""
+    with FakeRedis(reply) as fake, caplog.at_level(logging.WARNING):
+        link = RedisLink(fake.url, retry_after_s=60)
+        cache = RedisResponseCache(link, fallback=ResponseCache(tmp_path / "disk"))
+        limiter = RedisRateLimiter(link, key_ident("one-line"), 3, 2.0)
+        got = [cache.get(f"v1|{n}") for n in range(3)]
+        taken = [limiter._reserve_slot(ahead=False)[1] is not None for _ in range(5)]
+    assert got == [None, None, None] and taken == [True, True, True, False, False]
+    said = _warnings(caplog, "dashboard.redis") + _warnings(caplog, "dashboard.cache")
+    assert len(said) == 1 and "cannot be used" in said[0], said
+
+
 def _refusing_redis() -> str:
     return f"redis://127.0.0.1:{free_port()}/0"
 

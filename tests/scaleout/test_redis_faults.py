@@ -3,8 +3,14 @@ the fallback never lets a host pass the limit, and the shared limits file is rep
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -143,6 +149,9 @@ def test_a_process_place_outside_the_processes_is_ignored_with_a_warning(monkeyp
 
 def test_a_damaged_limits_file_is_made_again_and_still_shared(tmp_path, caplog):
     (tmp_path / LIMITS_FILE).write_bytes(b"this is not a database, it was damaged" * 100)
+    # damaged an hour ago: it can hold no start of the current window (one written within it is counted as
+    # used when made again: test_a_limits_file_overwritten_with_garbage_...)
+    os.utime(tmp_path / LIMITS_FILE, (time.time() - 3600, time.time() - 3600))
     ident = key_ident("damaged")
     a = FileRateLimiter(tmp_path, ident, 3, 10.0)
     b = FileRateLimiter(tmp_path, ident, 3, 10.0)
@@ -154,6 +163,58 @@ def test_a_damaged_limits_file_is_made_again_and_still_shared(tmp_path, caplog):
     assert con.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
     con.close()
     assert len([w for w in _warnings(caplog, "dashboard.ratelimit") if "made again" in w]) == 1
+
+
+LIMITER_PROCESS = """
+import json, os, sys, time
+from dashboard.api.ratelimit import FileRateLimiter, key_ident
+directory, go, until = sys.argv[1], sys.argv[2], float(sys.argv[3])
+limiter = FileRateLimiter(directory, key_ident("overwritten"), 3, 2.0, margin=0.25)
+starts = []
+
+def take(end):
+    while time.time() < end:
+        if limiter._reserve_slot(ahead=False)[1] is not None:
+            starts.append(time.time())
+        time.sleep(0.01)
+
+take(time.time() + 0.3)
+print("waiting", flush=True)
+while not os.path.exists(go):
+    time.sleep(0.01)
+take(until)
+print(json.dumps({"starts": starts, "alone": limiter.fallback is not None}), flush=True)
+"""
+
+
+def test_a_limits_file_overwritten_with_garbage_under_running_processes_never_lets_the_limit_pass(tmp_path):
+    """Issue 39: with the limits file (and its log) overwritten under running processes, the service saw 14
+    calls in a window of 10: a process that made the file again started a fresh limit beside the calls just
+    made, one that found it unreadable ('disk I/O error') went on alone at the whole limit, and the others
+    kept counting in the removed file. 3 calls per 2 s, three processes, two of them mid-window."""
+    go, until = tmp_path / "go", time.time() + 8
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+
+    def process():
+        return subprocess.Popen([sys.executable, "-c", LIMITER_PROCESS, str(tmp_path), str(go), str(until)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+    running = [process(), process()]
+    assert [p.stdout.readline().strip() for p in running] == ["waiting", "waiting"]
+    for suffix in ("", "-wal"):
+        (tmp_path / f"{LIMITS_FILE}{suffix}").write_bytes(b"overwritten with garbage " * 400)
+    late = process()
+    assert late.stdout.readline().strip() == "waiting"
+    go.touch()
+    said = [(*p.communicate(timeout=30), p.returncode) for p in [*running, late]]
+    assert all(code == 0 for _out, _err, code in said), said
+    results = [json.loads(out.strip().splitlines()[-1]) for out, _err, _code in said]
+    every = sorted(t for r in results for t in r["starts"])
+    assert max_in_window(every, 2.0) <= 3, every
+    assert not any(r["alone"] for r in results)  # still shared, through the file made again
+    assert len(every) >= 6  # and still used: the limit passes again after the window it counted as used
+    warnings = [line for _out, err, _code in said for line in err.splitlines() if "made again" in line]
+    assert len(warnings) <= 1, warnings
 
 
 def _someone_elses_database(path) -> bytes:

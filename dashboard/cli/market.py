@@ -34,13 +34,28 @@ HEADERS = {"total_fee_actual": "fee % (charged)", "return_1y": "1y return %", "p
            "issue_code": "issue", "isin_code": "ISIN", **NAV_HEADERS}
 
 
+# Figures the product computes (from returns or NAVs): two decimals in percent; a Sharpe ratio two
+# decimals; a percentile whole (0-100). A fee is as the company charges it: two to five decimals.
+COMPUTED_PERCENTS = ("return_1y", "return_3y_ann", "volatility_1y", "max_drawdown_1y")
+PERCENTILES = ("peer_pct_return_1y", "peer_pct_volatility_1y")
+
+
 def _readable_formatters() -> dict:
-    """Codes as words in readable rows (JSON keeps the codes): a status, a risk level, a quarter."""
-    from dashboard.present.text import RISK_LEVELS, quarter_text, status_text
+    """Codes as words in readable rows (JSON keeps the codes and the figures whole): a status, a risk level,
+    a quarter; figures with the decimals the README gives them, never the store's raw 0.273298 or 83.3333."""
+    from dashboard.cli.terminal import percent
+    from dashboard.present.text import RISK_LEVELS, fmt_number, fmt_percent, number, quarter_text, status_text
+
+    def figure(column: str, show):
+        return lambda r: "" if number(r.get(column)) is None else show(r.get(column))
 
     return {"fund_status": lambda r: status_text(r.get("fund_status")),
             "risk_spectrum": lambda r: RISK_LEVELS.get(str(r.get("risk_spectrum") or "").upper(), r.get("risk_spectrum") or ""),
-            "period": lambda r: quarter_text(r.get("period"))}
+            "period": lambda r: quarter_text(r.get("period")),
+            "total_fee_actual": figure("total_fee_actual", percent),
+            **{c: figure(c, lambda v: fmt_percent(v, 2, sign="", missing="")) for c in COMPUTED_PERCENTS},
+            "sharpe_1y": figure("sharpe_1y", lambda v: fmt_number(v, 2)),
+            **{c: figure(c, lambda v: fmt_number(v, 0)) for c in PERCENTILES}}
 
 
 # ---- what the commands share --------------------------------------------------------------------

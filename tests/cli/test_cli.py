@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -156,6 +157,24 @@ def test_licensee_commands(cli, dataset):
     assert code == 0 and json.loads(out)["case_id"]
     code, out, _ = cli("licensee", "search", dataset.licensees[0]["name_en"][:8], "--json")
     assert code == 0 and json.loads(out)
+
+
+def test_an_alert_and_a_case_list_read_with_the_dashboards_titles_and_dates(cli, dataset, simulator, tmp_path,
+                                                                           monkeypatch, capsys):
+    """Issue 39: `licensee alert` printed "Seq no", "License th" and "2026-02-05T01:38:35.930000" where the
+    dashboard says "Sequence", "Act (Thai)" and a date; `licensee cases` raw timestamps."""
+    code, out, _ = cli("licensee", "alert", next(iter(dataset.alerts)))
+    assert code == 0
+    titles = [line.split("  ")[0] for line in out.splitlines() if line and not line.startswith(" ")]
+    assert titles == ["Updated", "Case", "Sequence", "Act (Thai)", "Act (English)"]
+    assert re.search(r"^Updated +\d{4}-\d{2}-\d{2}$", out, re.M) and not re.search(r"\d{2}:\d{2}", out)
+    uid, case = next(iter(dataset.enforcement))
+    cases = in_process_cli(simulator, "successor", tmp_path / "cases-cache", monkeypatch, capsys)  # current service only
+    code, out, _ = cases("licensee", "cases", uid)
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert re.split(r"  +", lines[0]) == ["Case", "Kind of action", "Updated"]
+    assert re.fullmatch(rf"{case} +.+ +\d{{4}}-\d{{2}}-\d{{2}}", lines[1]) and lines[-1] == "(1 row)"
 
 
 def test_no_data_exits_zero_and_says_so_on_stderr(cli):

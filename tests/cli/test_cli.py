@@ -177,6 +177,18 @@ def test_an_alert_and_a_case_list_read_with_the_dashboards_titles_and_dates(cli,
     assert re.fullmatch(rf"{case} +.+ +\d{{4}}-\d{{2}}-\d{{2}}", lines[1]) and lines[-1] == "(1 row)"
 
 
+def test_a_company_with_nobody_on_duty_says_so_under_its_heading(dataset, simulator, tmp_path, monkeypatch, capsys):
+    """Issue 39: `licensee company` printed the 'personnel on duty' heading with nothing under it."""
+    on_duty = {d.get("company_unique_id") for duties in dataset.duties.values() for d in duties}
+    uid = next(a["unique_id"] for a in dataset.amcs if a["unique_id"] not in on_duty)
+    company = in_process_cli(simulator, "successor", tmp_path / "company-cache", monkeypatch, capsys)
+    code, out, _ = company("licensee", "company", uid)
+    lines = out.splitlines()
+    heading = next(i for i, line in enumerate(lines) if line.endswith(": personnel on duty"))
+    assert code == 0 and lines[heading + 1] == "  (nobody is recorded on duty at this company)"
+    assert lines[heading + 2].endswith(": business activities")
+
+
 def test_no_data_exits_zero_and_says_so_on_stderr(cli):
     code, out, err = cli("licensee", "alert", "IA-0000-000", "--json")
     assert code == 0 and json.loads(out) is None and "no data" in err

@@ -143,9 +143,12 @@ def test_every_fund_json_output_gives_a_quarter_as_text_yyyymm(cli, dataset):
     assert all(r.get("period", p) == p for p, lines in shown.items() for r in lines)
 
 
-def test_licensee_commands(cli, dataset):
+def test_licensee_commands(cli, dataset, simulator):
     code, out, _ = cli("licensee", "former", "--json")
-    assert code == 0 and len(json.loads(out)) == len(dataset.company_register())
+    register = {r["unique_id"] for r in dataset.company_register()}
+    if simulator.app.layout == "successor":  # the fund management companies it lists hold licences now (issue 39)
+        register -= {a["unique_id"] for a in dataset.amcs}
+    assert code == 0 and {r["unique_id"] for r in json.loads(out)} == register
     person = next(p for p in dataset.approvals if dataset.approvals[p])
     code, out, _ = cli("licensee", "person", person, "--json")
     data = json.loads(out)

@@ -164,6 +164,20 @@ def check_redis_url(url: str) -> str:
     parts = urllib.parse.urlsplit(url)
     if parts.scheme not in ("redis", "rediss", "unix") or not (parts.hostname or parts.path):
         raise ValueError("SEC_DASHBOARD_REDIS_URL must look like redis://HOST:6379/0 (or rediss:// or unix:///path)")
+    try:
+        parts.port  # noqa: B018 - read for its check: a port that is not a number raises here
+    except ValueError:
+        raise ValueError("SEC_DASHBOARD_REDIS_URL has a port that is not a number from 1 to 65535; it must look like "
+                         "redis://HOST:6379/0") from None
+    # The database: the path of a redis:// URL, or ?db=. The client library quietly takes database 0 for a
+    # path it cannot read, so the processes meant to share database 2 would each keep their limit elsewhere.
+    databases = urllib.parse.parse_qs(parts.query).get("db", [])
+    if parts.scheme != "unix":
+        databases.append(urllib.parse.unquote(parts.path).strip("/"))
+    for db in databases:
+        if db and not (db.isascii() and db.isdigit()):
+            raise ValueError(f"SEC_DASHBOARD_REDIS_URL names the database {db[:20]!r}, which is not a number: a Redis "
+                             "database is a whole number, as the 0 in redis://HOST:6379/0")
     return url
 
 

@@ -18,6 +18,11 @@ from typing import Any
 from dashboard.api.ratelimit import LimiterBase, RateLimiter, local_share, log
 
 PROC_INDEX_ENV = "SEC_DASHBOARD_PROC_INDEX"
+# Turns leave at least this much (or a tenth of the period) beyond the period between turns `calls` apart:
+# the processes share nothing, so a call that reaches the service late (a busy host, a slow first
+# connection) cannot move the turns of the others. Twelve processes on two cores arrived more than the
+# safety margin's opening apart from their turns' starts, and a window of 10 saw 11 (issue 39).
+TURN_SLACK_S = 1.0
 
 
 def process_index(num_procs: int) -> int | None:
@@ -54,9 +59,11 @@ class TurnLimiter(LimiterBase):
 
     The wall clock (which the host's processes share) is cut into `calls` turns per window; turn k
     belongs to process k mod `num_procs`, which may start one call in it, and only in its opening
-    (the first half of the safety margin). Every start is in a turn of its own, and the starts of turns
-    `calls` apart are more than a period plus half the margin apart: together the processes never
-    have more than `calls` starts in a period. A process makes one call per `num_procs` turns.
+    (half the safety margin). The window is the period, the opening and a slack (TURN_SLACK_S, at
+    least) for calls that reach the service late: every start is in a turn of its own, and the starts
+    of turns `calls` apart are the period and the slack apart, so together the processes never have
+    more than `calls` arrivals in a period while no call arrives the slack later than another.
+    A process makes one call per `num_procs` turns.
     """
 
     def __init__(self, calls: int, period: float, num_procs: int, index: int, *, min_interval: float = 0.0,
@@ -65,8 +72,10 @@ class TurnLimiter(LimiterBase):
         if not 0 <= index < num_procs:
             raise ValueError(f"a process's place must be from 0 to {num_procs - 1}")
         self.num_procs, self.index = int(num_procs), int(index)
+        self.opening = (min(self.window / self.calls, self.margin) if self.margin > 0 else self.window / self.calls) / 2
+        # The turns' window: the period, the opening and the slack for a call that arrives late.
+        self.window = self.period + self.opening + max(self.margin - self.opening, TURN_SLACK_S, self.period / 10)
         self.turn = self.window / self.calls
-        self.opening = (min(self.turn, self.margin) if self.margin > 0 else self.turn) / 2
         self._clock = clock
         self._lock = threading.Lock()
         self._last_turn = -math.inf  # the last turn this process used

@@ -259,14 +259,39 @@ class FileRateLimiter(LimiterBase):
         self._lock = threading.Lock()
         self._con: sqlite3.Connection | None = None
         self._pid = -1
+        self._file: tuple[int, int] | None = None  # (device, inode) of the file the connection has open
+        self._used = False  # whether this process has kept a start in the file
         self.fallback: RateLimiter | None = None
         self.waited_s = 0.0
 
+    def _on_disk(self) -> tuple[int, int] | None:
+        """(device, inode) of the file now at the limits file's place; None when there is none."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return st.st_dev, st.st_ino
+
+    def _replaced(self) -> bool:
+        """Whether the file at the limits file's place is no longer the one this process has open: another
+        process made it again (a damaged file). Its starts are in the new file, and this process's belong there."""
+        return self._con is not None and self._pid == os.getpid() and self._on_disk() != self._file
+
     def _connection(self) -> sqlite3.Connection:
+        if self._replaced():
+            log.info("the shared rate limit file %s was made again by another process; going on with it", self.path)
+            self._drop_connection()
         if self._con is None or self._pid != os.getpid():
             # After a fork the parent's connection is not ours to use (or close); open our own.
             self._con, self._pid = self._open_file(), os.getpid()
+            self._file = self._on_disk()
         return self._con
+
+    def _drop_connection(self) -> None:
+        if self._con is not None and self._pid == os.getpid():
+            with contextlib.suppress(sqlite3.Error):  # a connection to a damaged or removed file: let go of it
+                self._con.close()
+        self._con, self._file = None, None
 
     def _open_file(self) -> sqlite3.Connection:
         if os.path.islink(self.path) or (os.path.lexists(self.path) and not self.path.is_file()):
@@ -293,23 +318,44 @@ class FileRateLimiter(LimiterBase):
 
         self.fallback = share_limiter(self.calls, self.period, self.num_procs, min_interval=self.min_interval,
                                       margin=self.margin)
+        if self._used:
+            # Mid-run: the other processes' starts in the current window, kept in the file, are unknown now.
+            # (A file unusable from the first call held none of this process's company: nothing to wait for.)
+            self.fallback.assume_used()
         log.warning("the shared rate limit file %s cannot be used (%s: %s); this process goes on alone at %s",
                     self.path, type(exc).__name__, exc, describe_share(self.fallback))
         return self.fallback
 
     def _rebuild(self, exc: BaseException) -> None:
         """A damaged limits file is made again, as the cache rebuilds itself: only its own files are removed
-        (never through a link); the starts it held are lost, at most one window's worth."""
-        log.warning("the shared rate limit file %s was damaged (%s); it was made again", self.path,
-                    type(exc).__name__)
-        if self._con is not None and self._pid == os.getpid():
-            with contextlib.suppress(sqlite3.Error):
-                self._con.close()
-        self._con = None
-        for suffix in _OWN_FILES:
-            own = Path(f"{self.path}{suffix}")
-            if own.is_file() and not own.is_symlink():
-                own.unlink(missing_ok=True)
+        (never through a link). The starts it held are lost, so the new file starts with the window counted
+        as used (every process then waits for it, as after Redis going away), never a fresh limit beside the
+        calls just made. A file another process has made again already is used, not removed."""
+        mine = self._file
+        self._drop_connection()
+        if mine is not None and self._on_disk() != mine:
+            log.info("the shared rate limit file %s was made again by another process; going on with it", self.path)
+            return
+        own = [Path(f"{self.path}{suffix}") for suffix in _OWN_FILES]
+        own = [f for f in own if f.is_file() and not f.is_symlink()]
+        # Starts of the current window can be in it only if it was written within the window.
+        recent = any(f.stat().st_mtime > self._clock() - self.window for f in own) or self._used
+        log.warning("the shared rate limit file %s was damaged (%s); it was made again%s", self.path,
+                    type(exc).__name__, ", its window counted as used" if recent else "")
+        for f in own:
+            f.unlink(missing_ok=True)
+        con = self._connection()
+        if not recent:
+            return
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            con.executemany("INSERT INTO starts (ident, win, start) VALUES (?, ?, ?)",
+                            [(self.ident, self.window, self._clock())] * self.calls)
+            con.execute("COMMIT")
+        except BaseException:
+            if con.in_transaction:
+                con.execute("ROLLBACK")
+            raise
 
     def _in_file(self, step):
         """`step` against the file; a damaged file is made again once; a file that cannot be used (or is
@@ -320,12 +366,18 @@ class FileRateLimiter(LimiterBase):
             except NotOursError as exc:
                 raise _UseMemory(exc) from None
             except sqlite3.DatabaseError as exc:
-                # OperationalError: cannot be opened or written (read-only, full disk); the rest: damaged.
-                if isinstance(exc, sqlite3.OperationalError) or attempt == 2:
+                if attempt == 1 and self._replaced():
+                    # Another process made the file again under this connection ("disk I/O error",
+                    # "readonly database" from the removed file): go on with the new one.
+                    self._drop_connection()
+                    continue
+                # OperationalError: cannot be opened or written (read-only, full disk); the rest, and a file
+                # shorter than it says (a log overwritten), damaged.
+                if not _damaged(exc) or attempt == 2:
                     raise _UseMemory(exc) from None
                 try:
                     self._rebuild(exc)
-                except OSError as gone:
+                except (OSError, sqlite3.Error) as gone:
                     raise _UseMemory(gone) from None
             except OSError as exc:
                 raise _UseMemory(exc) from None
@@ -423,6 +475,7 @@ class FileRateLimiter(LimiterBase):
                 return start - now, None
             row = con.execute("INSERT INTO starts (ident, win, start) VALUES (?, ?, ?)", (*key, start)).lastrowid
             con.execute("COMMIT")
+            self._used = True
         except BaseException:
             if con.in_transaction:
                 con.execute("ROLLBACK")
@@ -434,6 +487,16 @@ class FileRateLimiter(LimiterBase):
             if self._con is not None and self._pid == os.getpid():
                 self._con.close()
             self._con = None
+
+
+# SQLite's own name for a file shorter than its header says: a limits file (or its log) overwritten, read as
+# "disk I/O error" but damage like any other, made again.
+_SHORT_READ = "SQLITE_IOERR_SHORT_READ"
+
+
+def _damaged(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite's error says the file is damaged (made again) rather than unusable (read-only, full)."""
+    return not isinstance(exc, sqlite3.OperationalError) or getattr(exc, "sqlite_errorname", None) == _SHORT_READ
 
 
 class _UseMemory(Exception):

@@ -355,10 +355,29 @@ class RedisResponseCache:
             if not (math.isfinite(stored_at) and math.isfinite(ttl)):
                 raise ValueError("not a finite time")
         except (zlib.error, ValueError, TypeError, KeyError, RecursionError) as exc:
+            if not self._answers_truly():
+                # Not a damaged entry: a Redis (or whatever is on its port) that answers wrongly, `+OK` to a GET.
+                # Said once, by the link; the disk cache answers meanwhile.
+                return self.fallback.get(key) if self.fallback is not None else None
             damaged.note(f"Redis at {self.link.label}", type(exc).__name__)
             self.delete(key)
             return None
         return CachedResponse(entry.get("data"), stored_at, ttl, self._clock() - stored_at < ttl)
+
+    def _answers_truly(self) -> bool:
+        """Whether Redis echoes what it is sent (an entry that cannot be read is damaged only if so)."""
+        token = os.urandom(8).hex()
+
+        def echo(r) -> None:
+            reply = r.echo(token)
+            if reply not in (token, token.encode()):
+                raise RedisReplyError(f"ECHO answered {_shown(reply)}, not what it was sent")
+
+        try:
+            self.link.run(echo)
+        except RedisUnavailable:
+            return False
+        return True
 
     def set(self, key: str, data: Any, ttl: float) -> float:
         return self.set_many([(key, data)], ttl)

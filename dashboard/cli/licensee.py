@@ -38,8 +38,9 @@ def cmd_licensee_search(args) -> int:
 
 
 def cmd_licensee_former(args) -> int:
-    rows = answer(args, "E16")
-    return emit(args, rows or [], "licensee", empty_note="no former licensees are listed")
+    check = licence_check(args)
+    run(check.load_former())
+    return emit(args, check.records["former"], "licensee", empty_note="no former licensees are listed")
 
 
 def cmd_licensee_person(args) -> int:
@@ -119,11 +120,15 @@ def cmd_licensee_company(args) -> int:
 
     name = amc_names(check.api).get(args.unique_id) or run(check.load_register_names()).get(args.unique_id)
     who = f"{name} ({args.unique_id})" if name else f"company {args.unique_id}"
-    for title, rows, kind in (("licences and registrations", data["licences"], "company_licence"),
-                              ("personnel on duty", data["personnel"], "duty"),
-                              ("business activities", data["business"], "business_activity")):
+    for title, rows, kind, none in (
+            ("licences and registrations", data["licences"], "company_licence", "no licence or registration is recorded"),
+            ("personnel on duty", data["personnel"], "duty", "nobody is recorded on duty at this company"),
+            ("business activities", data["business"], "business_activity", "no business activity is recorded")):
         out(f"{who}: {title}")
-        print_readable(rows, kind)
+        if rows:
+            print_readable(rows, kind)
+        else:
+            out(f"  ({none})")  # under its heading: a heading with nothing under it reads as output cut short
     if note:
         err(f"no data: {note}")
     return EXIT_OK

@@ -34,13 +34,28 @@ HEADERS = {"total_fee_actual": "fee % (charged)", "return_1y": "1y return % (fac
            "issue_code": "issue", "isin_code": "ISIN", **NAV_HEADERS}
 
 
+# Figures the product computes (from returns or NAVs): two decimals in percent; a Sharpe ratio two
+# decimals; a percentile whole (0-100). A fee is as the company charges it: two to five decimals.
+COMPUTED_PERCENTS = ("return_1y", "return_3y_ann", "volatility_1y", "max_drawdown_1y")
+PERCENTILES = ("peer_pct_return_1y", "peer_pct_volatility_1y")
+
+
 def _readable_formatters() -> dict:
-    """Codes as words in readable rows (JSON keeps the codes): a status, a risk level, a quarter."""
-    from dashboard.present.text import RISK_LEVELS, quarter_text, status_text
+    """Codes as words in readable rows (JSON keeps the codes and the figures whole): a status, a risk level,
+    a quarter; figures with the decimals the README gives them, never the store's raw 0.273298 or 83.3333."""
+    from dashboard.cli.terminal import percent
+    from dashboard.present.text import RISK_LEVELS, fmt_number, fmt_percent, number, quarter_text, status_text
+
+    def figure(column: str, show):
+        return lambda r: "" if number(r.get(column)) is None else show(r.get(column))
 
     return {"fund_status": lambda r: status_text(r.get("fund_status")),
             "risk_spectrum": lambda r: RISK_LEVELS.get(str(r.get("risk_spectrum") or "").upper(), r.get("risk_spectrum") or ""),
-            "period": lambda r: quarter_text(r.get("period"))}
+            "period": lambda r: quarter_text(r.get("period")),
+            "total_fee_actual": figure("total_fee_actual", percent),
+            **{c: figure(c, lambda v: fmt_percent(v, 2, sign="", missing="")) for c in COMPUTED_PERCENTS},
+            "sharpe_1y": figure("sharpe_1y", lambda v: fmt_number(v, 2)),
+            **{c: figure(c, lambda v: fmt_number(v, 0)) for c in PERCENTILES}}
 
 
 # ---- what the commands share --------------------------------------------------------------------
@@ -131,14 +146,17 @@ class Progress:
         self._task = None
 
     def __call__(self, p) -> None:
+        from dashboard.present.text import count_text
+
         left = f", about {_duration(p.eta_s)} left" if p.eta_s is not None else ""
-        pages = f", page {p.pages:,} (stops at {p.max_pages:,})" if p.pages and not p.done else ""
+        how_far = (f", {p.detail}" if p.detail else f", page {p.pages:,}" if p.pages else "") if not p.done else ""
         # Only a done dataset has a count: the records stored, the number `market status` shows.
         count = f"{p.rows:,} stored" if p.done else "fetching"
-        text = terminal_text(f"{p.dataset}: {count}{pages}; {p.calls:,} calls, {_duration(p.elapsed_s)}{left}",
+        of = f"; {p.datasets_done} of {count_text(p.datasets_total, 'dataset')} stored" if p.datasets_total else ""
+        text = terminal_text(f"{p.dataset}: {count}{how_far}; {p.calls:,} calls, {_duration(p.elapsed_s)}{left}{of}",
                              single_line=True)
         if not self.console.is_terminal:
-            if p.done or (p.pages and p.pages % LOG_EVERY_PAGES == 0):
+            if p.done or (p.pages and p.pages % LOG_EVERY_PAGES == 0) or (p.detail and p.calls % LOG_EVERY_PAGES == 0):
                 self.console.print(text)
             return
         if self._task is None:
@@ -196,10 +214,14 @@ def cmd_market_sync(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json_text({**result.as_dict(), "rows": stored}) + "\n")
         return EXIT_OK
-    fetched = [k for k, v in result.datasets.items() if v == "fetched"]
-    fresh = [k for k, v in result.datasets.items() if v == "fresh"]
+    from dashboard.present.text import count_text
+
+    # The datasets as `market status` lists them (the quarters of holdings one), as the progress counts them.
+    states = result.by_dataset()
+    fetched = sum(1 for v in states.values() if v == "fetched")
+    fresh = sum(1 for v in states.values() if v == "fresh")
     out(f"market sync: {result.calls:,} calls in {_duration(result.seconds)}; "
-        f"{len(fetched)} datasets fetched, {len(fresh)} still fresh"
+        f"{count_text(len(states), 'dataset')}: {fetched} fetched, {fresh} still fresh"
         + (f"; {result.throttled} retries" if result.throttled else ""))
     out("stored: " + ", ".join(f"{name} {rows:,}" for name, rows in stored.items()))
     from dashboard.market.sync import NOT_PUBLISHED_YET

@@ -27,7 +27,7 @@ TABLE_COLUMNS = {
     "person": ["unique_id", "name_en", "name_th", "regis_sale_no"],
     "company_licence": ["licence", "lic_no", "apply_type", "effective_date", "expire_date"],
     "business_activity": ["licence", "activity", "action_start_date", "action_status"],
-    "enforcement_case": ["case_id", "enforcement_type", "enforcement_type_label_en", "last_upd_date"],
+    "enforcement_case": ["case_id", "enforcement_type", "last_upd_date"],
     "alert_case": ["case_id", "name_en", "name_th", "disclosure_date", "website"],
 }
 

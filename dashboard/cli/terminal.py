@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
-from dashboard.present.text import column_title, fmt_percent, number
+from dashboard.present.text import column_title, fmt_date, fmt_percent, number
 
 # Longest cell a readable table shows; JSON output keeps the whole text.
 CELL_WIDTH = 60
@@ -146,6 +146,10 @@ def cell(field: str, value: object) -> str:
         return percent(value)
     if field in MONEY_FIELDS:
         return baht(value)
+    if field.endswith("_date") and isinstance(value, str):
+        # The register stamps its records to the tenth of a microsecond ("2026-02-05T01:38:35.930000"): a reader
+        # wants the day, as the dashboard shows it. Text that is not a date stays whole.
+        return plain(fmt_date(value))
     return plain(value)
 
 

@@ -99,11 +99,14 @@ class NavSync:
         self.nav_days = nav_days
         self.concurrency = max(1, int(concurrency))
         self.stored_windows = 0
+        self.days_asked = self.days_stored = 0  # the days of NAV this run asks, and of them those stored
 
     async def run(self) -> None:
         result = self.sync.result
         today = self.sync.client.today
         plan = windows(today, needed_days(today, self.nav_days, fetched_days(self.store)))
+        self.days_asked = sum((b - a).days + 1 for _k, a, b in plan)
+        self.days_stored = 0
         dividends = self._dividend_span(plan)
         self._forget_other_windows({key for key, _a, _b in plan} | ({DIVIDEND_KEY} if dividends else set()))
         if not plan and dividends is None:
@@ -133,6 +136,9 @@ class NavSync:
             if self.stored_windows:
                 self._finish()
 
+    def _how_far(self) -> str:
+        return f"{self.days_stored:,} of {self.days_asked:,} days' NAVs stored"
+
     def _dividend_span(self, plan: list[tuple[str, date, date]]) -> tuple[date, date] | None:
         """The days whose distributions this run asks: those of the NAV windows, else the span of a
         distribution call left under way by an earlier run (its NAVs all stored since)."""
@@ -161,7 +167,8 @@ class NavSync:
         if rows.outside:
             log.info("%s: %d rows dated outside %s..%s came back (the date filter was ignored) and were left out",
                      key, rows.outside, first, last)
-        self.sync._report(NAV_KEY, len(rows.nav), pages=0)
+        self.days_stored += (last - first).days + 1
+        self.sync._report(NAV_KEY, len(rows.nav), pages=0, detail=self._how_far())
 
     async def _dividends(self, first: date, last: date) -> None:
         """The whole market's distributions with a book-close date in first..last: one paged answer a run
@@ -212,7 +219,9 @@ class NavSync:
             # in a worker thread: the store's write does not hold up the other windows' pages meanwhile
             await asyncio.to_thread(self.store.stage_page, key, str(walk.pages), items, cursor=next_cursor or None,
                                     calls=1)
-            self.sync._report(NAV_KEY, walk.rows, pages=walk.pages)
+            # Windows go side by side: one window's page numbers would jump from window to window, so the
+            # progress says how many of the days asked are stored.
+            self.sync._report(NAV_KEY, walk.rows, pages=0, detail=self._how_far())
 
     def _finish(self) -> None:
         """The NAV dataset's meta row, the figures of every class, and a publish of the NAV tables."""

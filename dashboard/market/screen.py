@@ -26,7 +26,6 @@ from dashboard.market import status as market_status
 from dashboard.config import ApiSettings
 from dashboard.market import store as market_store
 from dashboard.market.store import MarketStore
-from dashboard.market.datasets import DATASET_NAMES
 from dashboard.market.nav_filters import NAV_FILTERS, TAB_FILTERS
 from dashboard.market.nav_sync import DEFAULT_NAV_DAYS
 from dashboard.market.sync import SyncProgress, sync_market
@@ -166,8 +165,8 @@ class MarketScreen(param.Parameterized):
     syncing = param.Boolean(default=False, doc="True while a sync runs (this one's demo sync, or one seen in the snapshot).")
     sync_progress = param.Number(default=0.0, bounds=(0, 1), doc="How far the running sync has gone (0 to 1).")
     sync_message = param.String(default="", doc="What the running sync is fetching, in words.")
-    sync_done = param.Integer(default=0, doc="Datasets the running sync has finished.")
-    sync_total = param.Integer(default=0, doc="Datasets the running sync fetches (0 when not known).")
+    sync_done = param.Integer(default=0, doc="Datasets (as `market status` lists them) the running sync has stored or found fresh.")
+    sync_total = param.Integer(default=0, doc="Datasets (as `market status` lists them) the running sync goes through (0 when not known).")
 
     def __init__(self, **params: Any):
         super().__init__(**params)
@@ -361,21 +360,20 @@ class MarketScreen(param.Parameterized):
             return
         options.setdefault("nav_days", DEFAULT_NAV_DAYS)
         settings = self.settings or client.settings
-        total = len(DATASET_NAMES)
-        done: set[str] = set()
         loop = asyncio.get_running_loop()
 
         def progress(step: SyncProgress) -> None:  # on the client's thread
-            name = step.dataset.split(":")[0]
-            if step.done and name != "holdings":
-                done.add(name)
-            fraction, message = min(0.99, len(done) / total), _sync_words(name, step.rows, step.calls, step.done)
-            finished = len(done)
-            loop.call_soon_threadsafe(lambda: self.param.update(sync_progress=max(self.sync_progress, fraction),
-                                                                sync_message=message, sync_done=finished))
+            # N of M as the sync counts them (SyncProgress.datasets_done/_total), as `market sync` and `market
+            # status` name them: the quarters of holdings one dataset, the NAV one.
+            total = step.datasets_total or 1
+            fraction = min(0.99, step.datasets_done / total)
+            message = _sync_words(step.dataset.split(":")[0], step.rows, step.calls, step.done, step.detail)
+            loop.call_soon_threadsafe(lambda: self.param.update(
+                sync_progress=max(self.sync_progress, fraction), sync_message=message,
+                sync_done=step.datasets_done, sync_total=step.datasets_total))
 
         self._own_sync = True
-        self.param.update(syncing=True, sync_progress=0.0, sync_message="Starting", sync_done=0, sync_total=total)
+        self.param.update(syncing=True, sync_progress=0.0, sync_message="Starting", sync_done=0, sync_total=0)
         started = time.monotonic()
         writer: MarketStore | None = None
         try:
@@ -415,11 +413,13 @@ def _nav_state(store: MarketStore) -> dict[str, Any]:
 DATASET_WORDS = {"companies": "Companies", "funds": "Funds", "classes": "Unit classes", "fees": "Fees",
                  "risk": "Risk levels", "performance": "Performance", "allocation": "Asset allocation",
                  "minimums": "Investment minimums", "dealing": "Dealing periods", "links": "Report links",
-                 "holdings": "Holdings"}
+                 "holdings": "Holdings", "nav": "Daily NAV"}
 
 
-def _sync_words(dataset: str | None, rows: int, calls: int, done: bool = False) -> str:
+def _sync_words(dataset: str | None, rows: int, calls: int, done: bool = False, detail: str = "") -> str:
     """A running sync in words; a count only once a dataset is stored (the records `market status` counts,
-    not the service's rows received so far)."""
+    not the service's rows received so far); how far a long one is, when the sync says."""
     name = DATASET_WORDS.get(dataset or "", dataset or "Starting")
-    return f"{name}: {rows:,} stored, {calls:,} calls" if done else f"{name}: fetching, {calls:,} calls"
+    if done:
+        return f"{name}: {rows:,} stored, {calls:,} calls"
+    return f"{name}: fetching{f', {detail}' if detail else ''}, {calls:,} calls"

@@ -65,10 +65,18 @@ class SyncProgress:
     done: bool = False  # this dataset was swapped in
     pages: int = 0  # pages of this dataset's paged answer so far (0: not a paged answer)
     max_pages: int = 0  # where that answer would be stopped (0: not a paged answer)
+    # The datasets as `market status` names them (each quarter of holdings part of "holdings"): how many of
+    # this run's are stored or still fresh, of how many. The CLI's progress and the Market tab's read these.
+    datasets_done: int = 0
+    datasets_total: int = 0
+    detail: str = ""  # how far a dataset of many calls is, in words ("12 of 58 days' NAVs stored")
 
 
 # A quarter of holdings the rules make due that the service has no rows for yet: asked for again next run.
 NOT_PUBLISHED_YET = "not published yet"
+# Datasets the funds' calls fill: unit classes from the current service's profiles, companies on the older
+# service's walk of the register.
+FILLED_WITH_FUNDS = ("classes", "companies")
 
 
 @dataclass
@@ -80,6 +88,26 @@ class SyncResult:
     complete: bool = True  # False when --max-calls stopped it before the end
     duplicates: dict[str, int] = field(default_factory=dict)  # dataset key -> rows the service sent twice
     dropped: dict[str, int] = field(default_factory=dict)  # dataset key -> rows left out as unusable (NAV <= 0)
+
+    plan: list[str] = field(default_factory=list)  # this run's datasets, as `market status` names them
+    keys: list[str] = field(default_factory=list)  # the dataset keys the run goes through (a quarter of holdings each)
+
+    def by_dataset(self) -> dict[str, str]:
+        """Each dataset of the run, as `market status` names it, and where it stands: the quarters of holdings
+        are one dataset (stopped if one is, else fetched if one was, else fresh); unit classes (current service)
+        and companies (older service) come with the funds' calls and stand as they do."""
+        states: dict[str, str] = {}
+        for name in self.plan:
+            parts = [state for key, state in self.datasets.items() if key.split(":")[0] == name]
+            parts += ["stopped" for key in self.keys if key.split(":")[0] == name and key not in self.datasets]
+            if not parts and name in FILLED_WITH_FUNDS:
+                parts = [state for key, state in self.datasets.items() if key == "funds"]
+            states[name] = next((s for s in ("stopped", "fetched", "fresh") if s in parts), parts[0] if parts else "")
+        return states
+
+    def datasets_stored(self) -> int:
+        """How many of the run's datasets are stored (fetched, or still fresh)."""
+        return sum(1 for state in self.by_dataset().values() if state in ("fetched", "fresh"))
 
     def as_dict(self) -> dict:
         return {"calls": self.calls, "throttled": self.throttled, "seconds": round(self.seconds, 3),
@@ -136,7 +164,7 @@ class MarketSync:
         self._claimed += 1
 
     def _report(self, dataset: str, rows: int, *, done: bool = False, remaining: int | None = None,
-                pages: int = 0) -> None:
+                pages: int = 0, detail: str = "") -> None:
         elapsed = time.monotonic() - self._started
         eta = None
         if remaining is not None and self.calls:
@@ -144,7 +172,8 @@ class MarketSync:
         self._write_progress(dataset, rows, eta, force=done)
         if self.progress is None:
             return
-        self.progress(SyncProgress(dataset, rows, self.calls, elapsed, eta, done, pages, self.max_pages if pages else 0))
+        self.progress(SyncProgress(dataset, rows, self.calls, elapsed, eta, done, pages, self.max_pages if pages else 0,
+                                   self.result.datasets_stored(), len(self.result.plan), detail))
 
     def _write_progress(self, dataset: str | None = None, rows: int = 0, eta: float | None = None, *,
                         force: bool = False, running: bool = True) -> None:
@@ -153,11 +182,12 @@ class MarketSync:
         if not force and now - self._progress_at < PROGRESS_EVERY_S:
             return
         self._progress_at = now
-        done = sum(1 for key in self._plan if self.result.datasets.get(key) in ("fetched", "fresh"))
+        # N of M datasets as `market status` names them (SyncResult.by_dataset), as the CLI's progress says
+        done = self.result.datasets_stored()
         under_way = [key for key in self._plan if self.result.datasets.get(key) == "stopped"]
         # the one under way, else the one just worked on (a dataset that finished between two writes)
         current = dataset if dataset in under_way else (under_way[0] if under_way else dataset)
-        fields = {"running": running, "started_at": self._begun, "total": len(self._plan), "done": done,
+        fields = {"running": running, "started_at": self._begun, "total": len(self.result.plan), "done": done,
                   "dataset": current if running else None, "under_way": under_way if running else [],
                   "calls": self.calls, "rows": rows, "eta_s": eta}
         if not running:
@@ -184,7 +214,10 @@ class MarketSync:
         names = list(only)
         if layout == LAYOUT_SUCCESSOR and "classes" in names and "funds" not in names:
             names.insert(names.index("classes"), "funds")  # one call sequence fills both
-        self._plan = self._plan_keys(layout, names)
+        self._plan = self.result.keys = self._plan_keys(layout, names)  # one list: a late quarter's older one joins both
+        self.result.plan = [n for n in DATASET_NAMES if n in names]
+        if NAV_KEY in names and self.nav_days and layout == LAYOUT_SUCCESSOR:
+            self.result.plan.append(NAV_KEY)
         self._write_progress(force=True)
         try:
             if layout == LAYOUT_SUCCESSOR:

@@ -175,7 +175,11 @@ class LicenceCheck(ServiceModel):
 
     company_query = param.String(default="", doc="Part of a company name to search licensed entities for (E15).")
     companies = param.DataFrame(default=None, allow_None=True, doc="Licensed entities found by name (E15).")
-    former = param.DataFrame(default=None, allow_None=True, doc="Entities that once held a licence or registration (E16).")
+    former = param.DataFrame(default=None, allow_None=True, doc=(
+        "Entities that once held a licence or registration and hold none now: the service's company list (E16) less "
+        "the fund management companies it lists as current (S7, current service)."))
+    current_licensees = param.List(default=[], item_type=str, doc=(
+        "Ids of the companies left out of the former licensees because they hold a licence now."))
     person_id = param.String(default="", doc="Person identifier whose approvals and duties are shown.")
     approvals = param.DataFrame(default=None, allow_None=True, doc="The person's approvals (E17) with active / expired / no expiry state.")
     duties = param.DataFrame(default=None, allow_None=True, doc="The person's current duty positions (E18).")
@@ -231,7 +235,29 @@ class LicenceCheck(ServiceModel):
                                 {"company_query": name}, name=name)
 
     async def _former(self) -> dict:
-        return await self._list("E16", "former", "licensee", "the service lists no former licensees")
+        """The service's company list (E16) less the companies that hold a licence now. The list is of every
+        entity that *ever* held a licence or registration (the current service's own words), so it names
+        today's fund management companies too; the current service lists those (S7), and they are left out."""
+        rows = await self.api.async_client.fetch("E16") or []
+        current = await self._current_licensees()
+        former = [r for r in rows if not (isinstance(r, dict) and r.get("unique_id") in current)]
+        return {"former": records_frame("licensee", former), "current_licensees": sorted(current),
+                "records": {**self.records, "former": former},
+                "message": "" if former else "the service lists no former licensees"}
+
+    async def _current_licensees(self) -> set[str]:
+        """Ids of the companies that hold a licence now as the service lists them: the fund management companies
+        of the current service (S7). The older service lists none: nothing is left out there."""
+        client = self.api.async_client
+        if await client.layout() != LAYOUT_SUCCESSOR:
+            return set()
+        try:
+            rows = await client.fetch("S7") or []
+        except SecApiError as exc:
+            log.info("the list of fund management companies could not be read (%s); the former licensees are the "
+                     "service's whole company list", exc)
+            return set()
+        return {r["unique_id"] for r in rows if isinstance(r, dict) and isinstance(r.get("unique_id"), str)}
 
     async def _person(self, unique_id: str) -> dict:
         client = self.api.async_client

@@ -7,7 +7,8 @@ product prints comes with its unit from here:
 - a **unit class** is one class of a fund (a fund without classes has none);
 - a **holding** is one fund's holding of one security in a quarter (its lines of that security summed);
 - a **security** is its ISIN, else its issue code;
-- a **dataset** is one of the market sync's datasets, each quarter of holdings one (`holdings:202609`);
+- a **dataset** is one of the datasets `market status` lists (companies ... holdings, nav): the quarters of
+  holdings are one dataset, though the sync fetches each apart (`holdings:202609`) (`SyncResult.by_dataset`);
 - a **row** is one line of a table as printed; a **request** one call to the service.
 """
 

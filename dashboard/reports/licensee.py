@@ -119,6 +119,8 @@ def licensee_document(client: SecClient, unique_id: str, case_ids: Sequence[str]
         raise next(r for r in results.values() if isinstance(r, SecApiError))
     approvals, duties, funds = person.approvals, person.duties, company.results
     former = next((r for r in register.records.get("former") or [] if r.get("unique_id") == uid), None)
+    if former is not None and not funds.empty and "fund_status" in funds and (funds["fund_status"] == "RG").any():
+        former = None  # registered funds under its management: it holds a licence now (the older service lists none)
     found = {c: m.enforcement for c, m in case_checks.items() if m.enforcement}
     kinds = {c: case_checks[c].enforcement_kind for c in found}
 

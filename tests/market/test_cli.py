@@ -135,7 +135,7 @@ def test_progress_is_plain_lines_off_a_terminal_and_one_bar_on_one(monkeypatch):
     # One count a dataset, the records stored (the number `market status` shows); pages while it runs.
     assert plain.getvalue().splitlines() == [
         "fees: 710 stored; 8 calls, 1 s",
-        "holdings:202606: fetching, page 100 (stops at 5,000); 108 calls, 2 min 10 s"]
+        "holdings:202606: fetching, page 100; 108 calls, 2 min 10 s"]  # the page cap is no reader's business
 
     class Tty(io.StringIO):
         def isatty(self):
@@ -148,7 +148,7 @@ def test_progress_is_plain_lines_off_a_terminal_and_one_bar_on_one(monkeypatch):
     bar(SyncProgress("risk", 900, 31, 12.5, None, done=True))
     bar.finish()
     drawn = tty.getvalue()
-    assert "holdings:202606: fetching, page 25 (stops at 5,000); 30 calls, 12 s, about 1 min 15 s left" in drawn
+    assert "holdings:202606: fetching, page 25; 30 calls, 12 s, about 1 min 15 s left" in drawn
     assert "\x1b[" in drawn  # redrawn in place by the terminal's own controls
     assert "risk: 900 stored; 31 calls, 12 s\n" in drawn  # a dataset stored stays on screen
 
@@ -177,6 +177,42 @@ def test_sync_and_status_count_the_same_records(layout, tmp_path, monkeypatch, c
     assert cli.main(["market", "status", "--demo", "--layout", layout]) == 0
     table = capsys.readouterr().out
     assert re.search(rf"^dealing\s+{counted['dealing']:,}\s", table, re.M)
+
+
+def test_sync_progress_its_summary_and_status_name_the_same_datasets(tmp_path, monkeypatch, capsys):
+    """Issue 39: the Market tab said "7 of 11 datasets", the first `market sync` "13 datasets fetched", the
+    second "12 still fresh", `market status` listed 12. One definition now (SyncResult.by_dataset: the
+    datasets `market status` lists, the quarters of holdings one, the NAV one): the progress the CLI and
+    the Market tab read (SyncProgress.datasets_done/_total), the summary and status agree; NAV progress says
+    how many days are stored, never a window's page numbers or the page cap."""
+    import re
+
+    from dashboard.market.store import MarketStore
+    from dashboard.market.sync import sync_blocking
+    from dashboard.config import ApiSettings
+    from dashboard.demo.connect import open_client
+
+    monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path / "cache"))
+    steps = []
+    settings = ApiSettings.from_env(demo=True, layout="successor", cache_dir=str(tmp_path / "cache"))
+    with MarketStore(settings=settings) as store, open_client(settings) as client:
+        result = sync_blocking(store, client, nav_days=20, progress=steps.append)
+    assert cli.main(["market", "status", "--demo", "--json"]) == 0
+    listed = list(read_json(capsys)["datasets"])
+    assert result.plan == listed and len(listed) == 12 and "nav" in listed
+    assert {s.datasets_total for s in steps} == {12}
+    done = [s.datasets_done for s in steps]
+    assert done == sorted(done) and done[-1] >= 11 and result.datasets_stored() == 12
+    nav = [s for s in steps if s.dataset == "nav"]
+    assert nav and all(s.pages == 0 for s in nav)
+    days = [tuple(map(int, re.fullmatch(r"(\d+) of (\d+) days' NAVs stored", s.detail).groups())) for s in nav]
+    assert [d for d, _of in days] == sorted(d for d, _of in days) and {of for _d, of in days} == {days[-1][1]}
+    assert days[-1][0] == days[-1][1]
+
+    assert cli.main(["market", "sync", "--demo", "--nav-days", "20"]) == 0
+    again = capsys.readouterr()
+    assert "12 datasets: 0 fetched, 12 still fresh" in again.out
+    assert "stops at" not in again.err and "pages" not in again.err
 
 
 def test_commands_plug_into_a_parser_with_the_main_options():

@@ -161,3 +161,44 @@ def test_a_snapshot_without_nav_screens_as_before(market_factory, tmp_path):
         assert isinstance(screen.results, pd.DataFrame)
     finally:
         screen.close()
+
+
+def test_the_screen_commands_readable_figures_have_the_readmes_decimals(nav_store, capsys):
+    """Issue 39: `market screen` printed the store's raw figures ("0.273298", "83.3333"). Computed percents
+    have two decimals, a Sharpe ratio two, a percentile none, a fee as charged two to five; --json keeps
+    the numbers whole."""
+    import csv
+    import io
+    import json
+    import re
+
+    from dashboard.cli import market as cli
+
+    args = ["market", "screen", "--demo", "--store", str(nav_store), "--sort", "-sharpe_1y", "--limit", "20"]
+    assert cli.main([*args, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert cli.main([*args, "--csv"]) == 0
+    table = list(csv.reader(io.StringIO(capsys.readouterr().out.lstrip("\ufeff"))))
+    titles, shown = table[0], table[1:]
+    assert len(shown) == len(rows) == 20
+    decimals = {"1y return %": 2, "1y volatility %": 2, "1y max drawdown %": 2, "1y Sharpe": 2,
+                "1y return percentile among peers": 0, "1y volatility percentile among peers": 0}
+    keys = {"1y return %": "return_1y", "1y volatility %": "volatility_1y", "1y max drawdown %": "max_drawdown_1y",
+            "1y Sharpe": "sharpe_1y", "1y return percentile among peers": "peer_pct_return_1y",
+            "1y volatility percentile among peers": "peer_pct_volatility_1y"}
+    checked = 0
+    for title, places in decimals.items():
+        column = [t.lower() for t in titles].index(title.lower())
+        for row, line in zip(rows, shown):
+            value = row.get(keys[title])
+            if value is None:
+                assert line[column] == ""
+                continue
+            pattern = r"-?\d{1,3}(,\d{3})*" + (rf"\.\d{{{places}}}" if places else "")
+            assert re.fullmatch(pattern, line[column]), (title, line[column])
+            assert float(line[column].replace(",", "")) == pytest.approx(value, abs=0.5 * 10 ** -places + 1e-9)
+            checked += 1
+    assert checked >= 60  # the NAV figures were there to read
+    fee = [t.lower() for t in titles].index("fee % (charged)")
+    assert all(re.fullmatch(r"\d+\.\d{2,5}", line[fee]) for row, line in zip(rows, shown)
+               if row.get("total_fee_actual") is not None)

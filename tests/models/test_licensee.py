@@ -46,6 +46,25 @@ def test_current_service_lookups(demo_client, dataset):
     assert set(alerts["case_id"]) == set(dataset.alerts)
 
 
+def test_former_licensees_leave_out_the_companies_that_hold_a_licence_now(demo_client, dataset):
+    """Issue 39: the service's company list is of every entity that *ever* held a licence, so 'Former licensees'
+    listed 8 of the 9 fund management companies that hold licences now. The current service lists those (S7);
+    the older one lists none, so there the list stays the service's."""
+    check = LicenceCheck(client=demo_client)
+    former = run(check.load_former())
+    listed = set(former["unique_id"])
+    register = {r["unique_id"] for r in dataset.company_register()}
+    current = {a["unique_id"] for a in dataset.amcs}
+    assert current & register  # the service's list does name today's fund management companies
+    assert {f["unique_id"] for f in dataset.former_licensees} <= listed
+    assert [r["unique_id"] for r in check.records["former"]] == list(former["unique_id"])
+    if demo_client.layout() == "successor":
+        assert not listed & current
+        assert listed == register - current and set(check.current_licensees) == current
+    else:
+        assert listed == register and check.current_licensees == []
+
+
 def test_duties_read_with_company_names(demo_client, dataset):
     person = next(p for p in dataset.duties if dataset.duties[p])
     check = LicenceCheck(client=demo_client)

@@ -246,6 +246,19 @@ def test_licence_report_of_a_company_holds_its_record_and_cases_under_its_name(d
     assert 'id="cases-table"' in page and case_id in section(page, "enforcement") and "--case" not in page
 
 
+@pytest.mark.parametrize("layout", ["legacy", "successor"])
+def test_licence_report_of_a_company_that_holds_a_licence_never_says_it_once_held_one(dataset_module, layout):
+    """Issue 39: a fund management company licensed today was reported as having 'once held a licence'."""
+    amc = dataset_module.amcs[0]
+    client = client_for(dataset_module, TODAY, layout=layout)
+    try:
+        page = html.unescape(licensee_report_html(client, amc["unique_id"], generated_at=GENERATED))
+    finally:
+        client.close()
+    assert 'id="company-funds-table"' in page
+    assert "once held a licence" not in page
+
+
 def test_licence_report_of_a_person_is_titled_with_the_persons_name(dataset_module):
     """Issue 39: a person's report was titled 'person P...' and showed the id twice, with no name. The register
     names a person only in its person search, found by a registration number of the person's approvals."""

@@ -10,7 +10,7 @@ so the line stops and starts again; nothing is ever interpolated across it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date, timedelta
+from datetime import date
 
 import holoviews as hv
 import pandas as pd

@@ -278,10 +278,10 @@ class DashboardApp(pn.viewable.Viewer):
     async def on_page_ready(self):
         """The browser has drawn the page (`pn.state.onload`): the sidebar and the tab join it, each made whole."""
         self.page_ready = True
-        self._fill_sidebar()
         try:
-            await self.show(self.state.tab)
+            await self.show(self.state.tab)  # the tab first, in a message of its own: what the eye waits for
         finally:
+            self._fill_sidebar()
             await self._first_load_ended.wait()
             self._notify_start()
 

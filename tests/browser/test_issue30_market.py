@@ -115,8 +115,16 @@ def test_the_screeners_filters_are_kept_in_the_link_and_reopened_by_it(browser, 
         page.wait_for_function("() => { const q = new URLSearchParams(location.search);"
                                " return q.get('max_fee') === '1.5' && q.get('min_return') === '-5'; }", timeout=LONG)
         wait_idle(page, LONG)
-        page.wait_for_timeout(500)  # the screen after the last filter
-        link, shown = page.url, counts(status.inner_text())
+        # the screen after the last filter runs after the address changes: its count is the one that holds
+        shown, settled = counts(status.inner_text()), 0
+        for _ in range(40):
+            page.wait_for_timeout(500)
+            now = counts(status.inner_text())
+            settled = settled + 1 if now == shown else 0
+            shown = now
+            if settled >= 3:
+                break
+        link = page.url
     with market_page(browser, link) as again:
         expect(again.get_by_label("Fee at most (% a year)")).to_have_value("1.5", timeout=LONG)
         expect(again.get_by_label("1-year return at least (%)")).to_have_value("-5", timeout=LONG)

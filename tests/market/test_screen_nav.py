@@ -181,13 +181,13 @@ def test_the_screen_commands_readable_figures_have_the_readmes_decimals(nav_stor
     table = list(csv.reader(io.StringIO(capsys.readouterr().out.lstrip("\ufeff"))))
     titles, shown = table[0], table[1:]
     assert len(shown) == len(rows) == 20
-    decimals = {"1y return %": 2, "1y volatility %": 2, "1y max drawdown %": 2, "1y Sharpe": 2,
-                "1y return percentile among peers": 0, "1y volatility percentile among peers": 0}
-    keys = {"1y return %": "return_1y", "1y volatility %": "volatility_1y", "1y max drawdown %": "max_drawdown_1y",
-            "1y Sharpe": "sharpe_1y", "1y return percentile among peers": "peer_pct_return_1y",
-            "1y volatility percentile among peers": "peer_pct_volatility_1y"}
+    # each figure under the command's own title for it (the titles name the figure read: factsheet or NAV)
+    decimals = {"return_1y": 2, "volatility_1y": 2, "max_drawdown_1y": 2, "sharpe_1y": 2, "peer_pct_return_1y": 0,
+                "peer_pct_volatility_1y": 0}
+    keys = {cli.HEADERS.get(field, field): field for field in decimals}
     checked = 0
-    for title, places in decimals.items():
+    for field, places in decimals.items():
+        title = cli.HEADERS.get(field, field)
         column = [t.lower() for t in titles].index(title.lower())
         for row, line in zip(rows, shown):
             value = row.get(keys[title])

@@ -61,7 +61,7 @@ async def visit(port: int, client: httpx.AsyncClient, number: int) -> ServedSess
     tab = LINK_TABS[number % len(LINK_TABS)]
     query = urllib.parse.urlencode({"tab": tab})
     token = await page_token(client, f"/?{query}")
-    session = await ServedSession.open(port, token=token, dashboard=False, timeout=120)
+    session = await ServedSession.open(port, token=token, dashboard=False, timeout=180)
     info = session.named.get("browser_info")
     assert info, "the page has no browser-info model"
     await session._send([{**detail, "model": {"id": info}} for detail in BROWSER_DETAILS])
@@ -86,14 +86,14 @@ async def one_round(port: int, client: httpx.AsyncClient, round_number: int) -> 
 
 
 async def crowd(port: int) -> None:
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=180) as client:
         for round_number in range(ROUNDS):
             await one_round(port, client, round_number)
         # and a new page draws at once: its tab arrives
         token = await page_token(client, "/")
         session = await ServedSession.open(port, token=token)
         try:
-            await session.first_load(timeout=60)
+            await session.first_load(timeout=120)
         finally:
             await session.close()
 

@@ -18,7 +18,7 @@ def test_every_text_column_is_plaintext():
     assert formatters["pct"].nan_format == "–" and formatters["value"].format == "0,0.00"
     table = data_table(frame, titles={"pct": "Share", "value": "Value"}, percent=["pct"], baht=["value"])
     assert table.titles["pct"] == "Share (%)" and table.titles["value"] == "Value (baht)"
-    assert table.titles["name"] == "name"  # untitled columns get their (escaped) name
+    assert table.titles["name"] == "Name"  # a column the view does not title gets the product's title for it
     assert table.formatters["name"] == "plaintext" and table.disabled and not table.show_index
     slot = TableSlot(titles={"pct": "Share"}, percent=["pct"])
     slot.show(frame.assign(other=["<b>x</b>"]))

@@ -21,6 +21,7 @@ from bokeh.protocol import Protocol
 from bokeh.protocol.messages.patch_doc import patch_doc
 from bokeh.protocol.receiver import Receiver
 from bokeh.util.token import generate_jwt_token, generate_session_id
+from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
 from tests.helpers import served_dashboard
@@ -94,8 +95,9 @@ class ServedSession:
         page other than the dashboard's (the benchmarks' minimal page), only pulled and reported drawn."""
         protocol = Protocol()
         token = token or generate_jwt_token(generate_session_id())
-        socket = await websocket_connect(f"ws://{host}:{port}/ws", subprotocols=["bokeh", token],
-                                         max_message_size=50 * 1024 * 1024, connect_timeout=timeout)
+        # (Tornado's own request timeout is 20 s: a crowd on a loaded machine waits longer for its turn)
+        request = HTTPRequest(f"ws://{host}:{port}/ws", connect_timeout=timeout, request_timeout=timeout)
+        socket = await websocket_connect(request, subprotocols=["bokeh", token], max_message_size=50 * 1024 * 1024)
         session = cls(WebSocketClientConnectionWrapper(socket), protocol)
         session.dashboard = dashboard
         await asyncio.wait_for(session._start(), timeout)

@@ -345,8 +345,11 @@ class FileRateLimiter(LimiterBase):
         for f in own:
             f.unlink(missing_ok=True)
         con = self._connection()
-        if not recent:
-            return
+        if recent:
+            self._fill_window(con)
+
+    def _fill_window(self, con) -> None:
+        """Count the whole window as used now: `calls` starts, in one transaction."""
         con.execute("BEGIN IMMEDIATE")
         try:
             con.executemany("INSERT INTO starts (ident, win, start) VALUES (?, ?, ?)",
@@ -414,20 +417,8 @@ class FileRateLimiter(LimiterBase):
                 self.fallback.assume_used()
                 return
 
-            def fill() -> None:
-                con = self._connection()
-                con.execute("BEGIN IMMEDIATE")
-                try:
-                    con.executemany("INSERT INTO starts (ident, win, start) VALUES (?, ?, ?)",
-                                    [(self.ident, self.window, self._clock())] * self.calls)
-                    con.execute("COMMIT")
-                except BaseException:
-                    if con.in_transaction:
-                        con.execute("ROLLBACK")
-                    raise
-
             try:
-                self._in_file(fill)
+                self._in_file(lambda: self._fill_window(self._connection()))
             except _UseMemory as failed:
                 self._switch_to_memory(failed.cause).assume_used()
 

@@ -378,7 +378,7 @@ def _earliest_sale(rule: WrapperRule, day: dt.date, first_rmf: dt.date,
 class TaxPlanner(param.Parameterized):
     """The planner's inputs and its plan (`result`, or `error`: one line) for the Plan tab, a report, a notebook."""
 
-    year = param.Integer(default=None, allow_None=True, doc="The tax year planned (one the rules table holds).")
+    year = param.Selector(default=None, objects=[], doc="The tax year planned (one the rules table holds).")
     income = param.Number(default=1_200_000, doc="Assessable income of the year, baht.")
     provident_fund = param.Number(default=0, doc="Provident fund contributions claimed this year, baht.")
     government_pension_fund = param.Number(default=0, doc="Government pension fund (GPF) contributions, baht.")
@@ -397,6 +397,7 @@ class TaxPlanner(param.Parameterized):
 
     def __init__(self, today: dt.date | None = None, **params):
         self._today = today
+        self.param.year.objects = years_held()
         if params.get("year") is None:
             now = today or dt.date.today()
             params["year"] = now.year if now.year in years_held() else years_held()[-1]

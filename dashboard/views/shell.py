@@ -27,6 +27,8 @@ from dashboard.views.licensee import LicenseeView
 from dashboard.views.market import MarketView
 from dashboard.views.nav import NavView
 from dashboard.views.performance import PerformanceView
+from dashboard.views.plan import PlanView
+from dashboard.views.plan_tax import TaxPlanView
 from dashboard.views.risk import RiskView
 
 APP_TITLE = "SEC Thailand funds and licences"
@@ -53,7 +55,7 @@ VIEW_CLASSES = {"allocation": AllocationView, "holdings": HoldingsView, "fees": 
 REFRESHED_TABS = ("market", "holdings", "nav")
 READ_BEFORE_SHOWN = ("market", "holdings")
 #: Tabs that show nothing of the first load (the fund and basket), so they never wait for it.
-NOT_FILLED_BY_FIRST_LOAD = ("licensee", "market")
+NOT_FILLED_BY_FIRST_LOAD = ("licensee", "market", "plan")
 LOADING_NOTE = '<div class="sd-muted" role="status" style="padding:16px 8px">Loading…</div>'
 
 
@@ -166,6 +168,8 @@ class DashboardApp(pn.viewable.Viewer):
                 view = HoldingsView(state=state, market=self.market)
             elif tab == "explorer":
                 view = FundExplorer(state=state)
+            elif tab == "plan":
+                view = PlanView(sections=[TaxPlanView(market=self.market)])
             else:
                 view = VIEW_CLASSES[tab](state=state)
             # the view's place in the page names its tab (`sd-view-<tab>`): what a test of the served page waits for

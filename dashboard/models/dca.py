@@ -274,8 +274,8 @@ def _outcome(days: np.ndarray, values: np.ndarray, end_index: int, dists: pd.Dat
     purchases = pd.DataFrame(rows).sort_values("index", kind="stable").reset_index(drop=True)
     purchases.insert(1, "nav_date", pd.to_datetime(days[purchases["index"].to_numpy()]).astype("datetime64[ns]"))
     purchases.insert(2, "nav", values[purchases["index"].to_numpy()])
-    purchases["fee"] = np.where(purchases["kind"] == "plan",
-                                purchases["amount"] - purchases["units"] * purchases["nav"], 0.0)
+    # amount - units x NAV, written so that no fee is exactly 0
+    purchases["fee"] = np.where(purchases["kind"] == "plan", purchases["amount"] * rate / (1.0 + rate), 0.0)
     purchases = purchases.drop(columns="index")[["planned", "nav_date", "nav", "amount", "fee", "units", "kind"]]
     paid = pd.DataFrame(paid_rows, columns=["ex_date", "pay_date", "per_unit", "units_held", "cash", "used"])
 

@@ -49,9 +49,17 @@ XIRR_BOUNDS = (-0.999999, 1e6)  # percent a year from -99.9999 % (almost everyth
 
 def net_present_value(rate: float, flows: Sequence[tuple[date, float]]) -> float:
     """The flows discounted to the first one's day at `rate` a year (Actual/365)."""
+    years, amounts = _flow_arrays(flows)
+    return _npv(rate, years, amounts)
+
+
+def _flow_arrays(flows: Sequence[tuple[date, float]]) -> tuple[np.ndarray, np.ndarray]:
     first = min(day for day, _ in flows)
-    years = np.array([(day - first).days / 365.0 for day, _ in flows])
-    amounts = np.array([amount for _, amount in flows], dtype="float64")
+    return (np.array([(day - first).days / 365.0 for day, _ in flows]),
+            np.array([amount for _, amount in flows], dtype="float64"))
+
+
+def _npv(rate: float, years: np.ndarray, amounts: np.ndarray) -> float:
     return float(np.sum(amounts / (1.0 + rate) ** years))
 
 
@@ -64,13 +72,14 @@ def xirr(flows: Sequence[tuple[date, float]], *, tolerance: float = 1e-12) -> fl
         return None
     if len({day for day, _ in flows}) < 2:
         return None
+    years, amounts = _flow_arrays(flows)
     lo, hi = XIRR_BOUNDS
-    f_lo, f_hi = net_present_value(lo, flows), net_present_value(hi, flows)
+    f_lo, f_hi = _npv(lo, years, amounts), _npv(hi, years, amounts)
     if not (math.isfinite(f_lo) and math.isfinite(f_hi)) or (f_lo > 0) == (f_hi > 0):
         return None
     for _ in range(200):
         mid = (lo + hi) / 2
-        f_mid = net_present_value(mid, flows)
+        f_mid = _npv(mid, years, amounts)
         if f_mid == 0 or hi - lo < tolerance:
             return mid
         if (f_mid > 0) == (f_lo > 0):
@@ -157,6 +166,8 @@ def _pct(rate: float | None) -> float | None:
 
 
 def _day(value: Any) -> date:
+    if isinstance(value, np.datetime64):
+        return value.astype("datetime64[D]").item()
     return pd.Timestamp(value).date()
 
 
@@ -215,7 +226,7 @@ def simulate(nav: pd.DataFrame, distributions: pd.DataFrame | None, plan: DcaPla
     notes = []
     if plan.end is not None and plan.end > last:
         notes.append(f"the last NAV is {last}: values run to it, not to {plan.end}")
-    if dists.empty and plan.distributions == REINVESTED:
+    if not len(dists[0]) and plan.distributions == REINVESTED:
         notes.append(f"{label} paid no distribution in this time: nothing to reinvest")
 
     planned = planned_days(plan.start, end, plan.day)
@@ -233,79 +244,84 @@ def simulate(nav: pd.DataFrame, distributions: pd.DataFrame | None, plan: DcaPla
     return DcaResult(label, plan, policy, regular, lump, tuple(notes))
 
 
-def _distribution_frame(distributions: pd.DataFrame | None) -> pd.DataFrame:
+def _distribution_frame(distributions: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ex days, pay days, per unit) in ex-date order: the payment day is the book-close day when none is given."""
     if distributions is None or distributions.empty:
-        return pd.DataFrame({"ex_date": pd.Series([], dtype="datetime64[ns]"),
-                             "pay_date": pd.Series([], dtype="datetime64[ns]"), "per_unit": pd.Series([], dtype="float64")})
-    frame = distributions[["ex_date", "pay_date", "per_unit"]].copy()
-    frame["pay_date"] = frame["pay_date"].fillna(frame["ex_date"])
-    frame = frame[frame["per_unit"] > 0].drop_duplicates()
-    return frame.sort_values("ex_date").reset_index(drop=True)
+        empty = np.array([], dtype="datetime64[D]")
+        return empty, empty, np.array([], dtype="float64")
+    frame = distributions[["ex_date", "pay_date", "per_unit"]]
+    frame = frame.assign(pay_date=frame["pay_date"].fillna(frame["ex_date"]))
+    frame = frame[frame["per_unit"] > 0].drop_duplicates().sort_values("ex_date", kind="stable")
+    return (frame["ex_date"].to_numpy(dtype="datetime64[D]"), frame["pay_date"].to_numpy(dtype="datetime64[D]"),
+            frame["per_unit"].to_numpy(dtype="float64"))
 
 
-def _outcome(days: np.ndarray, values: np.ndarray, end_index: int, dists: pd.DataFrame,
+def _outcome(days: np.ndarray, values: np.ndarray, end_index: int, dists: tuple[np.ndarray, np.ndarray, np.ndarray],
              buys: list[tuple[date, int, float]], fee_pct: float, policy: str) -> Outcome:
     """Purchases (planned day, NAV index, amount), then the distributions in date order (reinvested ones
-    buy units that later distributions count), then the value on every NAV day from the first purchase."""
+    buy units that later distributions count), then the value on every NAV day from the first purchase.
+    Arrays throughout: the frames are made once, at the end."""
     rate = fee_pct / 100.0
-    rows = [{"planned": day, "index": i, "amount": amount, "units": amount / (values[i] * (1.0 + rate)),
-             "kind": "plan"} for day, i, amount in buys]
-    end_day = days[end_index]
-    first_day = days[buys[0][1]]
+    planned = [day for day, _, _ in buys]
+    index = np.array([i for _, i, _ in buys], dtype="int64")
+    amount = np.array([a for _, _, a in buys], dtype="float64")
+    units = amount / (values[index] * (1.0 + rate))
+    plan = np.ones(len(buys), dtype=bool)
+    end_day, first_day = days[end_index], days[index[0]]
     paid_rows, kept = [], 0.0
-    for d in dists.itertuples(index=False):
-        ex, pay = np.datetime64(d.ex_date, "D"), np.datetime64(d.pay_date, "D")
+    for ex, pay, per_unit in zip(*dists):
         if ex < first_day or pay > end_day:
             continue
-        held = sum(r["units"] for r in rows if days[r["index"]] <= ex)
+        held = float(units[days[index] <= ex].sum())
         if held <= 0:
             continue
-        cash = held * float(d.per_unit)
+        cash = held * float(per_unit)
         used = policy
         if policy == REINVESTED:
             i = int(np.searchsorted(days, pay, "left"))
             if i <= end_index:
-                rows.append({"planned": _day(pay), "index": i, "amount": cash, "units": cash / values[i],
-                             "kind": "reinvested"})
+                planned.append(_day(pay))
+                index, amount = np.append(index, i), np.append(amount, cash)
+                units, plan = np.append(units, cash / values[i]), np.append(plan, False)
             else:
                 used, kept = "kept", kept + cash
-        paid_rows.append({"ex_date": pd.Timestamp(ex), "pay_date": pd.Timestamp(pay), "per_unit": float(d.per_unit),
-                          "units_held": held, "cash": cash, "used": used})
-    purchases = pd.DataFrame(rows).sort_values("index", kind="stable").reset_index(drop=True)
-    purchases.insert(1, "nav_date", pd.to_datetime(days[purchases["index"].to_numpy()]).astype("datetime64[ns]"))
-    purchases.insert(2, "nav", values[purchases["index"].to_numpy()])
+        paid_rows.append((ex, pay, float(per_unit), held, cash, used))
+    order = np.argsort(index, kind="stable")
+    index, amount, units, plan = index[order], amount[order], units[order], plan[order]
+    bought_on = days[index]
     # amount - units x NAV, written so that no fee is exactly 0
-    purchases["fee"] = np.where(purchases["kind"] == "plan", purchases["amount"] * rate / (1.0 + rate), 0.0)
-    purchases = purchases.drop(columns="index")[["planned", "nav_date", "nav", "amount", "fee", "units", "kind"]]
-    paid = pd.DataFrame(paid_rows, columns=["ex_date", "pay_date", "per_unit", "units_held", "cash", "used"])
+    fee = np.where(plan, amount * rate / (1.0 + rate), 0.0)
+    purchases = pd.DataFrame({"planned": [planned[k] for k in order],
+                              "nav_date": bought_on.astype("datetime64[ns]"), "nav": values[index], "amount": amount,
+                              "fee": fee, "units": units, "kind": np.where(plan, "plan", "reinvested")})
+    paid = pd.DataFrame({"ex_date": np.array([r[0] for r in paid_rows], dtype="datetime64[ns]"),
+                         "pay_date": np.array([r[1] for r in paid_rows], dtype="datetime64[ns]"),
+                         "per_unit": np.array([r[2] for r in paid_rows], dtype="float64"),
+                         "units_held": np.array([r[3] for r in paid_rows], dtype="float64"),
+                         "cash": np.array([r[4] for r in paid_rows], dtype="float64"),
+                         "used": np.array([r[5] for r in paid_rows], dtype=object)})
+    out_when = np.array([r[1] for r in paid_rows if r[5] == PAID], dtype="datetime64[D]")
+    out_cash = np.array([r[4] for r in paid_rows if r[5] == PAID], dtype="float64")
 
     # The value on every NAV day from the first purchase to the end (cumulative sums looked up by date).
-    span = slice(buys[0][1], end_index + 1)
+    span = slice(int(index[0]), end_index + 1)
     on = days[span]
-    bought = purchases.sort_values("nav_date")
-    when = bought["nav_date"].to_numpy(dtype="datetime64[D]")
-    plan_only = bought["kind"] == "plan"
-    units_cum = np.cumsum(bought["units"].to_numpy())
-    invested_cum = np.cumsum(np.where(plan_only, bought["amount"], 0.0))
-    at = np.searchsorted(when, on, "right") - 1
-    units = np.where(at >= 0, units_cum[np.maximum(at, 0)], 0.0)
-    invested = np.where(at >= 0, invested_cum[np.maximum(at, 0)], 0.0)
-    out = paid[paid["used"] == PAID]
-    out_when = out["pay_date"].to_numpy(dtype="datetime64[D]")
-    out_cum = np.concatenate([[0.0], np.cumsum(out["cash"].to_numpy())])
-    paid_out = out_cum[np.searchsorted(out_when, on, "right")]
-    frame = pd.DataFrame({"nav_date": pd.to_datetime(on).astype("datetime64[ns]"), "nav": values[span],
-                          "invested": invested, "units": units, "value": units * values[span], "paid_out": paid_out})
-    frame["total"] = frame["value"] + frame["paid_out"]
+    units_cum = np.cumsum(units)
+    invested_cum = np.cumsum(np.where(plan, amount, 0.0))
+    at = np.searchsorted(bought_on, on, "right") - 1  # every day of the span is on or after the first purchase
+    held_units = units_cum[at]
+    paid_out = np.concatenate([[0.0], np.cumsum(out_cash)])[np.searchsorted(out_when, on, "right")]
+    value = held_units * values[span]
+    frame = pd.DataFrame({"nav_date": on.astype("datetime64[ns]"), "nav": values[span], "invested": invested_cum[at],
+                          "units": held_units, "value": value, "paid_out": paid_out, "total": value + paid_out})
 
     end_nav = float(values[end_index])
-    total_units = float(purchases["units"].sum())
+    total_units = float(units.sum())
     end_value = total_units * end_nav + kept
-    paid_total = float(out["cash"].sum())
-    flows = _flows(purchases, paid, _day(end_day), end_value)
-    invested_total = float(purchases.loc[purchases["kind"] == "plan", "amount"].sum())
-    return Outcome(purchases, paid, frame, _day(end_day), end_nav, invested_total, float(purchases["fee"].sum()),
-                   total_units, end_value, paid_total, xirr(flows))
+    flows = ([(_day(d), -float(a)) for d, a in zip(bought_on[plan], amount[plan])]
+             + [(_day(d), float(c)) for d, c in zip(out_when, out_cash)] + [(_day(end_day), end_value)])
+    return Outcome(purchases, paid, frame, _day(end_day), end_nav, float(amount[plan].sum()), float(fee.sum()),
+                   total_units, end_value, float(out_cash.sum()), xirr(flows))
 
 
 def _flows(purchases: pd.DataFrame, paid: pd.DataFrame, end: date, end_value: float) -> list[tuple[date, float]]:

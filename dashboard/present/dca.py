@@ -97,6 +97,14 @@ def values_frame(results: Sequence[DcaResult]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
+def _few_date_ticks(plot, element) -> None:
+    """A few date ticks, so they never run into each other on a phone (as the NAV charts do)."""
+    for axis in plot.state.xaxis:
+        ticker = getattr(axis, "ticker", None)
+        if ticker is not None and hasattr(ticker, "desired_num_ticks"):
+            ticker.desired_num_ticks = 4
+
+
 def value_chart(results: Sequence[DcaResult]) -> hv.Element:
     """The plan's value (units x NAV, with the distributions paid) over time beside the money put in and the
     lump sum, for each class simulated."""
@@ -117,6 +125,7 @@ def value_chart(results: Sequence[DcaResult]) -> hv.Element:
     layers.append(hv.Curve(put_in, date_dim, baht, label="Money put in").opts(
         color=INVESTED_COLOR, line_width=1.5, interpolation="steps-post", tools=["hover"]))
     return hv.Overlay(layers).opts(
-        hv.opts.Overlay(responsive=True, height=CHART_HEIGHT, min_width=280, legend_position="top_left",
-                        title="Value over time (estimate)", yformatter="%.0f"),
+        hv.opts.Overlay(responsive=True, height=CHART_HEIGHT + 90, min_width=280, legend_position="bottom",
+                        legend_cols=2, title="Value over time (estimate)", yformatter="%.0f",
+                        hooks=[_few_date_ticks]),
         hv.opts.Curve(default_tools=[]))

@@ -27,7 +27,8 @@ from dashboard.views.common import TableSlot, TabView, chart_pane, html_pane, ht
 
 YEARS_LOADED = 10  # a ten-year plan at most (the quarters before a class's launch come back empty)
 DEFAULT_YEARS = 3  # the plan shown first starts this many years before the last NAV
-POLICY_OPTIONS = {"As the class does (paid)": None, "Paid to me in cash": PAID, "Reinvested": REINVESTED}
+# The select's values are words (a None value shows an empty select); "class" is the model's None.
+POLICY_OPTIONS = {"As the class does (paid)": "class", "Paid to me in cash": PAID, "Reinvested": REINVESTED}
 NO_COMPARISON = "(none)"
 INPUTS = ["monthly", "day", "start", "end", "front_end_pct", "distributions", "class_key", "compare_key"]
 
@@ -62,9 +63,10 @@ class DcaView(TabView):
                                                     margin=(4, 8))
         self.fee_input = pmui.FloatInput.from_param(plan.param.front_end_pct, label="Front-end fee (%)", step=0.25,
                                                     width=150, margin=(4, 8), placeholder="published")
-        self.policy_select = pmui.Select(label="Distributions", options=POLICY_OPTIONS, value=None, width=220,
+        self.policy_select = pmui.Select(label="Distributions", options=POLICY_OPTIONS, value="class", width=220,
                                          margin=(4, 8))
-        self.policy_select.param.watch(lambda e: setattr(plan, "distributions", e.new), "value")
+        self.policy_select.param.watch(
+            lambda e: setattr(plan, "distributions", None if e.new == "class" else e.new), "value")
         self.class_select = pmui.Select(label="Unit class", options={}, width=200, margin=(4, 8))
         self.class_select.param.watch(lambda e: setattr(plan, "class_key", e.new or ""), "value")
         self.compare_select = pmui.Select(label="Beside the class", options={NO_COMPARISON: ""}, value="", width=200,

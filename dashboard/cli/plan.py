@@ -118,8 +118,9 @@ def _funds_count(text: str) -> int:
     return value
 
 
-def add_plan_commands(subparsers, add) -> None:
-    """Add `plan` and its `tax` action to the main parser's subcommands (`add` is main's helper)."""
+def add_plan_commands(subparsers, add):
+    """Add `plan` and its `tax` action to the main parser's subcommands (`add` is main's helper); returns
+    the `plan` actions, for the other plans (`plan dca`)."""
     plan = subparsers.add_parser("plan", help="tax-saving and regular-investing plans")
     actions = plan.add_subparsers(dest="plan_command", required=True, metavar="PLAN")
     tax = add(actions, "tax", cmd_plan_tax, "room left in RMF, SSF, Thai ESG; the tax it saves; qualifying funds")
@@ -145,3 +146,4 @@ def add_plan_commands(subparsers, add) -> None:
                      help=f"funds listed a wrapper, 0 for none (default {FUNDS_DEFAULT})")
     tax.add_argument("--json", action="store_true", help="print JSON instead of a table")
     tax.add_argument("--store", default=None, help=argparse.SUPPRESS)
+    return actions

@@ -371,6 +371,10 @@ COLUMN_TITLES: dict[str, str] = {
     "volatility_1y": "Volatility (1 year, %)", "max_drawdown_1y": "Max drawdown (1 year, NAV per unit, %)", "sharpe_1y": "Sharpe (1 year)",
     "peers": "Peers (same policy type and risk level)", "peer_pct_return_1y": "1-year total return percentile among peers",
     "peer_pct_volatility_1y": "Volatility percentile among peers", "peer_pct_sharpe_1y": "Sharpe percentile among peers",
+    # the regular-investing simulation's value over time (present.dca.values_frame)
+    "dca_put_in": "Put in so far (baht)", "dca_units": "Units held", "dca_value": "Value of the units (baht)",
+    "dca_paid_out": "Distributions paid so far (baht)", "dca_total": "Monthly plan: value with distributions paid (baht)",
+    "dca_lump_total": "All at the start: value with distributions paid (baht)",
 }
 
 

@@ -95,3 +95,57 @@ def median(values: list[float]) -> float | None:
         return None
     mid = len(ordered) // 2
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+WAIVED_WORDS = ("ยกเว้น", "waive")  # a charged fee sent as "waived" is 0 charged, not unknown
+
+
+def charged_number(value: object, text: object) -> float | None:
+    """A charged fee's figure: the number read from it, 0 for a fee sent as waived, else None (not stated)."""
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return float(value)
+    if isinstance(text, str) and any(w in text.casefold() for w in WAIVED_WORDS):
+        return 0.0
+    return None
+
+
+def class_fees_of(lines) -> ClassFees:
+    """One class's charged fees from its fee lines (fee_type_desc, charged figure or None, charged text): the total
+    expense by the models' rule (the total line, else management + trustee + registrar), front- and back-end."""
+    from dashboard.models.fund import fee_total
+    from dashboard.records.labels import fee_type_key
+
+    charged = [(desc, charged_number(value, text)) for desc, value, text in lines]
+
+    def kind(wanted: str) -> float | None:
+        found = [v for d, v in charged if fee_type_key(d) == wanted and v is not None]
+        return found[0] if found else None
+
+    return ClassFees(fee_total(charged), kind("front_end"), kind("back_end"))
+
+
+def basket_fee_drag(fees, amount: float = DEFAULT_AMOUNT, years: int = DEFAULT_YEARS,
+                    gross_pct: float = DEFAULT_RETURN_PCT):
+    """Value over the years of `amount` in each basket fund's first unit class (by name) with its charged fees,
+    and without fees, at one stated return: a frame (series, year, value, cost, total_expense, front, back).
+    `fees`: the basket's fee frame (fund, class_abbr_name, fee_type_desc, actual_value_num, actual_value)."""
+    import pandas as pd
+
+    rows = []
+    if fees is not None and len(fees):
+        frame = fees.assign(_class=fees["class_abbr_name"].fillna("").astype(str))
+        for fund, part in frame.groupby("fund", sort=False):
+            first = sorted(part["_class"].unique())[0]
+            mine = part[part["_class"] == first]
+            charged = class_fees_of(zip(mine["fee_type_desc"], mine["actual_value_num"], mine["actual_value"]))
+            if charged.total_expense is None:
+                continue
+            drag = fee_drag(amount, years, gross_pct, charged)
+            label = f"{fund} · {first}" if first and first not in ("-", "main") else str(fund)
+            rows += [{"series": label, "year": t, "value": v, "cost": drag.cost, "total_expense": charged.total_expense,
+                      "front": charged.front, "back": charged.back} for t, v in enumerate(drag.with_fees)]
+        if rows:
+            without = fee_drag(amount, years, gross_pct, ClassFees(0.0, 0.0, 0.0)).without_fees
+            rows += [{"series": "No fees", "year": t, "value": v, "cost": 0.0, "total_expense": 0.0, "front": 0.0,
+                      "back": 0.0} for t, v in enumerate(without)]
+    return pd.DataFrame(rows, columns=["series", "year", "value", "cost", "total_expense", "front", "back"])

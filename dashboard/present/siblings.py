@@ -101,3 +101,20 @@ def costs_frame(data: dict) -> pd.DataFrame:
 
 def undecided_text(code: str | None) -> str:
     return UNDECIDED_WORDS.get(code or "", code or "")
+
+
+def fee_drag_chart(frame: pd.DataFrame, amount: float, years: int, gross_pct: float):
+    """The basket's funds on one chart: value over the years of `amount` with each one's charged fees."""
+    import holoviews as hv
+
+    from dashboard.present.charts import COMMON_OPTS, HEIGHT, empty_chart
+
+    if frame is None or frame.empty:
+        return empty_chart("No charged total expense to compute a fee drag from")
+    title = (f"{amount:,.0f} THB over {years} years at {gross_pct:g} % a year before fees "
+             "(charged fees; ceilings never used)")
+    curves = [hv.Curve(part, kdims=[hv.Dimension("year", label="Years held")],
+                       vdims=[hv.Dimension("value", label="Value (THB)"), hv.Dimension("cost", label="Fees take (THB)")],
+                       label=name).opts(tools=["hover"], line_dash="dashed" if name == "No fees" else "solid")
+              for name, part in frame.groupby("series", sort=False)]
+    return hv.Overlay(curves).opts(height=HEIGHT, title=title, legend_position="top_left", **COMMON_OPTS)

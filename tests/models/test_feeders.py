@@ -103,3 +103,22 @@ def test_gross_return_from_a_nav_return_and_the_median():
 def test_fee_drag_refuses_bad_inputs(amount, years, ret):
     with pytest.raises(BadInputError):
         fee_drag(amount, years, ret, ClassFees(1.0, 0.0, 0.0))
+
+
+def test_basket_fee_drag_takes_each_funds_first_class_and_reads_waived_as_zero():
+    import pandas as pd
+
+    from dashboard.models.fee_drag import basket_fee_drag
+    from dashboard.records.labels import fee_type_text
+    total, front = fee_type_text("total"), fee_type_text("front_end")
+    fees = pd.DataFrame([
+        {"fund": "AAA", "class_abbr_name": "AAA-B", "fee_type_desc": total, "actual_value_num": 9.0, "actual_value": "9"},
+        {"fund": "AAA", "class_abbr_name": "AAA-A", "fee_type_desc": total, "actual_value_num": 1.0, "actual_value": "1"},
+        {"fund": "AAA", "class_abbr_name": "AAA-A", "fee_type_desc": front, "actual_value_num": None,
+         "actual_value": "ยกเว้น"},
+    ])
+    frame = basket_fee_drag(fees, 1_000, 1, 0.0)
+    mine = frame[frame["series"] == "AAA · AAA-A"]
+    # first class by name (AAA-A): 1,000 x (1 - 0) x (1 - 0.01) = 990; the waived front-end fee is 0, not unstated
+    assert list(mine["value"]) == pytest.approx([1_000, 990]) and mine["front"].iloc[0] == 0.0
+    assert list(frame[frame["series"] == "No fees"]["value"]) == [1_000, 1_000]

@@ -15,6 +15,7 @@ from datetime import date
 
 from dashboard.api.periods import offered_periods
 from dashboard.demo.dataset import DemoDataset
+from dashboard.demo.feeders import FeederFamilies
 from dashboard.demo.funds import FundBuilder
 from dashboard.demo.licences import LicenceBuilder
 from dashboard.demo.pools import DEFAULT_SEED
@@ -45,7 +46,7 @@ def _generated(seed: int, today: date, scale: str = "small") -> bytes:
     return marshal.dumps(_Builder(seed, today, scale).build())
 
 
-class _Builder(FundBuilder, LicenceBuilder):
+class _Builder(FeederFamilies, FundBuilder, LicenceBuilder):
     """Builds every payload from one seed; each record kind has its own small method."""
 
     def build(self) -> dict:
@@ -59,4 +60,5 @@ class _Builder(FundBuilder, LicenceBuilder):
         self.build_successor_funds(plans)
         self.successor_licences()
         self.successor_alerts()
+        self.build_feeder_families()  # appended after everything, on streams of their own
         return self.out

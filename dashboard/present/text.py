@@ -344,13 +344,13 @@ PERSON_ID_TITLE = "Licensed person (id)"
 # Readable titles for the service's field names, where a table or a CSV would otherwise show the field name.
 COLUMN_TITLES: dict[str, str] = {
     "proj_id": "Fund id", "proj_abbr_name": "Fund", "proj_name_en": "Fund name", "proj_name_th": "Fund name (Thai)",
-    "unique_id": "Id", "comp_name_en": "Company", "comp_name_th": "Company (Thai)", "company": "Company",
+    "unique_id": "Identifier", "comp_name_en": "Company", "comp_name_th": "Company (Thai)", "company": "Company",
     "company_unique_id": "Company id", "person_unique_id": PERSON_ID_TITLE, "name_en": "Name", "name_th": "Name (Thai)",
     "regis_sale_no": "Registration no.", "lic_code": "Licence type", "lic_no": "Licence no.",
-    "lic_name_en": "Licence", "lic_name_th": "Licence (Thai)", "lic_action_code": "Duty",
+    "lic_name_en": "Licence", "lic_name_th": "Licence (Thai)", "lic_action_code": "Duty code",
     "lic_action_name_en": "Duty", "lic_action_name_th": "Duty (Thai)", "apply_type": "Licensed or registered",
     "acc_type": "Act", "effective_date": "From", "expire_date": "Expires", "privilege_type": "Privilege",
-    "approval_state": "Approval", "action_start_date": "Since", "action_end_date": "Until",
+    "approval_state": "Approval state", "action_start_date": "Since", "action_end_date": "Until",
     "action_status": "Status", "action_remark": "Remark", "enforcement_type": "Kind of action", "case_id": "Case",
     "enforcement_relevant_section_law": "Law broken", "enforcement_summarized_facts": "Facts",
     "enforcement_date": "Date", "enforcement_details": "Sanction", "enforcement_remark": "Remark",
@@ -361,7 +361,8 @@ COLUMN_TITLES: dict[str, str] = {
     "company_name_en": "Company", "proj_retail_type": "Who may buy", "tax_incentives": "Tax incentive",
     "total_fee_actual": "Total annual fee, charged (%)", "total_fee_ceiling": "Total annual fee, ceiling (%)",
     "return_1y": "1-year return (%)", "issuer": "Issuer", "issue_code": "Issue code", "isin_code": "ISIN",
-    "percent_nav": "% of NAV", "assetliab_value": "Value (baht)", "assetliab_desc": "Asset type", "website": "Website",
+    "percent_nav": "% of NAV", "assetliab_value": "Value (baht)", "assetliab_desc": "Asset type", "website": "Website", "privilege_type_label_en": "Privilege",
+    "action_status_label_en": "Status", "is_current": "Current", "persuade_desc": "What they offered",
     # the screener's figures from the NAV history (market.queries.NAV_FIELDS)
     "nav_class": "NAV figures' unit class", "last_nav_date": "Last NAV date", "return_1m": "1-month return (NAV, %)",
     "return_3m": "3-month return (NAV, %)", "return_6m": "6-month return (NAV, %)",

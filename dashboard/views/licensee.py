@@ -20,33 +20,29 @@ from dashboard.views.common import TableSlot, html_pane, html_text, notify_error
 from dashboard.present.text import PERSON_ID_TITLE, display_frame, empty_html, esc, fmt_date, kv_table
 
 COMPANY_COLUMNS = ["unique_id", "name_en", "name_th", "last_upd_date"]
-COMPANY_TITLES = {"unique_id": "Identifier", "name_en": "English name", "name_th": "Thai name", "last_upd_date": "Updated"}
+# Column titles are the product's (present.text.COLUMN_TITLES); a table below overrides one only where the column
+# means something else there, as said beside it.
+COMPANY_TITLES: dict[str, str] = {}
 APPROVAL_COLUMNS = ["lic_name_en", "lic_code", "regis_sale_no", "effective_date", "expire_date", "approval_state",
                     "privilege_type_label_en"]
-APPROVAL_TITLES = {"lic_name_en": "Approval", "lic_code": "Approval code", "regis_sale_no": "Registration no.",
-                   "effective_date": "Effective", "expire_date": "Expires", "approval_state": "State",
-                   "privilege_type_label_en": "Privilege"}
+# An approval's "licence" name and code are what the company is approved for (E17), not a licence it holds.
+APPROVAL_TITLES = {"lic_name_en": "Approval", "lic_code": "Approval code"}
 DUTY_COLUMNS = ["company", "lic_action_name_en", "lic_action_code", "action_start_date", "action_end_date",
                 "is_current"]
-DUTY_TITLES = {"company": "Company", "person_unique_id": PERSON_ID_TITLE, "lic_action_name_en": "Duty",
-               "lic_action_code": "Duty code", "action_start_date": "Since", "action_end_date": "Until",
-               "is_current": "Current"}
+DUTY_TITLES: dict[str, str] = {}
 PERSONNEL_COLUMNS = ["person_unique_id", "lic_action_name_en", "lic_action_code", "action_start_date", "action_end_date"]
 PEOPLE_COLUMNS = ["unique_id", "name_en", "name_th", "regis_sale_no"]
-PEOPLE_TITLES = {"unique_id": "Identifier", "name_en": "English name", "name_th": "Thai name",
-                 "regis_sale_no": "Registration no."}
+PEOPLE_TITLES: dict[str, str] = {}
 LICENCE_COLUMNS = ["lic_name_en", "lic_name_th", "lic_no", "apply_type", "effective_date", "expire_date", "approval_state"]
-LICENCE_TITLES = {"lic_name_en": "Licence", "lic_name_th": "Licence (Thai)", "lic_no": "Licence no.",
-                  "apply_type": "Kind", "effective_date": "Effective", "expire_date": "Expires", "approval_state": "State"}
+LICENCE_TITLES: dict[str, str] = {}
 BUSINESS_COLUMNS = ["lic_name_en", "lic_action_name_en", "action_start_date", "action_status_label_en", "action_remark"]
-BUSINESS_TITLES = {"lic_name_en": "Licence", "lic_action_name_en": "Activity", "action_start_date": "Since",
-                   "action_status_label_en": "Status", "action_remark": "Remark"}
+# A company's business licence lists the activities it may carry on under it, not a person's duties.
+BUSINESS_TITLES = {"lic_action_name_en": "Activity"}
 CASE_COLUMNS = ["case_id", "enforcement_type_label_en", "enforcement_type", "last_upd_date"]
-CASE_TITLES = {"case_id": "Case", "enforcement_type_label_en": "Kind of action", "enforcement_type": "Kind (Thai)",
-               "last_upd_date": "Updated"}
+# The case list shows the kind of action twice, in English (the product's label) and as the service sends it (Thai).
+CASE_TITLES = {"enforcement_type_label_en": "Kind of action", "enforcement_type": "Kind of action (Thai)"}
 ALERT_CASE_COLUMNS = ["case_id", "name_en", "name_th", "disclosure_date", "website", "persuade_desc"]
-ALERT_CASE_TITLES = {"case_id": "Case", "name_en": "Name", "name_th": "Thai name", "disclosure_date": "Disclosed",
-                     "website": "Website", "persuade_desc": "What they offered"}
+ALERT_CASE_TITLES: dict[str, str] = {}
 COMPANY_WIDTHS = {"unique_id": 130, "last_upd_date": 110}
 # Names wrap in their cells rather than end in "…".
 WRAP_NAMES_CSS = "".join(f".tabulator-row .tabulator-cell[tabulator-field='{field}'] {{white-space: normal !important; "

@@ -628,7 +628,7 @@ def test_csv_bytes_of_a_fund_search_and_a_screen(simulator, tmp_path, monkeypatc
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(b"\xef\xbb\xbf")
     rows = list(csv.reader(io.StringIO(result.stdout.decode("utf-8-sig"))))
-    assert rows[0] == ["Id", "Name", "Name (Thai)"]
+    assert rows[0] == ["Identifier", "Name", "Name (Thai)"]
     assert any("แม่โขง" in cell for cell in rows[1])
     # the rest in this process (a fresh process each costs seconds): the same main() and exit codes
     monkeypatch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path))

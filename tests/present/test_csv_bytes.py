@@ -13,7 +13,7 @@ def test_csv_has_a_byte_order_mark_thai_intact_and_titles_not_field_names():
     data = csv_bytes(frame)
     assert data.startswith(b"\xef\xbb\xbf")
     back = pd.read_csv(io.BytesIO(data), encoding="utf-8-sig", dtype=str)
-    assert list(back.columns) == ["Fund", "Id", "Remark", "Updated"]
+    assert list(back.columns) == ["Fund", "Identifier", "Remark", "Updated"]
     assert back.loc[0, "Remark"] == "ปัจจุบันยกเว้นการเรียกเก็บ"
     assert back.loc[0, "Updated"] == "2026-05-01"
 

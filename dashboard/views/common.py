@@ -301,6 +301,16 @@ def text_box(parameter: param.Parameter, on_enter: Callable[[], Any] | None = No
     return box
 
 
+def empty_as_empty(decimals: int = 0):
+    """A number input's format that writes an empty value (None) as nothing, so the input's placeholder shows
+    what is used instead: the numeral format wrote None as "0", which read as a 0 typed in. One per input (a
+    Bokeh model belongs to one document)."""
+    from bokeh.models import CustomJSTickFormatter
+
+    return CustomJSTickFormatter(code="return tick == null ? '' : tick.toLocaleString('en-US', "
+                                      f"{{maximumFractionDigits: {int(decimals)}}});")
+
+
 def section_title(text: str) -> pmui.Typography:
     return pmui.Typography(text, variant="h6", margin=(12, 8, 0, 8))
 

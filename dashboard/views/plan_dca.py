@@ -23,7 +23,8 @@ from dashboard.models.nav import FundNav
 from dashboard.present import dca as present
 from dashboard.present.charts import empty_chart
 from dashboard.present.text import empty_html, esc
-from dashboard.views.common import TableSlot, TabView, chart_pane, html_pane, html_text, notify_error, section_title
+from dashboard.views.common import (TableSlot, TabView, chart_pane, empty_as_empty, html_pane, html_text, notify_error,
+                                    section_title)
 
 YEARS_LOADED = 10  # a ten-year plan at most (the quarters before a class's launch come back empty)
 DEFAULT_YEARS = 3  # the plan shown first starts this many years before the last NAV
@@ -59,10 +60,12 @@ class DcaView(TabView):
                                                         width=150, margin=(4, 8))
         self.day_input = pmui.IntInput.from_param(plan.param.day, label="Day of the month", width=130, margin=(4, 8))
         self.start_input = pmui.DatePicker.from_param(plan.param.start, label="From", width=160, margin=(4, 8))
-        self.end_input = pmui.DatePicker.from_param(plan.param.end, label="To (empty: last NAV)", width=160,
+        self.end_input = pmui.DatePicker.from_param(plan.param.end, label="To (empty: last NAV)", width=190,
                                                     margin=(4, 8))
+        # Empty (None) is the class's published fee: the input shows "published", not a 0 that was never typed.
         self.fee_input = pmui.FloatInput.from_param(plan.param.front_end_pct, label="Front-end fee (%)", step=0.25,
-                                                    width=150, margin=(4, 8), placeholder="published")
+                                                    width=160, margin=(4, 8), placeholder="published",
+                                                    format=empty_as_empty(2))
         self.policy_select = pmui.Select(label="Distributions", options=POLICY_OPTIONS, value="class", width=220,
                                          margin=(4, 8))
         self.policy_select.param.watch(

@@ -20,12 +20,25 @@ from dashboard.market.screen import MarketScreen
 from dashboard.market.tax_funds import RANK_TITLES, qualifying_funds
 from dashboard.models.tax_plan import TaxPlanner, TaxPlanResult
 from dashboard.present.text import esc
-from dashboard.views.common import TableSlot, html_pane, section_title
+from dashboard.views.common import TableSlot, empty_as_empty, html_pane, section_title
 
 FUNDS_A_WRAPPER = 5
 # This view's own titles: the plan's columns are not the market's (the fund columns keep the product's titles).
 PLAN_TITLES = {"wrapper": "Wrapper", "room": "Room left", "binding": "Limit that binds", "tax_saved": "Tax saved",
                "holding": "Holding rule", "earliest_sale": "Earliest sale"}
+# The plan's table fits the page at 1280 px beside the basket: the words wrap in their cells (the holding rule and
+# the earliest sale are sentences) and the numbers keep a fixed width; on a phone the columns keep a readable
+# width and the table scrolls in its own box.
+PLAN_WIDTHS = {"room": 110, "tax_saved": 100}
+FUND_WIDTHS = {"rank": 44, "proj_abbr_name": 120, "total_fee_actual": 110, "nav_total_return_1y": 110,
+               "volatility_1y": 110}
+WRAPPED = ("wrapper", "binding", "holding", "earliest_sale", "company")
+WRAP_CSS = ("".join(f".tabulator-row .tabulator-cell[tabulator-field='{field}'] {{white-space: normal !important; "
+                    "overflow-wrap: anywhere;}" for field in WRAPPED)
+            + ".tabulator-col-title {white-space: normal !important;}"
+            + "@media (max-width: 600px) {" + ", ".join(f".tabulator-col[tabulator-field='{f}'], "
+                                                       f".tabulator-cell[tabulator-field='{f}']" for f in WRAPPED)
+            + " {min-width: 150px !important;}}")
 FUND_TITLES = {"wrapper": "Wrapper", "rank": "#", "company": "Company",
                "nav_total_return_1y": "1-year NAV total return", "volatility_1y": "1-year volatility"}
 
@@ -69,15 +82,21 @@ class TaxPlanView(pn.viewable.Viewer):
         params.setdefault("planner", TaxPlanner())
         super().__init__(**params)
         p = self.planner.param
-        amounts = [("income", "Assessable income (baht)"), ("provident_fund", "Provident fund"),
-                   ("government_pension_fund", "Government pension fund"), ("pension_insurance", "Pension insurance"),
-                   ("national_savings_fund", "National savings fund"), ("rmf_bought", "RMF already bought"),
-                   ("ssf_bought", "SSF already bought"), ("thai_esg_bought", "Thai ESG already bought"),
-                   ("taxable_income", "Taxable income, if known")]
+        # (name, label, what an empty input stands for: its placeholder)
+        amounts = [("income", "Assessable income (baht)", "needed"), ("provident_fund", "Provident fund", "0"),
+                   ("government_pension_fund", "Government pension fund", "0"),
+                   ("pension_insurance", "Pension insurance", "0"), ("national_savings_fund", "National savings fund", "0"),
+                   ("rmf_bought", "RMF already bought", "0"), ("ssf_bought", "SSF already bought", "0"),
+                   ("thai_esg_bought", "Thai ESG already bought", "0"),
+                   ("taxable_income", "Taxable income, if known", "estimated")]
+        self.amount_inputs = {name: pmui.FloatInput.from_param(getattr(p, name), label=label, width=200,
+                                                              format=empty_as_empty(0), placeholder=placeholder)
+                              for name, label, placeholder in amounts}
+        # SSF purchases count for tax years to 2024 only: its input is there for those years alone.
+        self.amount_inputs["ssf_bought"].visible = p.ssf_open
         self._inputs = pmui.FlexBox(
             pmui.Select.from_param(p.year, label="Tax year", width=130),
-            *[pmui.FloatInput.from_param(getattr(p, name), label=label, width=200, format="0,0")
-              for name, label in amounts],
+            *self.amount_inputs.values(),
             pmui.DatePicker.from_param(p.purchase_day, label="Purchase day", width=200),
             pmui.Select.from_param(p.rank_by, label="Rank funds by", width=170),
             sizing_mode="stretch_width")
@@ -85,10 +104,11 @@ class TaxPlanView(pn.viewable.Viewer):
         self.error_line = html_pane(name="plan-tax-error")
         self._summary = html_pane(name="plan-tax-summary")
         self.plan_table = TableSlot(titles=PLAN_TITLES, baht=("room", "tax_saved"), name="plan-tax-table",
-                                layout="fit_data_stretch", page_size=6)
+                                    layout="fit_columns", widths=PLAN_WIDTHS, stylesheets=[WRAP_CSS], page_size=6)
         self.funds_title = html_pane(name="plan-tax-funds-title")
         self.funds_table = TableSlot(titles=FUND_TITLES, percent=("total_fee_actual", "nav_total_return_1y", "volatility_1y"),
-                                name="plan-tax-funds", hide_empty=True, page_size=15)
+                                     name="plan-tax-funds", hide_empty=True, page_size=15, layout="fit_columns",
+                                     widths=FUND_WIDTHS, stylesheets=[WRAP_CSS])
         self.sources_pane = html_pane(name="plan-tax-sources")
         self._layout = pn.Column(section_title("Tax-saving plan"), self.note, self._inputs, self.error_line, self._summary,
                                  self.plan_table, self.funds_title, self.funds_table, self.sources_pane,

@@ -86,3 +86,9 @@ def test_service_text_is_escaped(app):
     view.plan.error = "<b>x</b>"
     view.render()
     assert "<b>x</b>" not in view.note.object
+
+
+def test_an_empty_fee_is_empty_and_says_the_published_fee_is_used(view):
+    box = view.fee_input
+    assert view.plan.front_end_pct is None and box.value is None
+    assert box.placeholder == "published" and "tick == null ? ''" in box.format.code

@@ -144,6 +144,20 @@ class DcaView(TabView):
             return {}
         return {key: front_end_fee(sheet.fees, class_name(key)) for key in self.histories()}
 
+    def report_parts(self) -> dict:
+        """What the plan report takes from this section: the results shown (none: why) and where their fees came from."""
+        results = [r for r in (self.plan.result, self.plan.compare_result) if r is not None] if self.histories() else []
+        if not results:
+            return {"dca_note": "No regular-investing plan is shown: " + (
+                "select a fund in the Fund explorer." if not self.state.fund else
+                self.plan.error or self.history.error or "its NAV history is not loaded yet.")}
+        return {"dca": results, "fee_sources": [self._fee_source(r) for r in results]}
+
+    def _fee_source(self, result) -> str:
+        if self.plan.front_end_pct is not None:
+            return "as given"
+        return "the class's published fee" if self.fees().get(self._key(result)) is not None else "none published"
+
     # ---- simulating and drawing ---------------------------------------------------------------------
 
     def _inputs_changed(self, *_) -> None:
@@ -182,10 +196,7 @@ class DcaView(TabView):
             parts.append(empty_html(f"Not simulated: {self.plan.error}. The results below are the last plan's.",
                                     error=True))
         for result in results:
-            fee = self.plan.front_end_pct
-            source = "as given" if fee is not None else (
-                "the class's published fee" if self.fees().get(self._key(result)) is not None else "none published")
-            parts.append(f'<div class="sd-muted">{esc(present.plan_text(result, source))}</div>')
+            parts.append(f'<div class="sd-muted">{esc(present.plan_text(result, self._fee_source(result)))}</div>')
         return "".join(parts)
 
     def _key(self, result) -> str:

@@ -113,12 +113,22 @@ class TaxPlanView(pn.viewable.Viewer):
         self._layout = pn.Column(section_title("Tax-saving plan"), self.note, self._inputs, self.error_line, self._summary,
                                  self.plan_table, self.funds_title, self.funds_table, self.sources_pane,
                                  sizing_mode="stretch_width", name="plan-tax")
+        #: The qualifying funds listed, by wrapper (rows of `qualifying_funds`), and why none are, for the report.
+        self.fund_rows: dict[str, list[dict]] = {}
+        self.funds_note = ""
         self.planner.param.watch(self._plan_changed, ["result", "error"])
         self.planner.param.watch(self._rank_changed, ["rank_by"])
         self._plan_changed()
 
     def __panel__(self):
         return self._layout
+
+    def report_parts(self) -> dict:
+        """What the plan report takes from this section: the plan shown and the funds listed with it."""
+        if self.planner.result is None:
+            return {}
+        return {"tax": self.planner.result, "rank_by": self.planner.rank_by, "funds": dict(self.fund_rows),
+                "funds_note": self.funds_note}
 
     def _plan_changed(self, *_):
         result, error = self.planner.result, self.planner.error
@@ -146,6 +156,8 @@ class TaxPlanView(pn.viewable.Viewer):
         if self.market is None or not wanted:
             self.funds_title.object = ("<p>No wrapper can be bought on the purchase day picked: no fund list.</p>"
                                         if self.market is not None else "")
+            self.fund_rows, self.funds_note = {}, ("No wrapper can be bought on the purchase day picked."
+                                                   if self.market is not None else "")
             self.funds_table.show(pd.DataFrame())
             return
         market = self.market
@@ -159,8 +171,11 @@ class TaxPlanView(pn.viewable.Viewer):
         except (SecApiError, OSError, duckdb.Error) as exc:  # no snapshot yet, or one without its tables
             self.funds_title.object = (f"<p>The funds that qualify come from the market snapshot, which cannot be "
                                         f"read now ({esc(exc)}): sync it in the Market tab.</p>")
+            self.fund_rows, self.funds_note = {}, f"The market snapshot could not be read ({exc})."
             self.funds_table.show(pd.DataFrame())
             return
+        self.fund_rows = {key: [r for r in rows if r["wrapper"] == key] for key in wanted}
+        self.funds_note = ""
         names = {w.key: w.name for w in result.wrappers}
         frame = pd.DataFrame([{"wrapper": names[r["wrapper"]], "rank": r["rank"], "proj_abbr_name": r["proj_abbr_name"],
                                "company": r["company"], "total_fee_actual": r["total_fee_actual"],

@@ -23,8 +23,8 @@ from dashboard.models.nav import FundNav
 from dashboard.present import dca as present
 from dashboard.present.charts import empty_chart
 from dashboard.present.text import empty_html, esc
-from dashboard.views.common import (TableSlot, TabView, chart_pane, empty_as_empty, html_pane, html_text, notify_error,
-                                    section_title)
+from dashboard.views.common import (TableSlot, TabView, chart_pane, html_pane, html_text, notify_error,
+                                    optional_number_box, section_title)
 
 YEARS_LOADED = 10  # a ten-year plan at most (the quarters before a class's launch come back empty)
 DEFAULT_YEARS = 3  # the plan shown first starts this many years before the last NAV
@@ -62,10 +62,13 @@ class DcaView(TabView):
         self.start_input = pmui.DatePicker.from_param(plan.param.start, label="From", width=160, margin=(4, 8))
         self.end_input = pmui.DatePicker.from_param(plan.param.end, label="To (empty: last NAV)", width=190,
                                                     margin=(4, 8))
-        # Empty (None) is the class's published fee: the input shows "published", not a 0 that was never typed.
-        self.fee_input = pmui.FloatInput.from_param(plan.param.front_end_pct, label="Front-end fee (%)", step=0.25,
-                                                    width=160, margin=(4, 8), placeholder="published",
-                                                    format=empty_as_empty(2))
+        # Empty (None) is the class's published fee: the box is empty and says so (a number input showed "0.0").
+        self.input_error = ""  # a box's text that is no fee, until an input changes
+        self.fee_input = optional_number_box(plan, "front_end_pct", what="the front-end fee (%)", example="1.5",
+                                             decimals=2,
+                                             label="Front-end fee (%)", placeholder="published", width=160,
+                                             helper_text="Empty: the published fee",
+                                             margin=(4, 8), on_error=self._typed_wrong)
         self.policy_select = pmui.Select(label="Distributions", options=POLICY_OPTIONS, value="class", width=220,
                                          margin=(4, 8))
         self.policy_select.param.watch(
@@ -161,6 +164,11 @@ class DcaView(TabView):
     # ---- simulating and drawing ---------------------------------------------------------------------
 
     def _inputs_changed(self, *_) -> None:
+        self.input_error = ""
+        self.invalidate()
+
+    def _typed_wrong(self, line: str) -> None:
+        self.input_error = line
         self.invalidate()
 
     def render(self) -> None:
@@ -192,6 +200,9 @@ class DcaView(TabView):
             parts.append(empty_html("Select a fund in the Fund explorer to simulate a monthly plan on its NAVs."))
         elif self.history.error and self.history.proj_id == self.state.fund:
             parts.append(empty_html(f"No NAV history to simulate on: {self.history.error}", error=True))
+        if self.input_error:
+            parts.append(empty_html(f"Not simulated: {self.input_error}. The results below are the last plan's.",
+                                    error=True))
         if self.plan.error:
             parts.append(empty_html(f"Not simulated: {self.plan.error}. The results below are the last plan's.",
                                     error=True))

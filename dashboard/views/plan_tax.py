@@ -20,7 +20,7 @@ from dashboard.market.screen import MarketScreen
 from dashboard.market.tax_funds import RANK_TITLES, qualifying_funds
 from dashboard.models.tax_plan import TaxPlanner, TaxPlanResult
 from dashboard.present.text import esc
-from dashboard.views.common import TableSlot, empty_as_empty, html_pane, section_title
+from dashboard.views.common import TableSlot, html_pane, optional_number_box, section_title
 
 FUNDS_A_WRAPPER = 5
 # This view's own titles: the plan's columns are not the market's (the fund columns keep the product's titles).
@@ -82,16 +82,17 @@ class TaxPlanView(pn.viewable.Viewer):
         params.setdefault("planner", TaxPlanner())
         super().__init__(**params)
         p = self.planner.param
-        # (name, label, what an empty input stands for: its placeholder)
-        amounts = [("income", "Assessable income (baht)", "needed"), ("provident_fund", "Provident fund", "0"),
-                   ("government_pension_fund", "Government pension fund", "0"),
-                   ("pension_insurance", "Pension insurance", "0"), ("national_savings_fund", "National savings fund", "0"),
-                   ("rmf_bought", "RMF already bought", "0"), ("ssf_bought", "SSF already bought", "0"),
-                   ("thai_esg_bought", "Thai ESG already bought", "0"),
-                   ("taxable_income", "Taxable income, if known", "estimated")]
-        self.amount_inputs = {name: pmui.FloatInput.from_param(getattr(p, name), label=label, width=200,
-                                                              format=empty_as_empty(0), placeholder=placeholder)
-                              for name, label, placeholder in amounts}
+        amounts = [("income", "Assessable income (baht)"), ("provident_fund", "Provident fund"),
+                   ("government_pension_fund", "Government pension fund"), ("pension_insurance", "Pension insurance"),
+                   ("national_savings_fund", "National savings fund"), ("rmf_bought", "RMF already bought"),
+                   ("ssf_bought", "SSF already bought"), ("thai_esg_bought", "Thai ESG already bought")]
+        self.amount_inputs = {name: pmui.FloatInput.from_param(getattr(p, name), label=label, width=200, format="0,0")
+                              for name, label in amounts}
+        # Left empty, the taxable income is estimated: the box is empty and says so (a number input showed "0").
+        self.amount_inputs["taxable_income"] = optional_number_box(
+            self.planner, "taxable_income", what="the taxable income", example="850,000", decimals=2,
+            label="Taxable income, if known",
+            placeholder="estimated", helper_text="Empty: estimated", width=200, on_error=lambda line: self.planner.param.update(error=line))
         # SSF purchases count for tax years to 2024 only: its input is there for those years alone.
         self.amount_inputs["ssf_bought"].visible = p.ssf_open
         self._inputs = pmui.FlexBox(

@@ -49,14 +49,21 @@ def test_the_plan_tab_is_a_column_of_sections():
 def test_an_empty_taxable_income_is_empty_and_says_what_is_used():
     view = _view(income=1_200_000)
     box = view.amount_inputs["taxable_income"]
-    assert box.value is None and box.placeholder == "estimated"
-    # the numeral format wrote None as "0" (a 0 seemingly typed in); this one writes nothing for None
-    assert "tick == null ? ''" in box.format.code
+    # empty, saying what empty stands for (a number input showed None as "0", a 0 seemingly typed in)
+    assert box.value == "" and box.placeholder == "estimated" and box.helper_text == "Empty: estimated"
     assert view.planner.result.taxable_estimated and "estimated for a salaried person" in view._summary.object
-    box.value = 500_000
-    assert not view.planner.result.taxable_estimated
-    box.value = None  # cleared again: estimated again, no error
-    assert view.planner.result.taxable_estimated and view.planner.error == ""
+    box.value = "500,000"
+    assert view.planner.taxable_income == 500_000 and not view.planner.result.taxable_estimated
+    assert "taxable income <b>500,000</b> (as given)" in view._summary.object
+    shown = view.plan_table.table
+    box.value = "lots"  # one line; the plan as it was
+    assert view.planner.error == "the taxable income must be a number such as 850,000, or left empty, not 'lots'"
+    assert "not &#39;lots&#39;" in view.error_line.object
+    assert view.planner.taxable_income == 500_000 and view.plan_table.table is shown
+    box.value = ""  # cleared again: estimated again, no error
+    assert view.planner.taxable_income is None and view.planner.result.taxable_estimated and view.planner.error == ""
+    view.planner.taxable_income = 640_000.5  # set elsewhere (a notebook): the box shows it
+    assert box.value == "640,000.5"
 
 
 def test_a_cleared_amount_counts_as_nothing_and_a_cleared_income_says_so():

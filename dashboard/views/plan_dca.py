@@ -60,13 +60,13 @@ class DcaView(TabView):
                                                         width=150, margin=(4, 8))
         self.day_input = pmui.IntInput.from_param(plan.param.day, label="Day of the month", width=130, margin=(4, 8))
         self.start_input = pmui.DatePicker.from_param(plan.param.start, label="From", width=160, margin=(4, 8))
-        self.end_input = pmui.DatePicker.from_param(plan.param.end, label="To (empty: last NAV)", width=190,
+        self.end_input = pmui.DatePicker.from_param(plan.param.end, label="To (empty: last NAV)", width=210,
                                                     margin=(4, 8))
         # Empty (None) is the class's published fee: the box is empty and says so (a number input showed "0.0").
         self.input_error = ""  # a box's text that is no fee, until an input changes
         self.fee_input = optional_number_box(plan, "front_end_pct", what="the front-end fee (%)", example="1.5",
                                              decimals=2,
-                                             label="Front-end fee (%)", placeholder="published", width=160,
+                                             label="Front-end fee (%)", placeholder="published", width=200,
                                              helper_text="Empty: the published fee",
                                              margin=(4, 8), on_error=self._typed_wrong)
         self.policy_select = pmui.Select(label="Distributions", options=POLICY_OPTIONS, value="class", width=220,
@@ -81,7 +81,7 @@ class DcaView(TabView):
         self.note = html_pane(name="dca-note")
         self.chart = chart_pane("dca-chart", min_height=present.CHART_HEIGHT)
         self.figures = TableSlot(titles={"figure": "Figure"}, page_size=20, frozen_columns=["figure"],
-                                 widths={"figure": 210}, name="dca-figures", hide_empty=True)
+                                 widths={"figure": 270}, name="dca-figures", hide_empty=True)
         plan.param.watch(self._inputs_changed, INPUTS)
         self.state.param.watch(self._fund_changed, ["fund"])
         self._layout = pn.Column(

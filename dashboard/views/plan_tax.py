@@ -29,7 +29,7 @@ PLAN_TITLES = {"wrapper": "Wrapper", "room": "Room left", "binding": "Limit that
 # The plan's table fits the page at 1280 px beside the basket: the words wrap in their cells (the holding rule and
 # the earliest sale are sentences) and the numbers keep a fixed width; on a phone the columns keep a readable
 # width and the table scrolls in its own box.
-PLAN_WIDTHS = {"room": 110, "tax_saved": 100}
+PLAN_WIDTHS = {"room": 110, "tax_saved": 110}
 FUND_WIDTHS = {"rank": 44, "proj_abbr_name": 120, "total_fee_actual": 110, "nav_total_return_1y": 110,
                "volatility_1y": 110}
 WRAPPED = ("wrapper", "binding", "holding", "earliest_sale", "company")
@@ -54,7 +54,7 @@ def plan_frame(result: TaxPlanResult) -> pd.DataFrame:
 def summary_html(result: TaxPlanResult) -> str:
     how = "estimated for a salaried person" if result.taxable_estimated else "as given"
     return (f"<p>Assessable income <b>{result.income:,.0f}</b> baht; taxable income <b>{result.taxable:,.0f}</b> "
-            f"({how}); income tax <b>{result.tax_now:,.0f}</b>; marginal rate <b>{result.marginal_rate:g} %</b>. "
+            f"({how}); income tax <b>{result.tax_now:,.0f}</b>; marginal rate <b>{result.marginal_rate:g}&nbsp;%</b>. "
             f"Shared retirement ceiling {result.rules.retirement_ceiling:,.0f}: {result.shared_claimed:,.0f} claimed, "
             f"{result.shared_room:,.0f} left.</p>"
             f"<p>Everything at once: <b>{result.all_room:,.0f}</b> baht of room saves <b>{result.all_tax_saved:,.0f}</b> "
@@ -92,7 +92,8 @@ class TaxPlanView(pn.viewable.Viewer):
         self.amount_inputs["taxable_income"] = optional_number_box(
             self.planner, "taxable_income", what="the taxable income", example="850,000", decimals=2,
             label="Taxable income, if known",
-            placeholder="estimated", helper_text="Empty: estimated", width=200, on_error=lambda line: self.planner.param.update(error=line))
+            placeholder="estimated", helper_text="Empty: estimated", width=240,
+            on_error=lambda line: self.planner.param.update(error=line))
         # SSF purchases count for tax years to 2024 only: its input is there for those years alone.
         self.amount_inputs["ssf_bought"].visible = p.ssf_open
         self._inputs = pmui.FlexBox(

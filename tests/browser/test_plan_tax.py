@@ -53,7 +53,11 @@ def test_the_tax_planner_on_screen(browser, server, artifacts_dir, width):
         page.wait_for_function(f"() => ({COUNT_JS})(\".tabulator-cell[tabulator-field='tax_saved']\") > 0", timeout=LONG)
         page.wait_for_function(f"() => ({COUNT_JS})(\".tabulator-cell[tabulator-field='proj_abbr_name']\") > 0",
                                timeout=LONG)
+        # every input drawn (each is a React component of its own, drawn after Bokeh is idle): the last of each section
+        for label in ("Rank funds by", "Taxable income, if known", "Front-end fee (%)", "Beside the class"):
+            page.wait_for_function(f"() => ({INPUT_JS})({label!r}) !== null", timeout=LONG)
         wait_idle(page, LONG)
+        page.wait_for_timeout(500)  # (the inputs' last paint)
         shot = artifacts_dir / f"plan-tax-{width}.png"
         screenshot_full(page, shot)
         assert shot.stat().st_size > 5_000

@@ -54,10 +54,14 @@ def demo_examples(today: date) -> dict[str, str]:
 
 
 def build_report(client: SecClient, request: dict) -> str:
-    """The HTML report for `DashboardState.report_request()` (a fund, a basket or a licence check);
+    """The HTML report for `DashboardState.report_request()` (a fund, a basket, a licence check or the plans);
     the sidebar's download runs it off the event loop."""
     from dashboard.reports import fund_report_html, licensee_report_html
 
+    if request["kind"] == "plan":
+        from dashboard.reports.plan import plan_report_html
+
+        return plan_report_html(client.settings, request)
     if request["kind"] == "licensee":
         return licensee_report_html(client, request["unique_id"], request["case_ids"])
     return fund_report_html(client, request["proj_ids"], funds=request["funds"])

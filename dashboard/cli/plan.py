@@ -32,9 +32,33 @@ def _funds(args: argparse.Namespace, result) -> tuple[dict[str, list[dict]], str
         store.close()
 
 
+def checked_report_path(args: argparse.Namespace):
+    """The `--report` file, checked before any work (its directory exists and takes a file); None without one."""
+    if getattr(args, "report", None) is None:
+        return None
+    from dashboard.cli.report import output_path
+
+    return output_path(args.report)
+
+
+def write_html_report(html_text: str, output) -> None:
+    """Write a report as the `report` command does: whole (renamed into place), then say where on stderr."""
+    from dashboard.cli.report import _size, output_path
+    from dashboard.errors import BadInputError
+    from dashboard.reports.document import write_report
+
+    output = output_path(str(output))  # the directory may have changed while the plan was made
+    try:
+        path = write_report(html_text, output)
+    except OSError as exc:
+        raise BadInputError(f"cannot write {output}: {exc.strerror or exc}") from None
+    err(f"wrote {path} ({_size(path.stat().st_size)})")
+
+
 def cmd_plan_tax(args: argparse.Namespace) -> int:
     from dashboard.models.tax_plan import plan
 
+    report = checked_report_path(args)
     result = plan(args.year, args.income, provident_fund=args.provident_fund,
                   government_pension_fund=args.government_pension_fund, pension_insurance=args.pension_insurance,
                   national_savings_fund=args.national_savings_fund, rmf_bought=args.rmf_bought,
@@ -42,6 +66,12 @@ def cmd_plan_tax(args: argparse.Namespace) -> int:
                   thai_esgx_bought=args.thai_esgx_bought, taxable_income=args.taxable_income,
                   purchase_day=args.on, first_rmf_purchase=args.first_rmf, birth_date=args.born)
     funds, note = _funds(args, result)
+    if report is not None:
+        from dashboard.cli.market import _settings
+        from dashboard.reports.plan import plan_document
+
+        write_html_report(plan_document(_settings(args), tax=result, funds=funds if args.funds else None,
+                                        rank_by=args.rank_by, funds_note=note[:1].upper() + note[1:]).render(), report)
     if args.json:
         data = result.as_dict()
         data["funds"] = {"rank_by": args.rank_by, "by_wrapper": funds, "note": note or None}
@@ -145,5 +175,6 @@ def add_plan_commands(subparsers, add):
     tax.add_argument("--funds", type=_funds_count, default=FUNDS_DEFAULT,
                      help=f"funds listed a wrapper, 0 for none (default {FUNDS_DEFAULT})")
     tax.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    tax.add_argument("--report", metavar="FILE", help="also write the plan as a self-contained HTML report")
     tax.add_argument("--store", default=None, help=argparse.SUPPRESS)
     return actions

@@ -53,6 +53,7 @@ def add_dca_command(plan, add: Callable[..., argparse.ArgumentParser], handler: 
     dca.add_argument("--compare", metavar="QUERY", help="another fund (proj_id or abbreviation) simulated side by side")
     dca.add_argument("--compare-class", dest="compare_class", metavar="C", help="the other fund's class "
                                                                                  "(default: its first)")
+    dca.add_argument("--report", metavar="FILE", help="also write the plan as a self-contained HTML report")
 
 
 # ---- input -------------------------------------------------------------------------------------------------
@@ -101,6 +102,9 @@ def read_plan(args: argparse.Namespace, today: date) -> DcaPlan:
 
 
 def run_plan_dca(args: argparse.Namespace, client, resolve: Callable[[str], tuple[str, dict | None]]) -> int:
+    from dashboard.cli.plan import checked_report_path, write_html_report
+
+    report = checked_report_path(args)
     plan = read_plan(args, client.today)
     results, sources = [], []
     for query, class_name in ((args.query, args.class_name), (args.compare, args.compare_class)):
@@ -112,6 +116,10 @@ def run_plan_dca(args: argparse.Namespace, client, resolve: Callable[[str], tupl
     for result in results:
         for note in result.notes:
             err(f"note: {note}")
+    if report is not None:
+        from dashboard.reports.plan import plan_document
+
+        write_html_report(plan_document(client.settings, dca=results, fee_sources=sources).render(), report)
     if args.csv:
         frame = present.values_frame(results)
         frame["nav_date"] = frame["nav_date"].dt.date

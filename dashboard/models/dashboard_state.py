@@ -69,6 +69,8 @@ class DashboardState(param.Parameterized):
                              "None until the view layer sets it, and a link's filters wait for it.")
     nav = param.Parameter(default=None, doc="The NAV tab's model (a dashboard.models.nav.FundNav, made by the view layer "
                           "with the session's client) whose unit class and range a link carries; None until set.")
+    plan_report = param.Callable(default=None, doc="The Plan tab's report request (its view's `report_request`: the "
+                                 "plans on screen), set when the tab's view is made; None before.")
     search = param.ClassSelector(class_=FundSearch, doc="Fund search (E1, E3) and company fund lists (E2).")
     factsheet = param.ClassSelector(class_=FundFactsheet, doc="The selected fund's factsheet.")
     holdings = param.ClassSelector(class_=HoldingsByQuarter, doc="The selected fund's holdings by quarter.")
@@ -352,6 +354,7 @@ class DashboardState(param.Parameterized):
 
         {"kind": "fund", "proj_ids": [...], "funds": {...}} (one fund: factsheet; several:
         comparison) or {"kind": "licensee", "unique_id": ..., "case_ids": [...]};
+        {"kind": "plan", ...} (the Plan tab: `plan_report`'s request);
         {"kind": None, "reason": ...} when there is nothing to report.
         """
         if self.tab == "licensee":
@@ -361,6 +364,9 @@ class DashboardState(param.Parameterized):
                 return {"kind": None, "reason": "look up a person or an enforcement case first"}
             cases = [lic.case_id] if lic.case_id and lic.enforcement_id == unique_id and lic.enforcement else []
             return {"kind": "licensee", "unique_id": unique_id, "case_ids": cases}
+        if self.tab == "plan":
+            return self.plan_report() if self.plan_report is not None else {
+                "kind": None, "reason": "the Plan tab has not been shown yet"}
         if self.tab in COMPARISON_TABS and self.basket.proj_ids:
             ids = list(self.basket.proj_ids)
         elif self.fund:
@@ -374,6 +380,8 @@ class DashboardState(param.Parameterized):
         request = self.report_request()
         if request["kind"] == "licensee":
             return f"licensee-{request['unique_id']}.html"
+        if request["kind"] == "plan":
+            return request["filename"]
         if request["kind"] == "fund":
             ids = request["proj_ids"]
             return f"fund-{ids[0]}.html" if len(ids) == 1 else f"comparison-{len(ids)}-funds.html"

@@ -379,14 +379,18 @@ class TaxPlanner(param.Parameterized):
     """The planner's inputs and its plan (`result`, or `error`: one line) for the Plan tab, a report, a notebook."""
 
     year = param.Selector(default=None, objects=[], doc="The tax year planned (one the rules table holds).")
-    income = param.Number(default=1_200_000, doc="Assessable income of the year, baht.")
-    provident_fund = param.Number(default=0, doc="Provident fund contributions claimed this year, baht.")
-    government_pension_fund = param.Number(default=0, doc="Government pension fund (GPF) contributions, baht.")
-    pension_insurance = param.Number(default=0, doc="Pension life insurance premiums claimed, baht.")
-    national_savings_fund = param.Number(default=0, doc="National savings fund (NSF) contributions, baht.")
-    rmf_bought = param.Number(default=0, doc="RMF already bought this year, baht.")
-    ssf_bought = param.Number(default=0, doc="SSF already bought this year (tax years to 2024), baht.")
-    thai_esg_bought = param.Number(default=0, doc="Thai ESG already bought this year, baht.")
+    income = param.Number(default=1_200_000, allow_None=True, doc="Assessable income of the year, baht (None: not "
+                                                                 "given yet, no plan).")
+    # An amount cleared in the page is None: nothing claimed (`plan` reads None as 0).
+    provident_fund = param.Number(default=0, allow_None=True, doc="Provident fund contributions claimed this year, baht.")
+    government_pension_fund = param.Number(default=0, allow_None=True,
+                                           doc="Government pension fund (GPF) contributions, baht.")
+    pension_insurance = param.Number(default=0, allow_None=True, doc="Pension life insurance premiums claimed, baht.")
+    national_savings_fund = param.Number(default=0, allow_None=True,
+                                         doc="National savings fund (NSF) contributions, baht.")
+    rmf_bought = param.Number(default=0, allow_None=True, doc="RMF already bought this year, baht.")
+    ssf_bought = param.Number(default=0, allow_None=True, doc="SSF already bought this year (tax years to 2024), baht.")
+    thai_esg_bought = param.Number(default=0, allow_None=True, doc="Thai ESG already bought this year, baht.")
     taxable_income = param.Number(default=None, allow_None=True,
                                   doc="Taxable income after expenses and allowances, if known; else estimated for a salaried person.")
     purchase_day = param.CalendarDate(default=None, allow_None=True, doc="The day of the purchase planned (default: today, within the year).")
@@ -394,6 +398,8 @@ class TaxPlanner(param.Parameterized):
                              doc="The figure the qualifying funds are ranked by.")
     result = param.Parameter(default=None, doc="The TaxPlanResult of the inputs (None while there is an error).")
     error = param.String(default="", doc="One line saying what is wrong with the inputs; empty when the plan stands.")
+    ssf_open = param.Boolean(default=False, doc="Whether the year's rules still deduct SSF purchases (the view asks "
+                                                "for SSF bought only then).")
 
     def __init__(self, today: dt.date | None = None, **params):
         self._today = today
@@ -402,13 +408,24 @@ class TaxPlanner(param.Parameterized):
             now = today or dt.date.today()
             params["year"] = now.year if now.year in years_held() else years_held()[-1]
         super().__init__(**params)
+        self._year_changed()
         self.update()
+
+    @param.depends("year", watch=True)
+    def _year_changed(self) -> None:
+        """A year without SSF hides its input: an amount typed for another year is cleared, not kept out of sight
+        (it would make every plan of this year an error the person cannot see the cause of)."""
+        open_ = "SSF" in rules_for(self.year).wrappers
+        self.param.update(ssf_open=open_, **({} if open_ or not self.ssf_bought else {"ssf_bought": 0}))
 
     @param.depends("year", "income", "provident_fund", "government_pension_fund", "pension_insurance",
                    "national_savings_fund", "rmf_bought", "ssf_bought", "thai_esg_bought", "taxable_income",
                    "purchase_day", watch=True)
     def update(self) -> None:
         """Recompute the plan; bad input changes nothing (the last plan stays) and says why in one line."""
+        if self.income is None:
+            self.param.update(error="give the assessable income of the year (baht)")
+            return
         try:
             result = plan(self.year, self.income, provident_fund=self.provident_fund,
                           government_pension_fund=self.government_pension_fund,

@@ -80,7 +80,7 @@ class BasketPanel(pn.viewable.Viewer):
             pmui.Divider(margin=(8, 10)),
             self.download,
             pn.pane.Markdown("The report is a file of what the tab shows: the selected fund's factsheet, the "
-                             "basket's comparison (Fees, Risk) or the licence check (Licensee).", margin=(0, 10),
+                             "basket's comparison (Fees, Risk), the licence check (Licensee) or the plans (Plan).", margin=(0, 10),
                              styles={"font-size": "0.85em"}),
             sizing_mode="stretch_width",
         )

@@ -21,7 +21,7 @@ import panel as pn
 import panel_material_ui as pmui
 import param
 
-from dashboard.errors import SecApiError
+from dashboard.errors import SecApiError, quoted
 from dashboard.models.dashboard_state import DashboardState
 from dashboard.present.text import DASH, column_title, empty_html, esc
 
@@ -298,6 +298,47 @@ def text_box(parameter: param.Parameter, on_enter: Callable[[], Any] | None = No
             pn.state.execute(on_enter)
 
         box.param.watch(enter, "enter_pressed")
+    return box
+
+
+def optional_number_box(owner: param.Parameterized, name: str, *, what: str, example: str,
+                        on_error: Callable[[str], Any], decimals: int = 0, **params: Any) -> pmui.TextInput:
+    """A box for a number that may be left empty (the parameter None), with a placeholder saying what empty stands
+    for. Panel's number inputs showed an empty value as "0" (a None is left out of the first message, so the
+    browser's input starts at 0): a 0 the person never typed. Here empty is None, "1,200,000" is 1200000, and
+    text that is no number, or a number past the parameter's bounds, is one line to `on_error` and changes nothing."""
+    parameter = owner.param[name]
+
+    def shown(value: Any) -> str:
+        return "" if value is None else f"{value:,.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{value:,.0f}"
+
+    params.setdefault("description", parameter.doc)
+    box = pmui.TextInput(value=shown(getattr(owner, name)), **params)
+
+    def typed(event) -> None:
+        text = (event.new or "").strip().replace(",", "").replace("_", "")
+        if not text:
+            setattr(owner, name, None)
+            return
+        try:
+            number = float(text)
+        except ValueError:
+            number = float("nan")
+        if number != number or number in (float("inf"), float("-inf")):
+            on_error(f"{what} must be a number such as {example}, or left empty, not {quoted(event.new)}")
+            return
+        low, high = parameter.bounds or (None, None)
+        if (low is not None and number < low) or (high is not None and number > high):
+            on_error(f"{what} must be from {low:g} to {high:g}, not {number:g}")
+            return
+        setattr(owner, name, number)
+
+    def changed(event) -> None:
+        if box.value.strip().replace(",", "") != shown(event.new).replace(",", ""):
+            box.value = shown(event.new)
+
+    box.param.watch(typed, "value")
+    owner.param.watch(changed, name)
     return box
 
 

@@ -22,5 +22,17 @@ class PlanView(pn.viewable.Viewer):
             if refresh is not None:
                 await refresh()
 
+    def report_request(self) -> dict:
+        """What the "Download report" button makes while the Plan tab is shown: the plan report of what each section
+        shows ({"kind": "plan", "filename", "tax", "funds", ..., "dca", ...}; `reports.plan.plan_report_html`)."""
+        request: dict = {"kind": "plan"}
+        for section in self.sections:
+            parts = getattr(section, "report_parts", None)
+            if parts is not None:
+                request.update(parts())
+        tax = request.get("tax")
+        request["filename"] = f"tax-plan-{tax.rules.year}.html" if tax is not None else "investing-plan.html"
+        return request
+
     def __panel__(self):
         return self._layout

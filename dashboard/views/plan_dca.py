@@ -23,7 +23,8 @@ from dashboard.models.nav import FundNav
 from dashboard.present import dca as present
 from dashboard.present.charts import empty_chart
 from dashboard.present.text import empty_html, esc
-from dashboard.views.common import TableSlot, TabView, chart_pane, html_pane, html_text, notify_error, section_title
+from dashboard.views.common import (TableSlot, TabView, chart_pane, html_pane, html_text, notify_error,
+                                    optional_number_box, section_title)
 
 YEARS_LOADED = 10  # a ten-year plan at most (the quarters before a class's launch come back empty)
 DEFAULT_YEARS = 3  # the plan shown first starts this many years before the last NAV
@@ -59,10 +60,15 @@ class DcaView(TabView):
                                                         width=150, margin=(4, 8))
         self.day_input = pmui.IntInput.from_param(plan.param.day, label="Day of the month", width=130, margin=(4, 8))
         self.start_input = pmui.DatePicker.from_param(plan.param.start, label="From", width=160, margin=(4, 8))
-        self.end_input = pmui.DatePicker.from_param(plan.param.end, label="To (empty: last NAV)", width=160,
+        self.end_input = pmui.DatePicker.from_param(plan.param.end, label="To (empty: last NAV)", width=210,
                                                     margin=(4, 8))
-        self.fee_input = pmui.FloatInput.from_param(plan.param.front_end_pct, label="Front-end fee (%)", step=0.25,
-                                                    width=150, margin=(4, 8), placeholder="published")
+        # Empty (None) is the class's published fee: the box is empty and says so (a number input showed "0.0").
+        self.input_error = ""  # a box's text that is no fee, until an input changes
+        self.fee_input = optional_number_box(plan, "front_end_pct", what="the front-end fee (%)", example="1.5",
+                                             decimals=2,
+                                             label="Front-end fee (%)", placeholder="published", width=200,
+                                             helper_text="Empty: the published fee",
+                                             margin=(4, 8), on_error=self._typed_wrong)
         self.policy_select = pmui.Select(label="Distributions", options=POLICY_OPTIONS, value="class", width=220,
                                          margin=(4, 8))
         self.policy_select.param.watch(
@@ -75,7 +81,7 @@ class DcaView(TabView):
         self.note = html_pane(name="dca-note")
         self.chart = chart_pane("dca-chart", min_height=present.CHART_HEIGHT)
         self.figures = TableSlot(titles={"figure": "Figure"}, page_size=20, frozen_columns=["figure"],
-                                 widths={"figure": 210}, name="dca-figures", hide_empty=True)
+                                 widths={"figure": 270}, name="dca-figures", hide_empty=True)
         plan.param.watch(self._inputs_changed, INPUTS)
         self.state.param.watch(self._fund_changed, ["fund"])
         self._layout = pn.Column(
@@ -141,9 +147,28 @@ class DcaView(TabView):
             return {}
         return {key: front_end_fee(sheet.fees, class_name(key)) for key in self.histories()}
 
+    def report_parts(self) -> dict:
+        """What the plan report takes from this section: the results shown (none: why) and where their fees came from."""
+        results = [r for r in (self.plan.result, self.plan.compare_result) if r is not None] if self.histories() else []
+        if not results:
+            return {"dca_note": "No regular-investing plan is shown: " + (
+                "select a fund in the Fund explorer." if not self.state.fund else
+                self.plan.error or self.history.error or "its NAV history is not loaded yet.")}
+        return {"dca": results, "fee_sources": [self._fee_source(r) for r in results]}
+
+    def _fee_source(self, result) -> str:
+        if self.plan.front_end_pct is not None:
+            return "as given"
+        return "the class's published fee" if self.fees().get(self._key(result)) is not None else "none published"
+
     # ---- simulating and drawing ---------------------------------------------------------------------
 
     def _inputs_changed(self, *_) -> None:
+        self.input_error = ""
+        self.invalidate()
+
+    def _typed_wrong(self, line: str) -> None:
+        self.input_error = line
         self.invalidate()
 
     def render(self) -> None:
@@ -175,14 +200,14 @@ class DcaView(TabView):
             parts.append(empty_html("Select a fund in the Fund explorer to simulate a monthly plan on its NAVs."))
         elif self.history.error and self.history.proj_id == self.state.fund:
             parts.append(empty_html(f"No NAV history to simulate on: {self.history.error}", error=True))
+        if self.input_error:
+            parts.append(empty_html(f"Not simulated: {self.input_error}. The results below are the last plan's.",
+                                    error=True))
         if self.plan.error:
             parts.append(empty_html(f"Not simulated: {self.plan.error}. The results below are the last plan's.",
                                     error=True))
         for result in results:
-            fee = self.plan.front_end_pct
-            source = "as given" if fee is not None else (
-                "the class's published fee" if self.fees().get(self._key(result)) is not None else "none published")
-            parts.append(f'<div class="sd-muted">{esc(present.plan_text(result, source))}</div>')
+            parts.append(f'<div class="sd-muted">{esc(present.plan_text(result, self._fee_source(result)))}</div>')
         return "".join(parts)
 
     def _key(self, result) -> str:

@@ -20,12 +20,25 @@ from dashboard.market.screen import MarketScreen
 from dashboard.market.tax_funds import RANK_TITLES, qualifying_funds
 from dashboard.models.tax_plan import TaxPlanner, TaxPlanResult
 from dashboard.present.text import esc
-from dashboard.views.common import TableSlot, html_pane, section_title
+from dashboard.views.common import TableSlot, html_pane, optional_number_box, section_title
 
 FUNDS_A_WRAPPER = 5
 # This view's own titles: the plan's columns are not the market's (the fund columns keep the product's titles).
 PLAN_TITLES = {"wrapper": "Wrapper", "room": "Room left", "binding": "Limit that binds", "tax_saved": "Tax saved",
                "holding": "Holding rule", "earliest_sale": "Earliest sale"}
+# The plan's table fits the page at 1280 px beside the basket: the words wrap in their cells (the holding rule and
+# the earliest sale are sentences) and the numbers keep a fixed width; on a phone the columns keep a readable
+# width and the table scrolls in its own box.
+PLAN_WIDTHS = {"room": 110, "tax_saved": 110}
+FUND_WIDTHS = {"rank": 44, "proj_abbr_name": 120, "total_fee_actual": 110, "nav_total_return_1y": 110,
+               "volatility_1y": 110}
+WRAPPED = ("wrapper", "binding", "holding", "earliest_sale", "company")
+WRAP_CSS = ("".join(f".tabulator-row .tabulator-cell[tabulator-field='{field}'] {{white-space: normal !important; "
+                    "overflow-wrap: anywhere;}" for field in WRAPPED)
+            + ".tabulator-col-title {white-space: normal !important;}"
+            + "@media (max-width: 600px) {" + ", ".join(f".tabulator-col[tabulator-field='{f}'], "
+                                                       f".tabulator-cell[tabulator-field='{f}']" for f in WRAPPED)
+            + " {min-width: 150px !important;}}")
 FUND_TITLES = {"wrapper": "Wrapper", "rank": "#", "company": "Company",
                "nav_total_return_1y": "1-year NAV total return", "volatility_1y": "1-year volatility"}
 
@@ -41,7 +54,7 @@ def plan_frame(result: TaxPlanResult) -> pd.DataFrame:
 def summary_html(result: TaxPlanResult) -> str:
     how = "estimated for a salaried person" if result.taxable_estimated else "as given"
     return (f"<p>Assessable income <b>{result.income:,.0f}</b> baht; taxable income <b>{result.taxable:,.0f}</b> "
-            f"({how}); income tax <b>{result.tax_now:,.0f}</b>; marginal rate <b>{result.marginal_rate:g} %</b>. "
+            f"({how}); income tax <b>{result.tax_now:,.0f}</b>; marginal rate <b>{result.marginal_rate:g}&nbsp;%</b>. "
             f"Shared retirement ceiling {result.rules.retirement_ceiling:,.0f}: {result.shared_claimed:,.0f} claimed, "
             f"{result.shared_room:,.0f} left.</p>"
             f"<p>Everything at once: <b>{result.all_room:,.0f}</b> baht of room saves <b>{result.all_tax_saved:,.0f}</b> "
@@ -72,12 +85,20 @@ class TaxPlanView(pn.viewable.Viewer):
         amounts = [("income", "Assessable income (baht)"), ("provident_fund", "Provident fund"),
                    ("government_pension_fund", "Government pension fund"), ("pension_insurance", "Pension insurance"),
                    ("national_savings_fund", "National savings fund"), ("rmf_bought", "RMF already bought"),
-                   ("ssf_bought", "SSF already bought"), ("thai_esg_bought", "Thai ESG already bought"),
-                   ("taxable_income", "Taxable income, if known")]
+                   ("ssf_bought", "SSF already bought"), ("thai_esg_bought", "Thai ESG already bought")]
+        self.amount_inputs = {name: pmui.FloatInput.from_param(getattr(p, name), label=label, width=200, format="0,0")
+                              for name, label in amounts}
+        # Left empty, the taxable income is estimated: the box is empty and says so (a number input showed "0").
+        self.amount_inputs["taxable_income"] = optional_number_box(
+            self.planner, "taxable_income", what="the taxable income", example="850,000", decimals=2,
+            label="Taxable income, if known",
+            placeholder="estimated", helper_text="Empty: estimated", width=240,
+            on_error=lambda line: self.planner.param.update(error=line))
+        # SSF purchases count for tax years to 2024 only: its input is there for those years alone.
+        self.amount_inputs["ssf_bought"].visible = p.ssf_open
         self._inputs = pmui.FlexBox(
             pmui.Select.from_param(p.year, label="Tax year", width=130),
-            *[pmui.FloatInput.from_param(getattr(p, name), label=label, width=200, format="0,0")
-              for name, label in amounts],
+            *self.amount_inputs.values(),
             pmui.DatePicker.from_param(p.purchase_day, label="Purchase day", width=200),
             pmui.Select.from_param(p.rank_by, label="Rank funds by", width=170),
             sizing_mode="stretch_width")
@@ -85,20 +106,31 @@ class TaxPlanView(pn.viewable.Viewer):
         self.error_line = html_pane(name="plan-tax-error")
         self._summary = html_pane(name="plan-tax-summary")
         self.plan_table = TableSlot(titles=PLAN_TITLES, baht=("room", "tax_saved"), name="plan-tax-table",
-                                layout="fit_data_stretch", page_size=6)
+                                    layout="fit_columns", widths=PLAN_WIDTHS, stylesheets=[WRAP_CSS], page_size=6)
         self.funds_title = html_pane(name="plan-tax-funds-title")
         self.funds_table = TableSlot(titles=FUND_TITLES, percent=("total_fee_actual", "nav_total_return_1y", "volatility_1y"),
-                                name="plan-tax-funds", hide_empty=True, page_size=15)
+                                     name="plan-tax-funds", hide_empty=True, page_size=15, layout="fit_columns",
+                                     widths=FUND_WIDTHS, stylesheets=[WRAP_CSS])
         self.sources_pane = html_pane(name="plan-tax-sources")
         self._layout = pn.Column(section_title("Tax-saving plan"), self.note, self._inputs, self.error_line, self._summary,
                                  self.plan_table, self.funds_title, self.funds_table, self.sources_pane,
                                  sizing_mode="stretch_width", name="plan-tax")
+        #: The qualifying funds listed, by wrapper (rows of `qualifying_funds`), and why none are, for the report.
+        self.fund_rows: dict[str, list[dict]] = {}
+        self.funds_note = ""
         self.planner.param.watch(self._plan_changed, ["result", "error"])
         self.planner.param.watch(self._rank_changed, ["rank_by"])
         self._plan_changed()
 
     def __panel__(self):
         return self._layout
+
+    def report_parts(self) -> dict:
+        """What the plan report takes from this section: the plan shown and the funds listed with it."""
+        if self.planner.result is None:
+            return {}
+        return {"tax": self.planner.result, "rank_by": self.planner.rank_by, "funds": dict(self.fund_rows),
+                "funds_note": self.funds_note}
 
     def _plan_changed(self, *_):
         result, error = self.planner.result, self.planner.error
@@ -126,6 +158,8 @@ class TaxPlanView(pn.viewable.Viewer):
         if self.market is None or not wanted:
             self.funds_title.object = ("<p>No wrapper can be bought on the purchase day picked: no fund list.</p>"
                                         if self.market is not None else "")
+            self.fund_rows, self.funds_note = {}, ("No wrapper can be bought on the purchase day picked."
+                                                   if self.market is not None else "")
             self.funds_table.show(pd.DataFrame())
             return
         market = self.market
@@ -139,8 +173,11 @@ class TaxPlanView(pn.viewable.Viewer):
         except (SecApiError, OSError, duckdb.Error) as exc:  # no snapshot yet, or one without its tables
             self.funds_title.object = (f"<p>The funds that qualify come from the market snapshot, which cannot be "
                                         f"read now ({esc(exc)}): sync it in the Market tab.</p>")
+            self.fund_rows, self.funds_note = {}, f"The market snapshot could not be read ({exc})."
             self.funds_table.show(pd.DataFrame())
             return
+        self.fund_rows = {key: [r for r in rows if r["wrapper"] == key] for key in wanted}
+        self.funds_note = ""
         names = {w.key: w.name for w in result.wrappers}
         frame = pd.DataFrame([{"wrapper": names[r["wrapper"]], "rank": r["rank"], "proj_abbr_name": r["proj_abbr_name"],
                                "company": r["company"], "total_fee_actual": r["total_fee_actual"],

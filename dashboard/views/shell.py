@@ -170,6 +170,7 @@ class DashboardApp(pn.viewable.Viewer):
                 view = FundExplorer(state=state)
             elif tab == "plan":
                 view = PlanView(sections=[TaxPlanView(market=self.market), DcaView(state=state)])
+                state.plan_report = view.report_request  # the sidebar's report, while the tab is shown
             else:
                 view = VIEW_CLASSES[tab](state=state)
             # the view's place in the page names its tab (`sd-view-<tab>`): what a test of the served page waits for

@@ -20,6 +20,21 @@ WIDER_THAN_SCREEN_JS = """(width) => { const out = [];
     for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot); };
   walk(document); return out.slice(0, 5); }"""
 
+# Tables that scroll sideways (their holder wider inside than out): by how many pixels.
+TABLE_SCROLLS_JS = """() => { const out = [];
+  const walk = root => { for (const el of root.querySelectorAll('.tabulator-tableholder')) {
+      if (el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1) out.push(el.scrollWidth - el.clientWidth); }
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot); };
+  walk(document); return out; }"""
+# A number input by its label: what it shows and its placeholder (null when it is not shown).
+INPUT_JS = """(label) => { let found = null;
+  const walk = root => { for (const box of root.querySelectorAll('.MuiFormControl-root')) {
+      const text = box.querySelector('label'); const input = box.querySelector('input');
+      if (text && input && text.textContent.trim().startsWith(label) && box.offsetParent !== null)
+        found = {value: input.value, placeholder: input.placeholder}; }
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot); };
+  walk(document); return found; }"""
+
 
 @pytest.fixture(scope="module")
 def server(market_cache, artifacts_dir):
@@ -38,11 +53,22 @@ def test_the_tax_planner_on_screen(browser, server, artifacts_dir, width):
         page.wait_for_function(f"() => ({COUNT_JS})(\".tabulator-cell[tabulator-field='tax_saved']\") > 0", timeout=LONG)
         page.wait_for_function(f"() => ({COUNT_JS})(\".tabulator-cell[tabulator-field='proj_abbr_name']\") > 0",
                                timeout=LONG)
+        # every input drawn (each is a React component of its own, drawn after Bokeh is idle): the last of each section
+        for label in ("Rank funds by", "Taxable income, if known", "Front-end fee (%)", "Beside the class"):
+            page.wait_for_function(f"() => ({INPUT_JS})({label!r}) !== null", timeout=LONG)
         wait_idle(page, LONG)
+        page.wait_for_timeout(500)  # (the inputs' last paint)
         shot = artifacts_dir / f"plan-tax-{width}.png"
         screenshot_full(page, shot)
         assert shot.stat().st_size > 5_000
         if width < 600:
             assert page.evaluate(WIDER_THAN_SCREEN_JS, width) == []
+        else:  # the plan's table fits the page beside the basket: no column past its box, no sideways scrolling
+            assert page.evaluate(TABLE_SCROLLS_JS) == [], "a table of the Plan tab scrolls sideways"
+        # an empty taxable income is empty (its placeholder says what is used), not a 0 seemingly typed in
+        assert page.evaluate(INPUT_JS, "Taxable income, if known") == {"value": "", "placeholder": "estimated"}
+        assert page.evaluate(INPUT_JS, "SSF already bought") is None  # the year shown has no SSF
+        assert page.evaluate(INPUT_JS, "Front-end fee (%)") == {"value": "", "placeholder": "published"}
+        assert page.get_by_text("Empty: estimated").count() == 1 and page.get_by_text("Empty: the published fee").count() == 1
     finally:
         context.close()

@@ -79,3 +79,27 @@ def test_bad_input_is_one_line_and_exit_2(cli, dataset, args, words):
     code, out, err = cli("--demo", "plan", "dca", pid, "--class", name, *args)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and words in err, err
+
+
+def test_report_file_has_the_plan_in_words_the_figures_and_the_chart(cli, dataset, tmp_path):
+    from tests.reports.test_plan_report import cells, section
+
+    pid, name = dividend(dataset)
+    target = tmp_path / "dca.html"
+    code, out, err = cli("--demo", "plan", "dca", pid, "--class", name, "--monthly", "2,000", "--from", "2023-01-01",
+                         "--to", "2025-12-31", "--day", "10", "--fee", "1.5", "--json", "--report", str(target))
+    assert code == 0, err
+    assert "wrote" in err and json.loads(out)["note"] == ESTIMATE_NOTE  # the JSON as without the report
+    page = target.read_text(encoding="utf-8")
+    part = section(page, "dca")
+    assert f"2,000.00 baht on day 10 of each month in {name}" in part and "front-end fee 1.50 % (as given)" in part
+    rows = {r[0]: r[1:] for r in cells(page, "dca-figures")}
+    assert rows["Purchases made"] == ["36", "1"] and rows["Put in (baht)"] == ["72,000.00", "72,000.00"]
+    assert part.count('class="chart"') == 1 and "Tax-saving plan" not in page
+
+
+def test_report_to_a_missing_directory_is_refused_before_anything_is_read(cli, dataset, tmp_path):
+    pid, name = dividend(dataset)
+    code, out, err = cli("--demo", "plan", "dca", pid, "--monthly", "1000", "--from", "2024-01-01",
+                         "--report", str(tmp_path / "nowhere" / "dca.html"))
+    assert code == 2 and out == "" and "does not exist" in err

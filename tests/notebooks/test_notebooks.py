@@ -117,6 +117,13 @@ def test_runs_top_to_bottom_on_demo_data(path, demo_kernel, tmp_path):
         assert "Demo Mekong Asset Management" in found, "it looks up the company it is given"
         assert "Demo Chao Phraya Asset Management" not in found
         assert "PERSON_ID" in text, "it names the input it needs for a person's approvals"
+    if path.stem == "07_plans":
+        worked = cell_output(path.stem, "result = plan(YEAR, INCOME")
+        assert "Taxable income 980,000" in worked and "income tax 111,000" in worked and "65500" in worked
+        assert "not tax or investment advice" in worked
+        assert "no tax rules for 2030" in cell_output(path.stem, "plan(2030, INCOME)")
+        assert "Money-weighted return" in cell_output(path.stem, "present.plan_text(dca")
+        assert "Wrote plan-2025.html" in cell_output(path.stem, "write_report(")
 
 
 def keyed_parameters(dataset) -> dict[str, str]:
@@ -132,6 +139,7 @@ def keyed_parameters(dataset) -> dict[str, str]:
                              f'ALERT_ID = "{next(iter(dataset.alerts))}"'),
         "05_market": 'QUERY = "Equity"',
         "06_nav_history": 'QUERY = "Demo"',
+        "07_plans": 'QUERY = "RMF"',
     }
 
 

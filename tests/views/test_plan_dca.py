@@ -74,7 +74,7 @@ def test_a_start_before_the_first_nav_says_so_and_changes_nothing(view):
 
 
 def test_the_fee_and_distributions_are_the_inputs(view):
-    view.fee_input.value = 2.0
+    view.fee_input.value = "2"
     assert view.plan.result.plan.front_end_pct == 2.0 and "front-end fee 2.00 % (as given)" in view.note.object
     view.policy_select.value = "reinvested"
     assert view.plan.result.policy == "reinvested" and view.plan.result.regular.paid_out == 0.0
@@ -86,3 +86,16 @@ def test_service_text_is_escaped(app):
     view.plan.error = "<b>x</b>"
     view.render()
     assert "<b>x</b>" not in view.note.object
+
+
+def test_an_empty_fee_is_empty_and_says_the_published_fee_is_used(view):
+    box = view.fee_input
+    assert view.plan.front_end_pct is None and box.value == ""
+    assert box.placeholder == "published" and box.helper_text == "Empty: the published fee"
+    assert "published fee)" in view.note.object or "(none published)" in view.note.object
+    box.value = "1.25"
+    assert view.plan.front_end_pct == 1.25 and "front-end fee 1.25 % (as given)" in view.note.object
+    box.value = "12"  # past the bounds: one line, the plan as it was
+    assert view.plan.front_end_pct == 1.25 and "the front-end fee (%) must be from 0 to 10, not 12" in view.note.object
+    box.value = ""
+    assert view.plan.front_end_pct is None and "must be from" not in view.note.object

@@ -22,6 +22,8 @@ from dashboard.errors import BadInputError, SecApiError, quoted
 
 EXIT_OK = 0
 CSV_HELP = "print the table as CSV (UTF-8 with a byte-order mark: Excel opens the Thai intact; labels, not codes)"
+LOOKED_THROUGH_HELP = ("look through funds of Thai funds: units of a fund in the store count as that fund's latest "
+                       "holdings, scaled by weight (what could not be expanded is said)")
 LOG_EVERY_PAGES = 100  # off a terminal, a line per this many pages of one dataset (about two minutes)
 MAX_ROWS = 1_000_000  # --limit: more than the market holds rows of any screen
 
@@ -31,7 +33,7 @@ HOLDER_COLUMNS = ["proj_id", "proj_abbr_name", "issuer", "issue_code", "period",
 HEADERS = {"total_fee_actual": "fee % (charged)", "return_1y": "1y return % (factsheet)", "percent_nav": "% of NAV",
            "assetliab_value": "value (baht)", "company_name_en": "company", "proj_abbr_name": "fund",
            "risk_spectrum": "risk level (1 to 8+)", "fund_status": "status", "period": "quarter",
-           "issue_code": "issue", "isin_code": "ISIN", **NAV_HEADERS}
+           "issue_code": "issue", "isin_code": "ISIN", "through": "through (funds between)", **NAV_HEADERS}
 
 
 # Figures the product computes (from returns or NAVs): two decimals in percent; a Sharpe ratio two
@@ -284,14 +286,23 @@ def cmd_market_screen(args: argparse.Namespace) -> int:
 
 @_store_errors
 def cmd_market_holders(args: argparse.Namespace) -> int:
-    from dashboard.market.holdings import holders
+    from dashboard.market.holdings import checked_period, holders
+    from dashboard.market.lookthrough import look_through
 
+    view = None
     with _readable_store(args) as store:
-        rows = holders(store, args.query, args.period)
+        if args.looked_through:
+            quarter = checked_period(store, args.period)
+            view = look_through(store, quarter) if quarter is not None else None
+        rows = holders(store, args.query, args.period, looked_through=view if view is not None else False)
     from dashboard.market.holdings import holders_summary
 
-    return _emit_rows(args, rows, HOLDER_COLUMNS, f"no fund in the store holds {quoted(args.query)} in that quarter",
-                      summary=holders_summary(rows, terminal_text(args.query)) if rows else "")
+    columns = HOLDER_COLUMNS + (["through"] if view is not None else [])
+    summary = holders_summary(rows, terminal_text(args.query)) if rows else ""
+    if view is not None and not args.json and not getattr(args, "csv", False):
+        err(f"looked through: {terminal_text(view.summary())}")
+    return _emit_rows(args, rows, columns, f"no fund in the store holds {quoted(args.query)} in that quarter",
+                      summary=summary)
 
 
 @_store_errors
@@ -299,7 +310,7 @@ def cmd_market_overlap(args: argparse.Namespace) -> int:
     from dashboard.market.holdings import overlap
 
     with _readable_store(args) as store:
-        data = overlap(store, args.funds, args.period)
+        data = overlap(store, args.funds, args.period, looked_through=args.looked_through)
         marks = ", ".join("?" * len(data["funds"]))
         abbrs = {r["proj_id"]: r["proj_abbr_name"] for r in store.query(
             f"SELECT proj_id, proj_abbr_name FROM funds WHERE proj_id IN ({marks})", list(data["funds"]))
@@ -313,6 +324,8 @@ def cmd_market_overlap(args: argparse.Namespace) -> int:
     out(f"quarter {quarter_text(data['period']) if data['period'] else '(no holdings stored)'}")
     for proj_id, lacking in data["missing"].items():
         out(f"note: {name[proj_id]}: {lacking}")
+    if "looked_through_note" in data:
+        out(f"looked through: {terminal_text(data['looked_through_note'])}")
     for pair, pct in data["overlap_pct"].items():
         a, b = pair.split("|")
         out(f"{name[a]} and {name[b]}: {pct:.2f}% overlap")
@@ -393,9 +406,11 @@ def add_market_commands(subparsers, *, common: argparse.ArgumentParser | None = 
     holders = add("holders", cmd_market_holders, "every fund holding a security (issue code, ISIN or part of the issuer's name)")
     holders.add_argument("query", metavar="QUERY")
     holders.add_argument("--period", metavar="YYYYMM", help="quarter (default: the latest stored)")
+    holders.add_argument("--looked-through", action="store_true", help=LOOKED_THROUGH_HELP)
     overlap = add("overlap", cmd_market_overlap, "holdings funds share, and each pair's overlap")
     overlap.add_argument("funds", nargs="+", metavar="FUND", help="proj_id or exact abbreviation (two or more)")
     overlap.add_argument("--period", metavar="YYYYMM", help="quarter (default: the latest stored)")
+    overlap.add_argument("--looked-through", action="store_true", help=LOOKED_THROUGH_HELP)
     return market
 
 

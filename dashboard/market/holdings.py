@@ -42,6 +42,11 @@ def latest_period(store: MarketStore) -> str | None:
     return rows[0]["p"] if rows else None
 
 
+def checked_period(store: MarketStore, period: str | None) -> str | None:
+    """The quarter asked (YYYYMM, checked against those stored), else the latest stored; None when none is."""
+    return _period(store, period)
+
+
 def _period(store: MarketStore, period: str | None) -> str | None:
     if period is None:
         return latest_period(store)

@@ -362,6 +362,7 @@ COLUMN_TITLES: dict[str, str] = {
     "total_fee_actual": "Total annual fee, charged (%)", "total_fee_ceiling": "Total annual fee, ceiling (%)",
     "return_1y": "1-year return (%)", "issuer": "Issuer", "issue_code": "Issue code", "isin_code": "ISIN",
     "percent_nav": "% of NAV", "assetliab_value": "Value (baht)", "assetliab_desc": "Asset type", "website": "Website",
+    "through": "Through (funds between)", "overlap_pct": "Overlap (% of NAV)", "other": "Other fund",
     # the screener's figures from the NAV history (market.queries.NAV_FIELDS)
     "nav_class": "NAV figures' unit class", "last_nav_date": "Last NAV date", "return_1m": "1-month return (NAV, %)",
     "return_3m": "3-month return (NAV, %)", "return_6m": "6-month return (NAV, %)",

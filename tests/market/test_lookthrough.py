@@ -135,3 +135,17 @@ def test_expand_alone_scales_every_level():
     assert [(u.fund, u.share, u.baht, u.depth) for u in units] == [("A", 1.0, None, 0), ("B", 0.5, 500.0, 1),
                                                                    ("C", 0.1, 100.0, 2)]
     assert [(n.holder, n.code, round(n.percent_nav, 9), n.reason) for n in left] == [("C", "A", 1.0, CYCLE)]
+
+
+def test_a_basket_with_amounts_looked_through_adds_the_same_security_up(store):
+    from dashboard.market.basket_holdings import basket_holdings
+
+    rows, view, left_out = basket_holdings(store, {"M0001_2560": 1_000_000, "M0005_2560": 500_000,
+                                                   "M0007_2560": 250_000, "M0002_2560": 100_000}, Q)
+    got = {r["issue_code"]: (round(r["baht"], 6), round(r["percent"], 6), r["funds"]) for r in rows}
+    # PTT: TOP 34 % of 1 M + CYA 60 % of 500 k + X 80 % of 250 k = 340k + 300k + 200k = 840k, of 1.85 M
+    assert got["PTT"] == (840_000.0, round(100 * 840_000 / 1_850_000, 6), 3)
+    # SCB: TOP 30 % of 1 M + CYA 20 % of 500 k (through CYB) = 400k
+    assert got["SCB"] == (400_000.0, round(100 * 400_000 / 1_850_000, 6), 2)
+    assert left_out == ["M0002_2560"]  # MID has no holdings in the quarter asked
+    assert "GHOST" in view.summary()

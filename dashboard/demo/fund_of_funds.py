@@ -80,8 +80,12 @@ class FundOfFundsBuilder(BuildContext):
         return ASSET_THAI_FUND, plan.abbr, "-", issuer
 
     def _quarters(self, rng: random.Random, plan: FundPlan, held: list[tuple], second_level: bool) -> dict[str, list[dict]]:
-        """Twelve quarters, newest first: the held funds' weights drift around their targets; cash the rest."""
+        """Twelve quarters, newest first: the held funds' weights drift around their targets; a sleeve of bonds and
+        bills, and cash the rest."""
         deposits = [s for s in self.securities["deposit"] if s[0] == ASSET_DEPOSIT][:2]
+        # a liquidity sleeve of government bonds and central-bank bills (as the demo's other funds, 15 lines at least)
+        sleeve = rng.sample(self.securities["gov_bond"], 5) + rng.sample(self.securities["bot_bill"], 5)
+        sleeve_targets = [rng.uniform(0.2, 0.8) for _ in sleeve]
         targets = [rng.uniform(20, 40) for _ in held]
         if second_level:  # the fund of funds the largest, the outside fund the smallest
             targets = [rng.uniform(40, 50), rng.uniform(20, 30)] + [rng.uniform(6, 10) for _ in held[2:]]
@@ -92,10 +96,11 @@ class FundOfFundsBuilder(BuildContext):
             stamp = update_stamp(rng, end + timedelta(days=rng.randint(18, 55)))
             nav *= math.exp(rng.gauss(0.01, 0.06))
             weights = [t * math.exp(rng.gauss(0, 0.08)) for t in targets]
-            invested = rng.uniform(95.5, 98.5)
+            invested = rng.uniform(91.5, 94.5)
             scale = invested / sum(weights)
-            cash = rng.uniform(99.7, 100.1) - invested
-            lines = [(sec, w * scale) for sec, w in zip(held, weights)]
+            bills = [t * math.exp(rng.gauss(0, 0.1)) for t in sleeve_targets]
+            cash = rng.uniform(99.7, 100.1) - invested - sum(bills)
+            lines = [(sec, w * scale) for sec, w in zip(held, weights)] + list(zip(sleeve, bills))
             lines += [(deposits[0], cash * 0.6), (deposits[1], cash * 0.4)]
             out[period] = [{
                 "last_upd_date": stamp, "as_of_date": end.isoformat(), "assetliab_id": sec[0], "issue_code": sec[1],

@@ -179,7 +179,8 @@ class LookThrough:
             deepest = max(u.depth for u in units)
             parts.append(f"{through} fund{'s' if through != 1 else ''} looked through into "
                          f"{len({u.fund for u in units})} Thai fund{'s' if len({u.fund for u in units}) != 1 else ''}"
-                         f" they hold ({deepest} level{'s' if deepest != 1 else ''} deep at most).")
+                         f" {'it holds' if through == 1 else 'they hold'} ({deepest} level{'s' if deepest != 1 else ''}"
+                         " deep at most).")
         if left:
             shown = [f"{self.name(n.holder)}'s {n.code}"
                      + (f" ({n.percent_nav:.2f}% of {self.name(n.root)})" if n.percent_nav is not None and n.root != n.holder

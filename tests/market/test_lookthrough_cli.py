@@ -82,3 +82,24 @@ def test_looked_through_bad_input_is_one_line(store_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "NO-SUCH-FUND" in err[0]
     assert cli.main(["market", "holders", "--demo", "PTT", "--looked-through", "--period", "2026"]) == 2
+
+
+def test_basket_with_amounts_from_a_csv(store_path, capsys, tmp_path):
+    first, second, security = funds_of_funds(store_path)
+    path = tmp_path / "amounts.csv"
+    path.write_text(f"Fund,Class,Amount\n{second},,\"600,000\"\nNOT-A-FUND,,5\n{first},,400000\n", encoding="utf-8")
+    assert cli.main(["market", "basket", "--demo", str(path), "--top", "1000", "--json"]) == 0
+    printed = capsys.readouterr()
+    answer = json.loads(printed.out)
+    assert "NOT-A-FUND" in printed.err and answer["unknown"] == ["NOT-A-FUND"]
+    assert answer["total"] == 1_000_000 and "not investment advice" in answer["estimate"]
+    rows = answer["holdings"]
+    # the baht of the holdings add up to the basket's amount as the funds' lines add up to their NAV (about 100 %)
+    assert 0.97 * 1_000_000 < sum(r["baht"] for r in rows) < 1.01 * 1_000_000
+    held = next(r for r in rows if r["security"] == security.upper())
+    assert held["funds"] == 2  # through both funds of funds, added up
+    assert set(answer["overlap_pct"]) == {next(iter(answer["overlap_pct"]))}
+    path.write_text("fund,amount\nX,lots\n", encoding="utf-8")
+    assert cli.main(["market", "basket", "--demo", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not an amount" in err[0]

@@ -46,21 +46,20 @@ def basket_holdings(store: MarketStore, amounts: Mapping[str, float], period: st
     if not held:
         return [], None, left_out
     view = look_through(store, quarter, held)
-    sql, params = lines_sql(view, only=held)
+    sql, params, frames = lines_sql(view, only=held)
     total = float(sum(amounts[p] for p in proj_ids))
-    values = ", ".join("(?, ?, ?)" for _ in held)
-    amount_params: list = []
-    for p in held:
-        amount_params += [p, float(amounts[p]), view.name(p)]
+    frames = {**frames, "lt_amounts": pd.DataFrame({"proj_id": pd.Series(held, dtype=object),
+                                                    "amount": pd.Series([float(amounts[p]) for p in held], dtype="float64"),
+                                                    "label": pd.Series([view.name(p) for p in held], dtype=object)})}
     rows = store.query(
-        f"{sql}, amounts AS (SELECT * FROM (VALUES {values}) AS a(proj_id, amount, label)), "
+        f"{sql}, amounts AS (SELECT * FROM lt_amounts), "
         f"weighted AS (SELECT {key_sql('l.')} AS security, l.issue_code, l.isin_code, l.issuer, l.proj_id, a.label, "
         "a.amount * l.percent_nav / 100 AS baht FROM lt_lines l JOIN amounts a ON a.proj_id = l.proj_id) "
         "SELECT security, min(issue_code) AS issue_code, min(isin_code) AS isin_code, min(issuer) AS issuer, "
         "sum(baht) AS baht, 100 * sum(baht) / ? AS percent, count(DISTINCT proj_id) AS funds, "
         "string_agg(DISTINCT label, '; ' ORDER BY label) AS through FROM weighted WHERE security IS NOT NULL "
         "GROUP BY security ORDER BY baht DESC NULLS LAST, security" + (f" LIMIT {int(limit)}" if limit else ""),
-        [*params, *amount_params, total])
+        [*params, total], frames=frames)
     return rows, view, left_out
 
 

@@ -76,19 +76,20 @@ def holders(store: MarketStore, query: str, period: str | None = None, *,
     quarter = _period(store, period)
     if quarter is None:
         return []
-    if looked_through is False:
-        source, params = "(SELECT *, '' AS through FROM holdings)", []
-    else:
+    prefix, params, frames, source = "", [], None, "(SELECT *, '' AS through FROM holdings)"
+    if looked_through is not False:
         view = looked_through if isinstance(looked_through, LookThrough) else look_through(store, quarter)
-        sql, params = lines_sql(view)
-        source = f"({sql} SELECT * FROM lt_lines)"
+        prefix, params, frames = lines_sql(view)
+        source = "lt_lines"
     by_code = "(upper(trim(h.issue_code)) = upper(?) OR upper(trim(h.isin_code)) = upper(?))"
-    rows = store.query(_HOLDERS_SQL.format(source=source, match=by_code, security=""), [*params, quarter, text, text])
+    rows = store.query(prefix + " " + _HOLDERS_SQL.format(source=source, match=by_code, security=""),
+                       [*params, quarter, text, text], frames=frames)
     if rows:
         return rows
     by_name = "contains(lower(coalesce(h.issuer, '')), lower(?))"
     per_security = ", coalesce(nullif(trim(h.isin_code), ''), upper(trim(h.issue_code)), lower(trim(h.issuer)))"
-    return store.query(_HOLDERS_SQL.format(source=source, match=by_name, security=per_security), [*params, quarter, text])
+    return store.query(prefix + " " + _HOLDERS_SQL.format(source=source, match=by_name, security=per_security),
+                       [*params, quarter, text], frames=frames)
 
 
 _HOLDERS_SQL = (
@@ -162,9 +163,9 @@ def overlap(store: MarketStore, funds: Sequence[str], period: str | None = None,
     note: dict = {}
     if quarter is not None and looked_through:
         view = look_through(store, quarter, proj_ids)
-        sql, params = lines_sql(view, only=proj_ids)
+        sql, params, frames = lines_sql(view, only=proj_ids)
         rows = store.query(f"{sql} SELECT proj_id, issue_code, isin_code, issuer, percent_nav FROM lt_lines "
-                           "ORDER BY proj_id", params)
+                           "ORDER BY proj_id", params, frames=frames)
         note = {"looked_through_note": view.summary(proj_ids)}
     elif quarter is not None:
         marks = ", ".join("?" * len(proj_ids))
@@ -248,10 +249,11 @@ def most_held(store: MarketStore, period: str | None = None, *, limit: int | Non
         raise BadInputError("the limit must be 0 or more")
     isin, issue = _clean_sql("isin_code"), _clean_sql("issue_code")
     params: list = []
+    frames = None
     source, prefix = "holdings", "WITH "
     if looked_through is not False:
         view = looked_through if isinstance(looked_through, LookThrough) else look_through(store, quarter)
-        prefix, params = lines_sql(view)
+        prefix, params, frames = lines_sql(view)
         prefix, source = prefix + ", ", "lt_lines"
     sql = (f"{prefix}lines AS (SELECT proj_id, period, upper(coalesce({isin}, {issue})) AS security, {issue} AS issue_code, "
            f"{isin} AS isin_code, {_clean_sql('issuer')} AS issuer, assetliab_value, percent_nav FROM {source} "
@@ -261,4 +263,4 @@ def most_held(store: MarketStore, period: str | None = None, *, limit: int | Non
            "sum(percent_nav) / count(DISTINCT proj_id) AS percent_nav_avg FROM lines WHERE security IS NOT NULL "
            "GROUP BY security ORDER BY funds DESC, total_value DESC NULLS LAST, security"
            + (f" LIMIT {int(limit)}" if limit is not None else ""))
-    return store.query(sql, [*params, quarter])
+    return store.query(sql, [*params, quarter], frames=frames)

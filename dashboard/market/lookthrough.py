@@ -17,9 +17,13 @@ The rule (docs/lookthrough.md):
 from __future__ import annotations
 
 import math
+import threading
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import pandas as pd
 
 from dashboard.market.store import MarketStore
 
@@ -221,9 +225,30 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+# Look-throughs made, per store and what it held then (its signature): a store's links change only when it does.
+_MADE: "weakref.WeakKeyDictionary[MarketStore, dict]" = weakref.WeakKeyDictionary()
+_MADE_LOCK = threading.Lock()
+KEEP = 16  # look-throughs kept per store (quarters x sets of funds asked)
+
+
 def look_through(store: MarketStore, period: str, roots: Sequence[str] | None = None) -> LookThrough:
     """The look-through of `roots` (every fund with holdings in the quarter when None) in quarter `period` (YYYYMM,
-    checked by the caller)."""
+    checked by the caller). Kept until the store changes (`MarketStore.signature`)."""
+    key = (store.signature(), str(period), tuple(roots) if roots is not None else None)
+    with _MADE_LOCK:
+        made = _MADE.setdefault(store, {})
+        if key in made:
+            return made[key]
+    view = _look_through(store, str(period), roots)
+    with _MADE_LOCK:
+        made = _MADE.setdefault(store, {})
+        for old in [k for k in made if k[0] != key[0]] + list(made)[:max(0, len(made) - KEEP + 1)]:
+            made.pop(old, None)
+        made[key] = view
+    return view
+
+
+def _look_through(store: MarketStore, period: str, roots: Sequence[str] | None) -> LookThrough:
     units_marks = ", ".join(f"'{c}'" for c in THAI_FUND_UNITS)
     rows = store.query(_LINKS_SQL.format(units=units_marks), [period])
     links: dict[tuple[str, str], list[Link]] = {}
@@ -236,8 +261,7 @@ def look_through(store: MarketStore, period: str, roots: Sequence[str] | None = 
             Link(row["holder"], row["period"], row["held"], key, code, _number(row["percent_nav"]),
                  _number(row["assetliab_value"])))
     if roots is None:
-        holders_now = {holder for holder, quarter in links if quarter == period}
-        root_map = {p: period for p in sorted(holders_now)}
+        root_map = {p: period for p in sorted({holder for holder, quarter in links if quarter == period})}
     else:
         root_map = {p: period for p in roots}
     held = sorted({link.held for lines in links.values() for link in lines if link.held is not None})
@@ -250,53 +274,52 @@ def look_through(store: MarketStore, period: str, roots: Sequence[str] | None = 
     units, left = expand(root_map, links, latest)
     reached = sorted({p for u in units for p in u.path} | {n.holder for n in left})
     names: dict[str, str] = {}
-    if reached:
+    if reached and (len(units) > len(root_map) or left):
         marks = ", ".join("?" * len(reached))
         names = {r["proj_id"]: r["proj_abbr_name"] for r in store.query(
             f"SELECT proj_id, proj_abbr_name FROM funds WHERE proj_id IN ({marks})", reached) if r["proj_abbr_name"]}
     return LookThrough(period, units, left, names)
 
 
-def lines_sql(view: LookThrough, *, only: Sequence[str] | None = None) -> tuple[str, list]:
-    """SQL (and its parameters) for the holding lines of the quarter looked through: columns proj_id (the fund asked
-    about), period, issue_code, isin_code, issuer, percent_nav and assetliab_value (shares of that fund's NAV and its
-    baht), assetliab_id, and `through` (the funds between, "" for its own lines); NAV totals left out. `only`: these
-    funds (every fund with holdings in the quarter when None)."""
-    expanded = [u for u in view.units if u.root in set(view.expanded_roots)]
-    if only is not None:
-        wanted = set(only)
-        expanded = [u for u in expanded if u.root in wanted]
-    params: list = []
-    if expanded:
-        values = ", ".join("(?, ?, ?, ?, ?, ?, ?, ?)" for _ in expanded)
-        units_sql = f"SELECT * FROM (VALUES {values}) AS t(unit, root, fund, period, share, baht, depth, through)"
-        for u in expanded:
-            params += [u.number, u.root, u.fund, u.period, u.share, u.baht, u.depth, view.through_text(u)]
-        skips = [(u.number, key) for u in expanded for key in sorted(u.skip)]
-    else:
-        units_sql = ("SELECT NULL::INTEGER AS unit, NULL::VARCHAR AS root, NULL::VARCHAR AS fund, NULL::VARCHAR AS period,"
-                     " NULL::DOUBLE AS share, NULL::DOUBLE AS baht, NULL::INTEGER AS depth, NULL::VARCHAR AS through"
-                     " WHERE FALSE")
-        skips = []
-    if skips:
-        skips_sql = f"SELECT * FROM (VALUES {', '.join('(?, ?)' for _ in skips)}) AS s(unit, key)"
-        for pair in skips:
-            params += list(pair)
-    else:
-        skips_sql = "SELECT NULL::INTEGER AS unit, NULL::VARCHAR AS key WHERE FALSE"
+def lines_sql(view: LookThrough, *, only: Sequence[str] | None = None) -> tuple[str, list, dict[str, pd.DataFrame]]:
+    """SQL, its parameters and its tables (`MarketStore.query(..., frames=)`) for the holding lines of the quarter
+    looked through: a WITH clause defining `lt_lines`, columns proj_id (the fund asked about), period, issue_code,
+    isin_code, issuer, percent_nav and assetliab_value (shares of that fund's NAV and its baht), assetliab_id,
+    `through` (the funds between, "" for its own lines) and is_nav_total (always false: NAV totals left out).
+    `only`: these funds (every fund with holdings in the quarter when None)."""
+    roots = set(view.expanded_roots)
+    expanded = [u for u in view.units if u.root in roots and (only is None or u.root in set(only))]
+    units = pd.DataFrame({"unit": pd.Series([u.number for u in expanded], dtype="int64"),
+                          "root": pd.Series([u.root for u in expanded], dtype=object),
+                          "fund": pd.Series([u.fund for u in expanded], dtype=object),
+                          "period": pd.Series([u.period for u in expanded], dtype=object),
+                          "share": pd.Series([u.share for u in expanded], dtype="float64"),
+                          "baht": pd.Series([u.baht for u in expanded], dtype="float64"),
+                          "depth": pd.Series([u.depth for u in expanded], dtype="int64"),
+                          "through": pd.Series([view.through_text(u) for u in expanded], dtype=object)})
+    pairs = [(u.number, key) for u in expanded for key in sorted(u.skip)]
+    skips = pd.DataFrame({"unit": pd.Series([p[0] for p in pairs], dtype="int64"),
+                          "key": pd.Series([p[1] for p in pairs], dtype=object)})
     scope, scope_params = "", []
     if only is not None:
         scope = f" AND h.proj_id IN ({', '.join('?' * len(only))})" if only else " AND FALSE"
         scope_params = list(only)
-    sql = (f"WITH units AS ({units_sql}), skips AS ({skips_sql}), lt_lines AS ("
+    own = ""
+    if expanded:
+        own = f" AND h.proj_id NOT IN ({', '.join('?' * len(roots))})"
+        scope_params = [*sorted(roots), *scope_params]
+    sql = ("WITH lt_lines AS ("
            " SELECT h.proj_id, h.period, h.issue_code, h.isin_code, h.issuer, h.percent_nav, h.assetliab_value,"
            " h.assetliab_id, '' AS through, FALSE AS is_nav_total FROM holdings h"
-           " WHERE h.period = ? AND NOT coalesce(h.is_nav_total, FALSE)"
-           f" AND h.proj_id NOT IN (SELECT root FROM units){scope}"
-           " UNION ALL"
-           " SELECT u.root, ?, h.issue_code, h.isin_code, h.issuer, h.percent_nav * u.share,"
-           " CASE WHEN u.depth = 0 THEN h.assetliab_value ELSE u.baht * h.percent_nav / 100 END,"
-           " h.assetliab_id, u.through, FALSE FROM units u JOIN holdings h ON h.proj_id = u.fund AND h.period = u.period"
-           " WHERE NOT coalesce(h.is_nav_total, FALSE)"
-           f" AND NOT EXISTS (SELECT 1 FROM skips s WHERE s.unit = u.unit AND s.key = {key_sql('h.')}))")
-    return sql, [*params, view.period, *scope_params, view.period]
+           f" WHERE h.period = ? AND NOT coalesce(h.is_nav_total, FALSE){own}{scope}")
+    params = [view.period, *scope_params]
+    if expanded:
+        sql += (" UNION ALL"
+                " SELECT u.root, ?, h.issue_code, h.isin_code, h.issuer, h.percent_nav * u.share,"
+                " CASE WHEN u.depth = 0 THEN h.assetliab_value ELSE u.baht * h.percent_nav / 100 END,"
+                " h.assetliab_id, u.through, FALSE FROM lt_units u"
+                " JOIN holdings h ON h.proj_id = u.fund AND h.period = u.period"
+                f" LEFT JOIN lt_skips s ON s.unit = u.unit AND s.key = {key_sql('h.')}"
+                " WHERE NOT coalesce(h.is_nav_total, FALSE) AND s.unit IS NULL")
+        params.append(view.period)
+    return sql + ")", params, {"lt_units": units, "lt_skips": skips}

@@ -66,10 +66,10 @@ def weights(rows, proj_id):
 def lines_of(store, proj_id):
     from dashboard.market.lookthrough import lines_sql
     view = look_through(store, Q, [proj_id])
-    sql, params = lines_sql(view, only=[proj_id])
+    sql, params, frames = lines_sql(view, only=[proj_id])
     rows = store.query(f"{sql} SELECT issue_code, sum(percent_nav) AS pct, sum(assetliab_value) AS baht, "
                        "string_agg(DISTINCT through, '; ' ORDER BY through) AS through FROM lt_lines "
-                       "GROUP BY issue_code", params)
+                       "GROUP BY issue_code", params, frames=frames)
     return {r["issue_code"]: (round(r["pct"], 6), round(r["baht"], 6), r["through"]) for r in rows}, view
 
 

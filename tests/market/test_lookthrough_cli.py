@@ -103,3 +103,35 @@ def test_basket_with_amounts_from_a_csv(store_path, capsys, tmp_path):
     assert cli.main(["market", "basket", "--demo", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "not an amount" in err[0]
+
+
+def test_the_market_tabs_model_looks_through_on_demand(store_path):
+    """MarketScreen (the Market tab's model): the switch reads the most held, who holds and the overlap again."""
+    from dashboard.errors import BadInputError
+    from dashboard.market.screen import MarketScreen
+    from dashboard.models.source import run
+
+    first, second, security = funds_of_funds(store_path)
+    market = MarketScreen(snapshot_dir=str(store_path))
+    try:
+        run(market.refresh())
+        direct_most = market.most_held.copy()
+        run(market.find_holders(security))
+        direct_holders = set(market.holders["proj_abbr_name"])
+        run(market.find_overlap([first, second]))
+        direct_overlap = float(market.overlap_pairs["overlap_pct"].iloc[0])
+        assert market.looked_through_note == ""
+        run(market.set_looked_through(True))
+        assert {first, second} <= set(market.holders["proj_abbr_name"]) and direct_holders < set(market.holders["proj_abbr_name"])
+        assert float(market.overlap_pairs["overlap_pct"].iloc[0]) > direct_overlap + 20
+        assert "DEMO-PROP" in market.overlap_note and "2 levels deep" in market.looked_through_note
+        assert not market.most_held.equals(direct_most)
+        # a fund not in the snapshot: one error, and the overlap shown stays
+        shown = market.overlap_pairs.copy()
+        with pytest.raises(BadInputError):
+            run(market.find_overlap([first, "NO-SUCH-FUND"]))
+        assert market.overlap_pairs.equals(shown)
+        run(market.set_looked_through(False))
+        assert set(market.holders["proj_abbr_name"]) == direct_holders and market.looked_through_note == ""
+    finally:
+        market.close()

@@ -191,6 +191,37 @@ def portfolio_nav(navs: Mapping[str, pd.Series], amounts: Mapping[str, float]) -
     return (start.date() if hasattr(start, "date") else start), total, left_out
 
 
+LINK_ITEM = re.compile(r"^(?P<proj_id>[A-Za-z0-9_-]{1,40}):(?P<amount>[0-9]+(?:\.[0-9]{1,2})?)(?::(?P<cls>[^:,]{1,40}))?$")
+
+
+def link_form(amounts: Mapping[str, float], classes: Mapping[str, str]) -> str:
+    """The amounts as a link carries them: "M0001_2560:100000,M0002_2560:2500.5:DAMEQ-A"."""
+    parts = []
+    for proj_id, amount in amounts.items():
+        text = f"{amount:.2f}".rstrip("0").rstrip(".")
+        parts.append(f"{proj_id}:{text}" + (f":{classes[proj_id]}" if classes.get(proj_id) else ""))
+    return ",".join(parts)
+
+
+def parse_link(text: str, limit: int = 30) -> tuple[dict[str, float], dict[str, str]]:
+    """A link's amounts (`link_form`), checked whole: BadInputError (one line) when any part is not one."""
+    amounts: dict[str, float] = {}
+    classes: dict[str, str] = {}
+    for part in [p for p in str(text or "").split(",") if p.strip()]:
+        match = LINK_ITEM.match(part.strip())
+        if match is None or not any(c.isprintable() for c in part):
+            raise BadInputError(f"{quoted(part[:60])} is not fund:amount")
+        proj_id = match["proj_id"]
+        amounts[proj_id] = parse_amount(match["amount"])
+        if match["cls"]:
+            if not match["cls"].isprintable():
+                raise BadInputError("a unit class holds control characters")
+            classes[proj_id] = match["cls"]
+    if len(amounts) > limit:
+        raise BadInputError(f"the link names {len(amounts)} funds; a basket holds at most {limit}")
+    return amounts, classes
+
+
 class BasketAmounts(param.Parameterized):
     """Baht per basket fund, and a unit class per fund where one was named. Changes only through its methods, each
     of which checks everything first and changes nothing on bad input."""
@@ -198,6 +229,23 @@ class BasketAmounts(param.Parameterized):
     amounts = param.Dict(default={}, doc="proj_id -> the amount held, baht (more than 0).")
     classes = param.Dict(default={}, doc="proj_id -> the unit class named for it (empty: the fund's first class).")
     unknown = param.List(default=[], item_type=str, doc="The funds the last CSV named that are not known (as written).")
+    in_link = param.Boolean(default=False, doc="Whether the page link carries the amounts: off unless its holder "
+                                               "opts in (anyone given the link then sees them).")
+    link_text = param.String(default="", doc="The amounts as the page link carries them (URL: amounts): "
+                                             "proj_id:amount[:class], comma-separated; empty while not opted in.")
+
+    @param.depends("amounts", "classes", "in_link", watch=True)
+    def _to_link(self) -> None:
+        text = link_form(self.amounts, self.classes) if self.in_link else ""
+        if text != self.link_text:
+            self.link_text = text
+
+    @param.depends("link_text", watch=True)
+    def _from_link(self) -> None:
+        if self.link_text == (link_form(self.amounts, self.classes) if self.in_link else ""):
+            return
+        amounts, classes = parse_link(self.link_text)  # checked by the URL codec before it is set
+        self.param.update(amounts=amounts, classes=classes, in_link=bool(amounts))
 
     def set_amount(self, proj_id: str, text: object) -> float:
         """Set one fund's amount from what was typed (an empty box removes it); bad input raises, nothing changes."""

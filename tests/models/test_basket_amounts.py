@@ -103,3 +103,34 @@ def test_a_typed_amount_that_is_bad_changes_nothing():
 def test_read_amounts_csv_takes_excel_bytes():
     lines = read_amounts_csv("\ufefffund,amount\r\nDAM-EQ,1000\r\n".encode("utf-8-sig"))
     assert [(l.fund, l.unit_class, l.amount) for l in lines] == [("DAM-EQ", "", 1000.0)]
+
+
+def test_the_link_carries_amounts_only_when_opted_in():
+    from dashboard.models.dashboard_state import DashboardState
+
+    state = DashboardState()
+    state.apply_url({"basket": "M0001_2560,M0002_2560"})
+    state.amounts.set_amount("M0001_2560", "100,000")
+    assert state.url_state()["amounts"] == ""  # nothing in the link until its holder opts in
+    state.amounts.in_link = True
+    assert state.url_state()["amounts"] == "M0001_2560:100000"
+    state.amounts.in_link = False
+    assert state.url_state()["amounts"] == ""
+
+
+def test_a_link_with_amounts_sets_them_and_a_bad_one_changes_nothing():
+    from dashboard.models.dashboard_state import DashboardState
+
+    state = DashboardState()
+    ignored = state.apply_url({"basket": "M0001_2560,M0002_2560",
+                               "amounts": "M0001_2560:1000,M0002_2560:2500.5:DAMEQ-A"})
+    assert ignored == []
+    assert state.amounts.amounts == {"M0001_2560": 1000.0, "M0002_2560": 2500.5}
+    assert state.amounts.classes == {"M0002_2560": "DAMEQ-A"} and state.amounts.in_link
+    assert state.url_state()["amounts"] == "M0001_2560:1000,M0002_2560:2500.5:DAMEQ-A"
+    ignored = state.apply_url({"basket": "M0001_2560,M0002_2560", "amounts": "M0001_2560:lots"})
+    assert ignored == ["amounts=M0001_2560:lots"]
+    assert state.amounts.amounts == {"M0001_2560": 1000.0, "M0002_2560": 2500.5}
+    # a fund leaving the basket takes its amount with it
+    state.basket.remove("M0002_2560")
+    assert state.amounts.amounts == {"M0001_2560": 1000.0}

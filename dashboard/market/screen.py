@@ -399,6 +399,35 @@ class MarketScreen(param.Parameterized):
                           overlap_common=common, overlap_note=" ".join(notes), error="")
         return self.overlap_pairs
 
+    async def basket_lookthrough(self, amounts: dict[str, float]) -> dict[str, Any]:
+        """A basket with amounts in the latest quarter, looked through (market.basket_holdings): `holdings` (a frame:
+        security, issuer, baht, percent of the basket, funds, through), `note` (what could not be expanded),
+        `no_holdings` (basket funds without holdings in the quarter), `pairs` (each pair's overlap, looked through,
+        fund and other by abbreviation) and `period`."""
+        from dashboard.market.basket_holdings import BASKET_HOLDING_FIELDS, basket_holdings
+
+        amounts = dict(amounts)
+
+        def work(store: MarketStore) -> dict[str, Any]:
+            rows, view, no_holdings = basket_holdings(store, amounts)
+            ids = [p for p in amounts if p not in no_holdings]
+            pairs = holdings.overlap(store, ids, view.period, looked_through=True) if view is not None and len(ids) > 1 else None
+            names = view.names if view is not None else {}
+            missing = [p for p in ids if p not in names]
+            if missing:
+                marks = ", ".join("?" * len(missing))
+                names = {**names, **{r["proj_id"]: r["proj_abbr_name"] for r in store.query(
+                    f"SELECT proj_id, proj_abbr_name FROM funds WHERE proj_id IN ({marks})", missing)
+                    if r["proj_abbr_name"]}}
+            frame = pd.DataFrame(rows, columns=list(BASKET_HOLDING_FIELDS))
+            for column in ("baht", "percent"):
+                frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("float64")
+            return {"holdings": frame, "note": view.summary() if view is not None else "",
+                    "no_holdings": no_holdings, "period": view.period if view is not None else None,
+                    "pairs": overlap_pairs_frame(pairs["overlap_pct"] if pairs else {}, names)}
+
+        return await self._read(work)
+
     async def set_looked_through(self, looked_through: bool) -> None:
         """Look through funds of Thai funds, or not: the most-held securities, who holds the security asked and the
         overlap asked are read again."""

@@ -221,6 +221,8 @@ class BasketAmountsSection(pn.viewable.Viewer, SessionBound):
         label = self.state.basket.label
         parts: list = [section_title("Holdings looked through across the funds")]
         market = self.snapshot()
+        if market is not None and not market.has_store:
+            await market.poll()  # the snapshot's state, read once (the Market tab may not have been opened)
         if market is None or not market.has_store:
             parts.append(html_pane(empty_html("The holdings looked through need the market snapshot: make it on the "
                                               "Market tab."), name="basket-amounts-holdings-note"))

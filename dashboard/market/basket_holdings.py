@@ -47,10 +47,14 @@ def basket_holdings(store: MarketStore, amounts: Mapping[str, float], period: st
         return [], None, left_out
     view = look_through(store, quarter, held)
     sql, params, frames = lines_sql(view, only=held)
+    marks = ", ".join("?" * len(held))
+    labels = {**{r["proj_id"]: r["proj_abbr_name"] for r in store.query(
+        f"SELECT proj_id, proj_abbr_name FROM funds WHERE proj_id IN ({marks})", held) if r["proj_abbr_name"]},
+        **view.names}
     total = float(sum(amounts[p] for p in proj_ids))
     frames = {**frames, "lt_amounts": pd.DataFrame({"proj_id": pd.Series(held, dtype=object),
                                                     "amount": pd.Series([float(amounts[p]) for p in held], dtype="float64"),
-                                                    "label": pd.Series([view.name(p) for p in held], dtype=object)})}
+                                                    "label": pd.Series([labels.get(p, p) for p in held], dtype=object)})}
     rows = store.query(
         f"{sql}, amounts AS (SELECT * FROM lt_amounts), "
         f"weighted AS (SELECT {key_sql('l.')} AS security, l.issue_code, l.isin_code, l.issuer, l.proj_id, a.label, "

@@ -21,12 +21,12 @@ from dashboard.models.basket_amounts import ESTIMATE_NOTE, portfolio_nav, weight
 from dashboard.models.basket_nav import BasketNav
 from dashboard.models.dashboard_state import DashboardState
 from dashboard.present import nav_charts
-from dashboard.present.text import empty_html, esc, fmt_number, quarter_text
+from dashboard.present.text import asset_name_text, empty_html, esc, fmt_number, quarter_text
 from dashboard.views.common import (SessionBound, TableSlot, basket_state_html, chart_pane, html_pane, notify_error,
                                     notify_warning, section_title)
 
 ALLOCATION_COLUMNS = ["asset_name", "percent_of_basket", "baht_held"]
-HOLDING_COLUMNS = ["security", "issuer", "baht_held", "percent_of_basket", "basket_funds", "through"]
+HOLDING_COLUMNS = ["security", "baht_held", "percent_of_basket", "issuer", "basket_funds", "through"]
 HOLDING_TITLES = {"through": "Through the basket's funds"}  # which of the basket's funds hold it (not the funds between)
 PAIR_COLUMNS = ["fund", "other", "overlap_pct"]
 LINK_WARNING = ("The link then carries your amounts: anyone you send it to sees them. Nothing is stored on the "
@@ -199,6 +199,7 @@ class BasketAmountsSection(pn.viewable.Viewer, SessionBound):
             parts.append(html_pane(empty_html("No asset allocation published for: "
                                               + ", ".join(label(p) for p in no_allocation)), name="basket-amounts-alloc-note"))
         table = TableSlot(percent=["percent_of_basket"], baht=["baht_held"], page_size=10, name="allocation")
+        allocation = allocation.assign(asset_name=allocation["asset_name"].map(lambda n: asset_name_text(n) or n))
         table.show(allocation.rename(columns={"percent": "percent_of_basket", "baht": "baht_held"})[ALLOCATION_COLUMNS])
         self._building["allocation"] = table
         parts.append(table)

@@ -147,5 +147,6 @@ def test_a_basket_with_amounts_looked_through_adds_the_same_security_up(store):
     assert got["PTT"] == (840_000.0, round(100 * 840_000 / 1_850_000, 6), 3)
     # SCB: TOP 30 % of 1 M + CYA 20 % of 500 k (through CYB) = 400k
     assert got["SCB"] == (400_000.0, round(100 * 400_000 / 1_850_000, 6), 2)
+    assert next(r["through"] for r in rows if r["issue_code"] == "PTT") == "CYA; TOP; X"  # the basket funds, by name
     assert left_out == ["M0002_2560"]  # MID has no holdings in the quarter asked
     assert "GHOST" in view.summary()

@@ -16,6 +16,7 @@ The machine is shared: run it twice and read the spread between runs as the nois
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
@@ -62,11 +63,26 @@ def line(label: str, text: str, target: str = "") -> None:
     print(f"  {label:<52} {text}" + (f"   [{target}]" if target else ""), flush=True)
 
 
+class _kept:
+    """A directory kept after the run (a context manager like TemporaryDirectory's)."""
+
+    def __init__(self, path: str):
+        self.path = Path(path)
+
+    def __enter__(self) -> str:
+        self.path.mkdir(parents=True, exist_ok=True)
+        return str(self.path)
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", choices=("market", "small"), default="market")
     parser.add_argument("--quarters", type=int, default=2)
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--keep", metavar="DIR", help="build the store in DIR and keep it (reused when it is there)")
     args = parser.parse_args()
 
     started = time.perf_counter()
@@ -75,15 +91,17 @@ def main() -> None:
     settings = ApiSettings.from_env(base_url="http://simulator.test", use_cache=False, layout="successor", environ={})
     client = open_client(settings, transport=httpx.ASGITransport(app=app), cache=None, require_keys=False,
                          today=lambda: TODAY, rate_limit_calls=10**9)
-    with tempfile.TemporaryDirectory() as tmp:
+    with (tempfile.TemporaryDirectory() if not args.keep else _kept(args.keep)) as tmp:
         store = MarketStore(Path(tmp) / "market.duckdb")
-        sync_blocking(store, client, quarters=args.quarters, only="funds,companies,holdings")
+        if not store.has_snapshot():
+            sync_blocking(store, client, quarters=args.quarters, only="funds,companies,holdings")
         client.close()
         reader = open_reader(path=Path(tmp) / "market.duckdb")
         funds = reader.count("funds")
         lines = reader.count("holdings")
         print(f"store: {funds:,} funds, {lines:,} holding lines, {args.quarters} quarters "
-              f"(built in {time.perf_counter() - started:.0f} s)", flush=True)
+              f"(built in {time.perf_counter() - started:.0f} s); load average {os.getloadavg()[0]:.1f} on "
+              f"{os.cpu_count()} CPUs (a shared machine's figures scale with it)", flush=True)
         quarter = holdings.latest_period(reader)
         view = look_through(reader, quarter)
         print(f"  {view.summary()}", flush=True)
@@ -113,6 +131,7 @@ def main() -> None:
              "< 1 s")
         line("30-fund basket: holdings added up only",
              quantiles(timed(lambda: basket_holdings(reader, amounts), max(5, args.runs // 3))))
+        print(f"  load average at the end: {os.getloadavg()[0]:.1f}", flush=True)
         reader.close()
         store.close()
 

@@ -47,3 +47,36 @@ def test_the_basket_with_amounts_is_worked_out(browser, server, artifacts_dir, w
         assert not errors, errors
     finally:
         context.close()
+
+
+def test_the_market_tab_looks_through_the_fund_of_funds(browser, server, artifacts_dir):
+    """The switch and the overlap of the demo's two funds of funds (test-artifacts/screen-market-lookthrough.png)."""
+    from datetime import date
+
+    from dashboard.demo.generator import generate_demo_dataset
+
+    names = sorted(f["proj_abbr_name"] for f in generate_demo_dataset(today=date.today()).funds
+                   if "Fund of Funds" in f["proj_name_en"])
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(server.url + "?tab=market", wait_until="domcontentloaded")
+        page.get_by_text("Market snapshot from").first.wait_for(timeout=90_000)
+        wait_idle(page, 60_000)
+        page.get_by_text("Direct holdings: a fund of funds shows").first.wait_for(timeout=30_000)
+        page.get_by_label("Look through funds of Thai funds").check()
+        page.get_by_text("Looked through.").first.wait_for(timeout=30_000)
+        box = page.get_by_label("Funds (two or more)")
+        box.fill(", ".join(names))
+        page.get_by_role("button", name="Overlap").click()
+        page.get_by_text("not a fund in the store").first.wait_for(timeout=30_000)
+        wait_idle(page, 30_000)
+        page.set_viewport_size({"width": 1280, "height": 2200})
+        page.get_by_text("Most-held securities").first.evaluate("el => el.scrollIntoView({block: 'start'})")
+        page.wait_for_timeout(800)
+        page.screenshot(path=str(artifacts_dir / "screen-market-lookthrough.png"))
+        assert not errors, errors
+    finally:
+        context.close()

@@ -35,7 +35,7 @@ class FundOfFundsBuilder(BuildContext):
         rng = self.sub_rng("fund_of_funds")
         active = [p for p in plans if p.status == "RG"]
         with_holdings = [p for p in active if p.proj_id in self.out["holdings"]]
-        used = {p.proj_id[1:5] for p in plans}
+        used = {str(f["proj_id"])[1:5] for f in self.out["funds"]}  # every fund written so far, appended ones too
         numbers = [n for n in range(101, 9999) if f"{n:04d}" not in used]
         picked = rng.sample(numbers, 2)
         amc = 1 % len(self.stems)
@@ -60,7 +60,7 @@ class FundOfFundsBuilder(BuildContext):
     def _plan(self, rng: random.Random, number: int, amc: int, kind: FundKind, plans: list[FundPlan]) -> FundPlan:
         regis = self.today - timedelta(days=rng.randint(1500, 3000))
         abbr = f"{self.stems[amc][0]}-{kind.code}"
-        taken = {p.abbr for p in plans}
+        taken = {p.abbr for p in plans} | {str(f.get("proj_abbr_name")) for f in self.out["funds"]}
         n = 2
         while abbr in taken:
             abbr, n = f"{self.stems[amc][0]}-{kind.code}{n}", n + 1

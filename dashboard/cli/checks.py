@@ -60,7 +60,8 @@ def size_text(size: Any) -> str:
 # Commands whose answer is a table, which --csv writes.
 CSV_COMMANDS = {("fund", "search"), ("fund", "amc"), ("fund", "classes"), ("fund", "holdings"), ("fund", "nav"),
                 ("licensee", "search"), ("licensee", "former"), ("licensee", "person-search"), ("licensee", "cases"), ("licensee", "alerts"),
-                ("licensee", "enforcement"), ("licensee", "alert"), ("market", "screen"), ("market", "holders")}
+                ("licensee", "enforcement"), ("licensee", "alert"), ("market", "screen"), ("market", "holders"),
+                ("plan", "dca")}
 
 
 def check_csv(args: argparse.Namespace) -> None:
@@ -68,6 +69,6 @@ def check_csv(args: argparse.Namespace) -> None:
         return
     if args.json:
         raise BadInputError("give --csv or --json, not both")
-    action = next((getattr(args, a) for a in ("fund_command", "licensee_command", "market_command") if getattr(args, a, None)), None)
+    action = next((getattr(args, a) for a in ("fund_command", "licensee_command", "market_command", "plan_command") if getattr(args, a, None)), None)
     if (args.command, action) not in CSV_COMMANDS:
         raise BadInputError(f"--csv writes tables; `{args.command} {action or ''}`".rstrip() + " prints several parts: use --json")

@@ -25,6 +25,9 @@ def add_fund_commands(sub, add: Callable[..., argparse.ArgumentParser], as_json)
     holdings.add_argument("query", help="proj_id or exact abbreviation")
     holdings.add_argument("--period", help="quarter YYYYMM (default: the latest published)")
     add_nav_command(fund, add, cmd_fund_nav, as_json)
+    from dashboard.cli.siblings import add_sibling_commands
+
+    add_sibling_commands(fund, add, as_json)
 
 
 def cmd_fund_search(args) -> int:

@@ -21,6 +21,8 @@ from dashboard.cli.fund import add_fund_commands
 from dashboard.cli.licensee import add_licensee_commands
 from dashboard.cli.market import CSV_HELP, add_market_commands, join_option_values
 from dashboard.cli.output import EXIT_OK
+from dashboard.cli.plan import add_plan_commands
+from dashboard.cli.plan_dca import add_dca_command, cmd_plan_dca
 from dashboard.cli.service import PERSON_FINDER, identifier, settings_from, shared_client
 from dashboard.cli.terminal import MESSAGE_WIDTH, TerminalFormatter, err, terminal_text
 from dashboard.api.deadline import run_deadline
@@ -160,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     rl.add_argument("--case", action="append", default=[], dest="cases", metavar="CASE_ID", help="enforcement case to include (repeatable)")
     rl.add_argument("-o", "--output", required=True, help="the HTML file to write")
     add_market_commands(sub, common=common, as_json=as_json)
+    add_dca_command(add_plan_commands(sub, add), add, cmd_plan_dca, as_json)
     return parser
 
 

@@ -34,6 +34,7 @@ from dashboard.market.snapshot import (PROGRESS, Publisher, SnapshotViews, defau
                                        export_tables, live_progress, progress_record, read_json, write_export_manifest,
                                        write_json)
 from dashboard.market.figures import refresh_fund_figures
+from dashboard.market.feeders import refresh_feeders
 from dashboard.market.nav_export import check_nav_dir, export_nav_by_year
 from dashboard.market.nav_figures_table import refresh_nav_peers
 from dashboard.market.tables import (PENDING, SCHEMA_VERSION, SNAPSHOT_TABLES, check_table, create_tables, migrate,
@@ -102,6 +103,7 @@ class MarketStore:
         try:
             migrated = migrate(con)
             if migrated is not None:
+                refresh_feeders(con)  # the derived table a migration adds, from what is stored
                 log.warning("the market store %s was %s", self.path, migrated)
             stale = self._schema_problem(con)
             if stale is None:
@@ -369,6 +371,9 @@ class MarketStore:
                 if {"fees", "performance"} & set(frames):
                     refresh_fund_figures(self.con)
                     changed.append("fund_figures")
+                if {"funds", "holdings"} & set(frames):  # every feeder's master
+                    refresh_feeders(self.con)
+                    changed.append("feeders")
                 if {"funds", "risk"} & set(frames):  # the NAV figures' peers: same policy type and risk level
                     refresh_nav_peers(self.con)
                     changed.append("nav_figures")

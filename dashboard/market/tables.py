@@ -19,8 +19,11 @@ from dashboard.records.values import to_number
 
 # 2: the NAV tables (nav, distributions, nav_figures, nav_days) added; a store of schema 1 is migrated
 # (the tables created, nothing else changed), any other version rebuilt.
-SCHEMA_VERSION = 2
-MIGRATES_FROM = {1: "the NAV tables (nav, distributions, nav_figures) were added"}
+# 3: the feeders table (every feeder's master) added; a store of 1 or 2 is migrated (it is filled from
+# the funds and holdings stored).
+SCHEMA_VERSION = 3
+MIGRATES_FROM = {1: "the NAV tables (nav, distributions, nav_figures) and the feeders table were added",
+                 2: "the feeders table (every feeder's master) was added"}
 
 # table -> its columns (name, DuckDB type), before `record` (the whole normalised record as JSON).
 TABLES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -49,8 +52,13 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     # Derived per fund from fees and performance when either is swapped in (one figure per fund).
     "fund_figures": (("proj_id", "VARCHAR"), ("total_fee_actual", "DOUBLE"), ("total_fee_ceiling", "DOUBLE"),
                      ("return_1y", "DOUBLE")),
+    # Derived from funds and holdings when either is swapped in: every feeder's master (market/feeders.py).
+    "feeders": (("proj_id", "VARCHAR"), ("master_id", "VARCHAR"), ("master_name", "VARCHAR"),
+                ("master_isins", "VARCHAR"), ("matched_by", "VARCHAR"), ("undecided", "VARCHAR"),
+                ("declared_name", "VARCHAR"), ("name_key", "VARCHAR"), ("holding_isin", "VARCHAR"),
+                ("holding_pct", "DOUBLE"), ("holding_period", "VARCHAR"), ("candidates", "VARCHAR")),
 }
-DERIVED_TABLES = ("fund_figures",)
+DERIVED_TABLES = ("fund_figures", "feeders")
 
 META_DDL = """CREATE TABLE IF NOT EXISTS meta (
     dataset VARCHAR PRIMARY KEY, rows BIGINT, fetched_at DOUBLE, complete BOOLEAN, cursor VARCHAR,

@@ -28,7 +28,7 @@ from dashboard.models.holdings import HoldingsByQuarter
 from dashboard.models.licensee import LicenceCheck
 from dashboard.models.search import FundSearch
 
-TABS = ("explorer", "allocation", "holdings", "fees", "risk", "performance", "nav", "market", "licensee")
+TABS = ("explorer", "allocation", "holdings", "fees", "risk", "performance", "nav", "market", "licensee", "plan")
 TAB_TITLES = {
     "explorer": "Fund explorer",
     "allocation": "Allocation",
@@ -39,6 +39,7 @@ TAB_TITLES = {
     "nav": "NAV & returns",
     "market": "Market",
     "licensee": "Licensee",
+    "plan": "Plan",  # tax-saving and regular-investing plans
 }
 # Tabs whose report is the basket comparison; the others report the selected fund.
 COMPARISON_TABS = ("fees", "risk")

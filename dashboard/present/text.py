@@ -375,6 +375,24 @@ COLUMN_TITLES: dict[str, str] = {
     "volatility_1y": "Volatility (1 year, %)", "max_drawdown_1y": "Max drawdown (1 year, NAV per unit, %)", "sharpe_1y": "Sharpe (1 year)",
     "peers": "Peers (same policy type and risk level)", "peer_pct_return_1y": "1-year total return percentile among peers",
     "peer_pct_volatility_1y": "Volatility percentile among peers", "peer_pct_sharpe_1y": "Sharpe percentile among peers",
+    # the regular-investing simulation's value over time (present.dca.values_frame)
+    "dca_put_in": "Put in so far (baht)", "dca_units": "Units held", "dca_value": "Value of the units (baht)",
+    "dca_paid_out": "Distributions paid so far (baht)", "dca_total": "Monthly plan: value with distributions paid (baht)",
+    "dca_lump_total": "All at the start: value with distributions paid (baht)",
+    # sibling feeders and fee drag (market.feeders, present.siblings)
+    "master_name": "Master fund", "master_isins": "Master's ISINs", "feeders": "Thai feeders", "companies": "Companies",
+    "classes": "Unit classes", "matched_by": "Matched by", "total_expense_min": "Lowest total expense charged (%)",
+    "total_expense_max": "Highest total expense charged (%)", "class": "Unit class", "fx_policy": "FX hedging",
+    "total_expense": "Total expense charged (% a year)", "total_expense_ceiling": "Total expense ceiling (% a year)",
+    "front_fee": "Front-end fee charged (%)", "front_fee_ceiling": "Front-end fee ceiling (%)",
+    "back_fee": "Back-end fee charged (%)", "back_fee_ceiling": "Back-end fee ceiling (%)",
+    "total_return_1y": "1-year total return (NAV, %)", "total_return_3y_ann": "3-year total return (NAV, a year, %)",
+    "diff_1y_vs_cheapest": "1-year return vs the cheapest sibling (points)",
+    "diff_3y_vs_cheapest": "3-year return vs the cheapest sibling (points a year)", "nav_date": "Returns to",
+    "comparison": "Against", "cost": "Fees take (baht)", "final_value": "Value at the end (baht)",
+    "extra_cost": "Paid beyond it (baht)", "unstated": "Not stated (counted as 0)", "basis": "Compared with",
+    "undecided": "Why undecided", "declared_name": "Master named by the company", "holding_pct": "Largest foreign fund (% of NAV)",
+    "candidates": "Masters it could be", "cost_100k_10y": "Cost of 100,000 THB over 10 years (baht)",
 }
 
 

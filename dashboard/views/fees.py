@@ -42,6 +42,9 @@ class FeesView(TabView):
         self.actual_chart.object = pn.bind(self._chart, "actual_value_num", self.param.fee_type, *changes)
         self.ceiling_chart = chart_pane("fees-ceiling", **CHART_IN_LINE)
         self.ceiling_chart.object = pn.bind(self._chart, "rate_num", self.param.fee_type, *changes)
+        # Fee drag: what the charged fees take from 100,000 THB over 10 years (docs/feeders.md)
+        self.drag_chart = chart_pane("fees-drag", sizing_mode="stretch_width")
+        self.drag_chart.object = pn.bind(self._drag_chart, *changes)
         self.table = TableSlot(titles=TITLES, page_size=12, number=["rate_num", "actual_value_num"], header_filters=True,
                                name="fees-table", frozen_columns=["fund"])
         self.state.param.watch(self.invalidate, ["basket_revision", "basket_error"])
@@ -55,6 +58,8 @@ class FeesView(TabView):
                     "*Actual charge* is what the fund takes now; the *prospectus ceiling* is the most "
                     "it may take. The two are never mixed: each chart shows one of them. The table keeps "
                     "the service's own text; use the filters under the column titles.", margin=(0, 10)),
+                section_title("What the charged fees take over the years"),
+                self.drag_chart,
                 section_title("Every fee of every fund in the basket"),
                 self.table,
                 loading=basket.param.loading, sizing_mode="stretch_width"),
@@ -81,6 +86,16 @@ class FeesView(TabView):
             return charts.empty_chart("The basket is empty: add funds from the Fund explorer")
         chosen = None if fee_type == ALL_TYPES else fee_type
         return charts.fee_bars(basket.fee_frame(chosen), value=value, fee_type=chosen)
+
+    def _drag_chart(self, *_):
+        from dashboard.models.fee_drag import DEFAULT_AMOUNT, DEFAULT_RETURN_PCT, DEFAULT_YEARS, basket_fee_drag
+        from dashboard.present.siblings import fee_drag_chart
+
+        basket = self.state.basket
+        if not basket.proj_ids:
+            return charts.empty_chart("The basket is empty: add funds from the Fund explorer")
+        frame = basket_fee_drag(basket.fee_frame(), DEFAULT_AMOUNT, DEFAULT_YEARS, DEFAULT_RETURN_PCT)
+        return fee_drag_chart(frame, DEFAULT_AMOUNT, DEFAULT_YEARS, DEFAULT_RETURN_PCT)
 
     def _note_html(self, *_) -> str:
         basket, state = self.state.basket, self.state

@@ -27,6 +27,9 @@ from dashboard.views.licensee import LicenseeView
 from dashboard.views.market import MarketView
 from dashboard.views.nav import NavView
 from dashboard.views.performance import PerformanceView
+from dashboard.views.plan import PlanView
+from dashboard.views.plan_dca import DcaView
+from dashboard.views.plan_tax import TaxPlanView
 from dashboard.views.risk import RiskView
 
 APP_TITLE = "SEC Thailand funds and licences"
@@ -48,10 +51,9 @@ NARROW_SCREEN_PX = 600
 
 VIEW_CLASSES = {"allocation": AllocationView, "holdings": HoldingsView, "fees": FeesView,
                 "risk": RiskView, "performance": PerformanceView, "nav": NavView}
-#: Tabs whose view reads what it shows when it is shown (`refresh`): the market snapshot (Market, Holdings) and
-#: the NAV history. The first two are read before the tab is put in the page (quick, local): it comes whole.
-REFRESHED_TABS = ("market", "holdings", "nav")
-READ_BEFORE_SHOWN = ("market", "holdings")
+#: Tabs whose view reads what it shows (`refresh`) before it is put in the page, so that it comes whole: the market
+#: snapshot (Market, Holdings; quick, local) and the Plan tab's NAV history. (The NAV tab is put in first and fills.)
+READ_BEFORE_SHOWN = ("market", "holdings", "plan")
 #: Tabs that show nothing of the first load (the fund and basket), so they never wait for it.
 NOT_FILLED_BY_FIRST_LOAD = ("licensee", "market")
 LOADING_NOTE = '<div class="sd-muted" role="status" style="padding:16px 8px">Loading…</div>'
@@ -166,6 +168,8 @@ class DashboardApp(pn.viewable.Viewer):
                 view = HoldingsView(state=state, market=self.market)
             elif tab == "explorer":
                 view = FundExplorer(state=state)
+            elif tab == "plan":
+                view = PlanView(sections=[TaxPlanView(market=self.market), DcaView(state=state)])
             else:
                 view = VIEW_CLASSES[tab](state=state)
             # the view's place in the page names its tab (`sd-view-<tab>`): what a test of the served page waits for

@@ -1,0 +1,120 @@
+"""Sibling feeders and fee drag in words: how a master was matched, why one is undecided, what each figure
+is measured on and to which date, and the tables every output (CLI, dashboard, report) draws from."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from dashboard.models.feeders import BY_ISIN, BY_NAME, BY_NAME_TO_ISIN, MASTER_SHARE_PCT, NAME_FITS_SEVERAL, NO_MASTER
+from dashboard.present.text import column_title
+
+MATCH_WORDS = {
+    BY_ISIN: "the ISIN of its master-fund holding",
+    BY_NAME_TO_ISIN: "the master's name, matched to a master other feeders hold by ISIN",
+    BY_NAME: "the master's name alone (no feeder files the master's ISIN)",
+}
+UNDECIDED_WORDS = {
+    NO_MASTER: f"names no master and holds no one foreign fund at {MASTER_SHARE_PCT:g} % of NAV or more",
+    NAME_FITS_SEVERAL: "the master's name fits masters of different domiciles (different funds): not guessed",
+}
+
+SIBLING_COLUMNS = ("proj_abbr_name", "class", "company", "fx_policy", "matched_by", "total_expense",
+                   "total_expense_ceiling", "front_fee", "front_fee_ceiling", "back_fee", "back_fee_ceiling",
+                   "total_return_1y", "total_return_3y_ann", "volatility_1y", "diff_1y_vs_cheapest",
+                   "diff_3y_vs_cheapest")
+MASTER_COLUMNS = ("master_name", "master_isins", "feeders", "companies", "classes", "matched_by",
+                  "total_expense_min", "total_expense_max")
+COST_COLUMNS = ("comparison", "proj_abbr_name", "class", "total_expense", "front_fee", "back_fee",
+                "total_expense_ceiling", "front_fee_ceiling", "back_fee_ceiling", "cost", "final_value", "extra_cost",
+                "unstated", "basis")
+UNDECIDED_COLUMNS = ("proj_abbr_name", "declared_name", "holding_pct", "candidates", "undecided")
+
+
+def matched_text(code: str | None) -> str:
+    return ", ".join(MATCH_WORDS.get(c, c) for c in (code or "").split(",") if c)
+
+
+def master_title(master: dict) -> str:
+    isins = f" (ISIN {master['master_isins'].replace(',', ', ')})" if master.get("master_isins") else " (no ISIN filed)"
+    return f"{master.get('master_name') or 'an unnamed master'}{isins}"
+
+
+def siblings_summary(data: dict, abbr: str) -> list[str]:
+    """The lines above a sibling table: the master, how this fund was matched, the cheapest class, the dates."""
+    if data.get("master") is None:
+        reason = (data.get("undecided") or {}).get("undecided")
+        return [f"{abbr}: its master is not decided: {UNDECIDED_WORDS.get(reason, reason)}."]
+    m = data["master"]
+    lines = [f"{abbr} feeds {master_title(m)}: {m['feeders']} Thai feeder{'s' if m['feeders'] != 1 else ''} at "
+             f"{m['companies']} compan{'ies' if m['companies'] != 1 else 'y'}.",
+             f"Matched by {matched_text(data.get('matched_by'))}."]
+    holding = data.get("holding") or {}
+    if holding.get("holding_isin") and holding.get("holding_pct") is not None:
+        lines.append(f"Its master holding: {holding['holding_isin']}, {holding['holding_pct']:.2f} % of NAV "
+                     f"(quarter {holding.get('holding_period')}).")
+    cheapest = data.get("cheapest")
+    if cheapest:
+        lines.append(f"Cheapest sibling: {cheapest['proj_abbr_name']} {cheapest['class'] or '(its only class)'}, "
+                     f"{cheapest['total_expense']:.2f} % a year charged (the factsheet's total expense line).")
+    if data.get("nav_date"):
+        lines.append(f"Total returns from the stored NAVs (distributions reinvested) to {data['nav_date']}; a difference "
+                     "is measured on the days both classes have a NAV.")
+    if m["feeders"] == 1:
+        lines.append("No other Thai fund names this master (an unmatched master name, or the only feeder).")
+    return lines
+
+
+def siblings_frame(data: dict) -> pd.DataFrame:
+    """The sibling table with its titles (COLUMN_TITLES), the matching in words."""
+    rows = []
+    for row in data.get("rows", []):
+        shown = {c: row.get(c) for c in SIBLING_COLUMNS}
+        shown["class"] = row.get("class") or "(only class)"
+        shown["matched_by"] = matched_text(row.get("matched_by"))
+        rows.append(shown)
+    frame = pd.DataFrame(rows, columns=list(SIBLING_COLUMNS))
+    return frame.rename(columns={c: column_title(c) for c in SIBLING_COLUMNS})
+
+
+def costs_summary(data: dict) -> list[str]:
+    """What the fee-drag figures rest on: the amount, the years, the return and where it came from."""
+    basis = data["return_basis"]
+    if basis.startswith("5y_nav:"):
+        _, nav5, day = basis.split(":", 2)
+        source = (f"the class's own 5-year NAV return ({float(nav5):.2f} % a year to {day}) with its total expense "
+                  "added back (NAV returns are after it)")
+    elif basis == "default":
+        source = "an assumed figure (the class has no 5-year NAV return)"
+    else:
+        source = "the figure given"
+    return [f"{data['amount']:,.0f} THB held {data['years']} years at {data['return_pct']:.2f} % a year before fees: "
+            f"{source}.",
+            "Charged fees compound yearly: front-end fee on buying, total expense each year, back-end fee on selling. "
+            "Ceilings (what the prospectus allows) are shown beside, never used."]
+
+
+def costs_frame(data: dict) -> pd.DataFrame:
+    rows = [{c: r.get(c) for c in COST_COLUMNS} for r in data.get("rows", [])]
+    frame = pd.DataFrame(rows, columns=list(COST_COLUMNS))
+    return frame.rename(columns={c: column_title(c) for c in COST_COLUMNS})
+
+
+def undecided_text(code: str | None) -> str:
+    return UNDECIDED_WORDS.get(code or "", code or "")
+
+
+def fee_drag_chart(frame: pd.DataFrame, amount: float, years: int, gross_pct: float):
+    """The basket's funds on one chart: value over the years of `amount` with each one's charged fees."""
+    import holoviews as hv
+
+    from dashboard.present.charts import COMMON_OPTS, HEIGHT, empty_chart
+
+    if frame is None or frame.empty:
+        return empty_chart("No charged total expense to compute a fee drag from")
+    title = (f"{amount:,.0f} THB over {years} years at {gross_pct:g} % a year before fees "
+             "(charged fees; ceilings never used)")
+    curves = [hv.Curve(part, kdims=[hv.Dimension("year", label="Years held")],
+                       vdims=[hv.Dimension("value", label="Value (THB)"), hv.Dimension("cost", label="Fees take (THB)")],
+                       label=name).opts(tools=["hover"], line_dash="dashed" if name == "No fees" else "solid")
+              for name, part in frame.groupby("series", sort=False)]
+    return hv.Overlay(curves).opts(height=HEIGHT, title=title, legend_position="top_left", **COMMON_OPTS)

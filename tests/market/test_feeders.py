@@ -1,0 +1,147 @@
+"""Masters, sibling feeders and fee drag over the demo market store: the demo's feeder families are matched as
+designed (docs/feeders.md), the sibling table's returns agree with the NAV rule worked out on the stored series,
+the fee drag is the model's on the stored fees, and the CLI prints what the store says."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+import numpy as np
+import pytest
+
+from dashboard.cli.main import main
+from dashboard.demo.feeders import FEEDERS
+from dashboard.demo.generator import generate_demo_dataset
+from dashboard.demo.nav import market_nav_frame
+from dashboard.demo.successor_nav import dividend_rows
+from dashboard.market.feeders import class_costs, class_fees, masters, siblings, undecided
+from dashboard.market.nav_figures_table import refresh_nav_figures
+from dashboard.market.nav_store import class_distributions, class_nav, from_market_frame, load_nav, window_rows
+from dashboard.market.store import MarketStore
+from dashboard.models.fee_drag import fee_drag
+from dashboard.models.feeders import BY_ISIN, BY_NAME, BY_NAME_TO_ISIN, NAME_FITS_SEVERAL, NO_MASTER
+from dashboard.models.nav_windows import dividend_series, nav_series, total_return_index
+from tests.conftest import TODAY
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("feeders") / "cache"
+    assert main(["market", "sync", "--demo", "--cache-dir", str(directory), "--only",
+                 "funds,companies,risk,fees,holdings", "--quarters", "1", "--nav-days", "0", "--json"]) == 0
+    ds = generate_demo_dataset(today=TODAY)
+    nav = from_market_frame(market_nav_frame(ds.nav_profiles, TODAY))
+    dist = window_rows([], dividend_rows(ds, {}), date(2000, 1, 1), TODAY).distributions
+    with MarketStore(directory / "market-demo.duckdb") as store:
+        load_nav(store, nav, dist, fetched_on=TODAY)
+        refresh_nav_figures(store, risk_free=0.0)
+        store.publish(["nav", "distributions", "nav_figures"])
+    return directory
+
+
+@pytest.fixture(scope="module")
+def reader(cache):
+    with MarketStore(cache / "market-demo.duckdb", read_only=True) as store:
+        yield store
+
+
+@pytest.fixture(scope="module")
+def demo_feeders(reader):
+    """abbreviation suffix -> the stored feeders row of each demo feeder, found by its abbreviation."""
+    ds = generate_demo_dataset(today=TODAY)
+    out = {}
+    for feeder in FEEDERS:
+        abbr = f"{ds.amcs[feeder.company % len(ds.amcs)]['abbr']}{feeder.suffix}"
+        rows = reader.query("SELECT d.*, f.proj_abbr_name FROM feeders d JOIN funds f USING (proj_id) "
+                            "WHERE f.proj_abbr_name = ?", [abbr])
+        assert len(rows) == 1, abbr
+        out[(feeder.company, feeder.suffix)] = rows[0]
+    return out
+
+
+def test_the_demo_families_are_matched_as_designed(demo_feeders):
+    f = demo_feeders
+    quality = [f[(1, "GQ-UH")], f[(1, "GQ-H")], f[(2, "GQ")], f[(3, "GQ")]]
+    assert len({r["master_id"] for r in quality}) == 1 and quality[0]["master_id"].startswith("isin:LU")
+    assert [r["matched_by"] for r in quality] == [BY_ISIN, BY_ISIN, BY_ISIN, BY_NAME_TO_ISIN]
+    assert len(quality[0]["master_isins"].split(",")) == 2  # the I and A share classes of one master
+    asia = [f[(4, "AL")], f[(5, "AL")]]
+    assert asia[0]["master_id"] == asia[1]["master_id"] == "name:demo asia leaders master fund"
+    assert {r["matched_by"] for r in asia} == {BY_NAME}
+    assert f[(6, "FV")]["master_id"] == "name:demo frontier ventures fund"  # the unmatched name: a master of one
+    assert f[(7, "WI")]["master_id"] != f[(8, "WI")]["master_id"]  # two domiciles: two masters
+    assert f[(4, "WI")]["undecided"] == NAME_FITS_SEVERAL and f[(4, "WI")]["master_id"] is None
+    assert f[(7, "GO")]["undecided"] == NO_MASTER and f[(7, "GO")]["holding_pct"] < 60
+
+
+def test_masters_list_the_most_fed_first_with_the_fee_range(reader, demo_feeders):
+    rows = masters(reader)
+    top = rows[0]
+    assert top["master_id"] == demo_feeders[(1, "GQ-UH")]["master_id"]
+    assert (top["feeders"], top["companies"], top["classes"]) == (4, 3, 6)
+    fees = class_fees(reader, [r["proj_id"] for r in demo_feeders.values() if r["master_id"] == top["master_id"]])
+    charged = [f["charged"].total_expense for f in fees.values()]
+    assert (top["total_expense_min"], top["total_expense_max"]) == (min(charged), max(charged))
+    assert {r["proj_id"] for r in undecided(reader)} == {demo_feeders[(4, "WI")]["proj_id"],
+                                                         demo_feeders[(7, "GO")]["proj_id"]}
+
+
+def _tri(reader, proj_id, name):
+    nav = class_nav(reader, proj_id, name)
+    return total_return_index(nav_series(nav), dividend_series(class_distributions(reader, proj_id, name)))
+
+
+def test_siblings_returns_follow_the_nav_rule_on_the_same_days(reader, demo_feeders):
+    data = siblings(reader, demo_feeders[(2, "GQ")]["proj_abbr_name"])
+    assert len(data["rows"]) == 6 and sum(r["is_cheapest"] for r in data["rows"]) == 1
+    cheapest = data["cheapest"]
+    assert cheapest["total_expense"] == min(r["total_expense"] for r in data["rows"])
+    assert cheapest["diff_1y_vs_cheapest"] == 0
+    end = data["nav_date"]
+    base = _tri(reader, cheapest["proj_id"], cheapest["class"])
+    for row in data["rows"]:
+        tri = _tri(reader, row["proj_id"], row["class"])
+        both = tri.to_frame("a").join(base.rename("b"), how="inner").loc[:str(end)]
+        start = both.loc[:str(end.replace(year=end.year - 1))].iloc[-1]
+        expected = 100 * (both["a"].iloc[-1] / start["a"] - 1) - 100 * (both["b"].iloc[-1] / start["b"] - 1)
+        assert row["diff_1y_vs_cheapest"] == pytest.approx(expected, abs=1e-9)
+        own = tri.loc[:str(end)]
+        own_start = own.loc[:str(end.replace(year=end.year - 1))].iloc[-1]
+        assert row["total_return_1y"] == pytest.approx(100 * (own.iloc[-1] / own_start - 1), abs=1e-9)
+        assert np.isfinite(row["total_return_3y_ann"])
+
+
+def test_fee_drag_is_the_models_on_the_stored_fees(reader, demo_feeders):
+    abbr = demo_feeders[(1, "GQ-UH")]["proj_abbr_name"]
+    data = class_costs(reader, f"{abbr}-A", amount=50_000, years=5, return_pct=6.0)
+    mine, sibling, own_cheapest, peer = data["rows"]
+    fees = class_fees(reader, [data["proj_id"]])[(data["proj_id"], f"{abbr}-A")]
+    assert mine["cost"] == pytest.approx(fee_drag(50_000, 5, 6.0, fees["charged"]).cost)
+    assert [r["comparison"] for r in data["rows"]] == ["this class", "cheapest sibling feeder",
+                                                       "cheapest class of the fund", "peer median"]
+    assert sibling["cost"] <= own_cheapest["cost"] <= mine["cost"]
+    assert mine["extra_cost"] == 0 and sibling["extra_cost"] == pytest.approx(mine["cost"] - sibling["cost"])
+    assert mine["total_expense_ceiling"] >= mine["total_expense"]  # ceilings beside, never used
+    default = class_costs(reader, f"{abbr}-A")
+    assert (default["amount"], default["years"]) == (100_000, 10) and default["return_basis"].startswith("5y_nav:")
+
+
+def test_cli_siblings_json_is_the_store_answer(cache, reader, demo_feeders, capsys):
+    abbr = demo_feeders[(3, "GQ")]["proj_abbr_name"]
+    assert main(["fund", "siblings", abbr, "--demo", "--cache-dir", str(cache), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    expected = json.loads(json.dumps(siblings(reader, abbr), default=str))
+    assert printed == expected
+    assert main(["fund", "siblings", abbr, "--demo", "--cache-dir", str(cache)]) == 0
+    text = capsys.readouterr().out
+    assert "Matched by the master's name, matched to a master other feeders hold by ISIN." in text
+    assert "Total expense charged (% a year)" in text
+
+
+@pytest.mark.parametrize("argv", [["fund", "costs", "XXNOFUND"], ["fund", "costs", "DAD-GOLD", "--years", "0"],
+                                  ["fund", "costs", "DAD-GOLD", "--amount", "-5"], ["fund", "siblings", "nofund"]])
+def test_cli_bad_input_is_one_line_and_exit_2(cache, capsys, argv):
+    assert main([*argv, "--demo", "--cache-dir", str(cache)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err

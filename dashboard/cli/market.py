@@ -22,6 +22,8 @@ from dashboard.errors import BadInputError, SecApiError, quoted
 
 EXIT_OK = 0
 CSV_HELP = "print the table as CSV (UTF-8 with a byte-order mark: Excel opens the Thai intact; labels, not codes)"
+LOOKED_THROUGH_HELP = ("look through funds of Thai funds: units of a fund in the store count as that fund's latest "
+                       "holdings, scaled by weight (what could not be expanded is said)")
 LOG_EVERY_PAGES = 100  # off a terminal, a line per this many pages of one dataset (about two minutes)
 MAX_ROWS = 1_000_000  # --limit: more than the market holds rows of any screen
 
@@ -31,7 +33,7 @@ HOLDER_COLUMNS = ["proj_id", "proj_abbr_name", "issuer", "issue_code", "period",
 HEADERS = {"total_fee_actual": "fee % (charged)", "return_1y": "1y return % (factsheet)", "percent_nav": "% of NAV",
            "assetliab_value": "value (baht)", "company_name_en": "company", "proj_abbr_name": "fund",
            "risk_spectrum": "risk level (1 to 8+)", "fund_status": "status", "period": "quarter",
-           "issue_code": "issue", "isin_code": "ISIN", **NAV_HEADERS}
+           "issue_code": "issue", "isin_code": "ISIN", "through": "through (funds between)", **NAV_HEADERS}
 
 
 # Figures the product computes (from returns or NAVs): two decimals in percent; a Sharpe ratio two
@@ -284,14 +286,23 @@ def cmd_market_screen(args: argparse.Namespace) -> int:
 
 @_store_errors
 def cmd_market_holders(args: argparse.Namespace) -> int:
-    from dashboard.market.holdings import holders
+    from dashboard.market.holdings import checked_period, holders
+    from dashboard.market.lookthrough import look_through
 
+    view = None
     with _readable_store(args) as store:
-        rows = holders(store, args.query, args.period)
+        if args.looked_through:
+            quarter = checked_period(store, args.period)
+            view = look_through(store, quarter) if quarter is not None else None
+        rows = holders(store, args.query, args.period, looked_through=view if view is not None else False)
     from dashboard.market.holdings import holders_summary
 
-    return _emit_rows(args, rows, HOLDER_COLUMNS, f"no fund in the store holds {quoted(args.query)} in that quarter",
-                      summary=holders_summary(rows, terminal_text(args.query)) if rows else "")
+    columns = HOLDER_COLUMNS + (["through"] if view is not None else [])
+    summary = holders_summary(rows, terminal_text(args.query)) if rows else ""
+    if view is not None and not args.json and not getattr(args, "csv", False):
+        err(f"looked through: {terminal_text(view.summary())}")
+    return _emit_rows(args, rows, columns, f"no fund in the store holds {quoted(args.query)} in that quarter",
+                      summary=summary)
 
 
 @_store_errors
@@ -299,7 +310,7 @@ def cmd_market_overlap(args: argparse.Namespace) -> int:
     from dashboard.market.holdings import overlap
 
     with _readable_store(args) as store:
-        data = overlap(store, args.funds, args.period)
+        data = overlap(store, args.funds, args.period, looked_through=args.looked_through)
         marks = ", ".join("?" * len(data["funds"]))
         abbrs = {r["proj_id"]: r["proj_abbr_name"] for r in store.query(
             f"SELECT proj_id, proj_abbr_name FROM funds WHERE proj_id IN ({marks})", list(data["funds"]))
@@ -313,6 +324,8 @@ def cmd_market_overlap(args: argparse.Namespace) -> int:
     out(f"quarter {quarter_text(data['period']) if data['period'] else '(no holdings stored)'}")
     for proj_id, lacking in data["missing"].items():
         out(f"note: {name[proj_id]}: {lacking}")
+    if "looked_through_note" in data:
+        out(f"looked through: {terminal_text(data['looked_through_note'])}")
     for pair, pct in data["overlap_pct"].items():
         a, b = pair.split("|")
         out(f"{name[a]} and {name[b]}: {pct:.2f}% overlap")
@@ -324,6 +337,104 @@ def cmd_market_overlap(args: argparse.Namespace) -> int:
             out(line)
     else:
         out("no security held in common")
+    return EXIT_OK
+
+
+@_store_errors
+def cmd_market_basket(args: argparse.Namespace) -> int:
+    """A basket with amounts (a CSV of fund, class and amount) weighed from the store: its allocation, total expense
+    and yearly baht cost, holdings looked through and added up across the funds, overlap and NAV as one portfolio."""
+    from pathlib import Path
+
+    from dashboard.market.basket_holdings import basket_holdings, basket_overlap, check_classes, store_figures
+    from dashboard.models.basket_amounts import (ESTIMATE_NOTE, BasketAmounts, portfolio_nav, weighted_allocation,
+                                                 weighted_expense)
+    from dashboard.present.text import fmt_number, quarter_text
+
+    path = Path(args.csv_file)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BadInputError(f"the amounts CSV {quoted(str(path))} could not be read ({exc.strerror or exc})") from None
+    with _readable_store(args) as store:
+        basket = BasketAmounts()
+        unknown = basket.load_csv(data, lambda fund: store.resolve(fund))
+        check_classes(store, basket.classes)
+        amounts = dict(basket.amounts)
+        figures = store_figures(store, list(amounts), basket.classes)
+        rows, view, no_holdings = basket_holdings(store, amounts, args.period, limit=args.top)
+        pairs = basket_overlap(store, list(amounts), args.period) if len(amounts) > 1 else None
+        names = {r["proj_id"]: r["proj_abbr_name"] for r in store.query(
+            f"SELECT proj_id, proj_abbr_name FROM funds WHERE proj_id IN ({', '.join('?' * len(amounts))})",
+            list(amounts))}
+    allocation, no_allocation = weighted_allocation(figures["allocation"], amounts)
+    expense = weighted_expense(figures["fees"], amounts)
+    start, value, no_nav = portfolio_nav(figures["navs"], amounts)
+    label = lambda p: names.get(p) or p  # noqa: E731
+    if unknown:
+        err(f"note: not funds in the store, left out: {', '.join(terminal_text(u) for u in unknown)}")
+    answer = {
+        "estimate": ESTIMATE_NOTE, "total": sum(amounts.values()),
+        "funds": [{"proj_id": p, "fund": label(p), "class": basket.classes.get(p, ""), "amount": a}
+                  for p, a in amounts.items()],
+        "unknown": unknown,
+        "allocation": allocation.to_dict("records"), "allocation_left_out": no_allocation,
+        "expense": {"percent": expense.percent, "yearly_baht": expense.yearly_baht, "covered": expense.covered,
+                    "left_out": expense.left_out},
+        "holdings": rows, "holdings_left_out": no_holdings,
+        "looked_through_note": view.summary() if view is not None else "",
+        "overlap_pct": (pairs or {}).get("overlap_pct", {}),
+        "nav": {"start": start.isoformat() if start else None,
+                "last": value.index[-1].date().isoformat() if len(value) else None,
+                "value": float(value.iloc[-1]) if len(value) else None,
+                "return_pct": float(100 * (value.iloc[-1] / value.iloc[0] - 1)) if len(value) else None,
+                "left_out": no_nav},
+    }
+    if args.json:
+        sys.stdout.write(json_text(answer) + "\n")
+        return EXIT_OK
+    shown = {"amount": lambda r: fmt_number(r.get("amount"), 2), "baht": lambda r: fmt_number(r.get("baht"), 0),
+             "percent": lambda r: fmt_number(r.get("percent"), 2)}
+    out(f"Basket of {len(amounts)} funds, {fmt_number(answer['total'], 2)} baht. {ESTIMATE_NOTE}")
+    for line in record_table(answer["funds"], ["fund", "class", "amount"], headers={"amount": "amount (baht)"},
+                             formatters=shown):
+        out(line)
+    out("")
+    if len(allocation):
+        out("Asset allocation, weighted by amount" + (f" (left out, none published: "
+            f"{', '.join(label(p) for p in no_allocation)})" if no_allocation else "") + ":")
+        for line in record_table(allocation.to_dict("records"), ["asset_name", "percent", "baht"],
+                                 headers={"asset_name": "asset", "percent": "% of the basket", "baht": "baht"},
+                                 formatters=shown):
+            out(line)
+    else:
+        out("Asset allocation: none published for these funds in the store (`market sync --only allocation`).")
+    if expense.percent is not None:
+        out(f"Total annual expense, weighted: {expense.percent:.2f}% a year, about {fmt_number(expense.yearly_baht, 0)} "
+            "baht a year" + (f" (left out, no fee charged known: {', '.join(label(p) for p in expense.left_out)})"
+                             if expense.left_out else "") + ".")
+    else:
+        out("Total annual expense: no charged fee stored for these funds (`market sync --only fees`).")
+    if rows:
+        period = quarter_text(view.period) if view is not None else ""
+        out(f"Holdings looked through across the funds, {period} (the same security through several funds added up):")
+        for line in record_table(rows, ["issue_code", "issuer", "baht", "percent", "funds", "through"],
+                                 headers={**HEADERS, "baht": "baht", "percent": "% of the basket",
+                                          "funds": "funds", "through": "through"}, formatters=shown):
+            out(line)
+        out(f"looked through: {terminal_text(answer['looked_through_note'])}")
+    if no_holdings:
+        out(f"no holdings stored in the quarter for: {', '.join(label(p) for p in no_holdings)}")
+    for pair, pct in answer["overlap_pct"].items():
+        a, b = pair.split("|")
+        out(f"{label(a)} and {label(b)}: {pct:.2f}% overlap (looked through)")
+    if start is not None:
+        nav = answer["nav"]
+        out(f"As one portfolio bought on {start.isoformat()}: {fmt_number(nav['value'], 0)} baht on {nav['last']} "
+            f"({nav['return_pct']:+.2f}%)" + (f"; left out, no NAV stored: {', '.join(label(p) for p in no_nav)}"
+                                              if no_nav else "") + ".")
+    else:
+        out("NAV as one portfolio: no NAV stored for these funds (`market sync --only nav`).")
     return EXIT_OK
 
 
@@ -393,9 +504,17 @@ def add_market_commands(subparsers, *, common: argparse.ArgumentParser | None = 
     holders = add("holders", cmd_market_holders, "every fund holding a security (issue code, ISIN or part of the issuer's name)")
     holders.add_argument("query", metavar="QUERY")
     holders.add_argument("--period", metavar="YYYYMM", help="quarter (default: the latest stored)")
+    holders.add_argument("--looked-through", action="store_true", help=LOOKED_THROUGH_HELP)
     overlap = add("overlap", cmd_market_overlap, "holdings funds share, and each pair's overlap")
     overlap.add_argument("funds", nargs="+", metavar="FUND", help="proj_id or exact abbreviation (two or more)")
     overlap.add_argument("--period", metavar="YYYYMM", help="quarter (default: the latest stored)")
+    overlap.add_argument("--looked-through", action="store_true", help=LOOKED_THROUGH_HELP)
+    basket = add("basket", cmd_market_basket, "a basket with amounts (CSV of fund, class, amount): allocation, expense "
+                 "and its yearly baht, holdings looked through, overlap, NAV as one portfolio (an estimate)")
+    basket.add_argument("csv_file", metavar="AMOUNTS.csv", help="a CSV with a header row: fund (proj_id or "
+                        "abbreviation), class (may be left out), amount (baht)")
+    basket.add_argument("--period", metavar="YYYYMM", help="holdings quarter (default: the latest stored)")
+    basket.add_argument("--top", type=_positive, default=20, metavar="N", help="the N largest holdings (default 20)")
     return market
 
 
@@ -500,4 +619,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 __all__ = ["add_market_commands", "build_parser", "main", "cmd_market_sync", "cmd_market_status", "cmd_market_export",
-           "cmd_market_screen", "cmd_market_holders", "cmd_market_overlap", "Progress"]
+           "cmd_market_screen", "cmd_market_holders", "cmd_market_overlap", "cmd_market_basket", "Progress"]

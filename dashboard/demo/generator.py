@@ -16,6 +16,7 @@ from datetime import date
 from dashboard.api.periods import offered_periods
 from dashboard.demo.dataset import DemoDataset
 from dashboard.demo.feeders import FeederFamilies
+from dashboard.demo.fund_of_funds import FundOfFundsBuilder
 from dashboard.demo.funds import FundBuilder
 from dashboard.demo.licences import LicenceBuilder
 from dashboard.demo.pools import DEFAULT_SEED
@@ -46,7 +47,7 @@ def _generated(seed: int, today: date, scale: str = "small") -> bytes:
     return marshal.dumps(_Builder(seed, today, scale).build())
 
 
-class _Builder(FeederFamilies, FundBuilder, LicenceBuilder):
+class _Builder(FeederFamilies, FundBuilder, LicenceBuilder, FundOfFundsBuilder):
     """Builds every payload from one seed; each record kind has its own small method."""
 
     def build(self) -> dict:
@@ -61,4 +62,5 @@ class _Builder(FeederFamilies, FundBuilder, LicenceBuilder):
         self.successor_licences()
         self.successor_alerts()
         self.build_feeder_families()  # appended after everything, on streams of their own
+        self.build_funds_of_funds(plans)  # appended last, on streams of their own: no other fund's draws change
         return self.out

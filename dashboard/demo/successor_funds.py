@@ -37,6 +37,7 @@ STOPPED_UPDATING = "2022-05-01"  # fields of funds liquidated before this are nu
 # holdings asset/liability code -> its Thai description (assetliab_desc)
 ASSETLIAB_DESC = {
     "101": "หุ้นสามัญ",
+    "104": "หน่วยลงทุน",
     "201": "พันธบัตรรัฐบาล",
     "202": "ตั๋วเงินคลังและพันธบัตรธนาคารแห่งประเทศไทย",
     "211": "หุ้นกู้",

@@ -14,11 +14,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from dashboard.errors import BadInputError, quoted
+from dashboard.market.lookthrough import LookThrough, look_through, lines_sql
 from dashboard.market.store import MarketStore
 from dashboard.records.counts import count_text
 
 HOLDER_FIELDS = ("proj_id", "proj_abbr_name", "period", "percent_nav", "assetliab_value", "issue_code", "isin_code",
-                 "issuer")
+                 "issuer", "through")
 MOST_HELD_FIELDS = ("security", "issue_code", "isin_code", "issuer", "period", "funds", "total_value",
                     "percent_nav_avg")
 _PLACEHOLDERS = {"", "-", "--", "n/a", "none", "null"}
@@ -41,6 +42,11 @@ def latest_period(store: MarketStore) -> str | None:
     return rows[0]["p"] if rows else None
 
 
+def checked_period(store: MarketStore, period: str | None) -> str | None:
+    """The quarter asked (YYYYMM, checked against those stored), else the latest stored; None when none is."""
+    return _period(store, period)
+
+
 def _period(store: MarketStore, period: str | None) -> str | None:
     if period is None:
         return latest_period(store)
@@ -55,30 +61,45 @@ def _period(store: MarketStore, period: str | None) -> str | None:
     return text
 
 
-def holders(store: MarketStore, query: str, period: str | None = None) -> list[dict]:
+def holders(store: MarketStore, query: str, period: str | None = None, *,
+            looked_through: bool | LookThrough = False) -> list[dict]:
     """Every fund holding a security in one quarter (the latest stored): the security its issue code or ISIN names
     (exact, any case), else every security whose issuer's name contains the text ("chanthaburi foods"); rows carry
-    the issue code and issuer, so securities found by name stay apart."""
+    the issue code and issuer, so securities found by name stay apart.
+
+    `looked_through` (True, or a `look_through` of the quarter): funds of Thai funds hold what those funds hold,
+    scaled by weight (`market.lookthrough`); `through` names the funds between ("" for a fund's own line; several
+    paths joined by "; ")."""
     text = (query or "").strip()
     if not text or text.casefold() in _PLACEHOLDERS:
         raise BadInputError("give an issue code or ISIN (such as PTT or TH0646010015), or part of the issuer's name")
     quarter = _period(store, period)
     if quarter is None:
         return []
+    prefix, params, frames, source = "", [], None, "(SELECT *, '' AS through FROM holdings)"
+    if looked_through is not False:
+        view = looked_through if isinstance(looked_through, LookThrough) else look_through(store, quarter)
+        prefix, params, frames = lines_sql(view)
+        source = "lt_lines"
     by_code = "(upper(trim(h.issue_code)) = upper(?) OR upper(trim(h.isin_code)) = upper(?))"
-    rows = store.query(_HOLDERS_SQL.format(match=by_code, security=""), [quarter, text, text])
+    rows = store.query(prefix + " " + _HOLDERS_SQL.format(source=source, match=by_code, security=""),
+                       [*params, quarter, text, text], frames=frames)
     if rows:
         return rows
     by_name = "contains(lower(coalesce(h.issuer, '')), lower(?))"
     per_security = ", coalesce(nullif(trim(h.isin_code), ''), upper(trim(h.issue_code)), lower(trim(h.issuer)))"
-    return store.query(_HOLDERS_SQL.format(match=by_name, security=per_security), [quarter, text])
+    return store.query(prefix + " " + _HOLDERS_SQL.format(source=source, match=by_name, security=per_security),
+                       [*params, quarter, text], frames=frames)
 
 
 _HOLDERS_SQL = (
     "SELECT h.proj_id, f.proj_abbr_name, h.period, sum(h.percent_nav) AS percent_nav, "
     "sum(h.assetliab_value) AS assetliab_value, any_value(h.issue_code) AS issue_code, "
-    "any_value(h.isin_code) AS isin_code, any_value(h.issuer) AS issuer "
-    "FROM holdings h LEFT JOIN funds f ON f.proj_id = h.proj_id "
+    "any_value(h.isin_code) AS isin_code, any_value(h.issuer) AS issuer, "
+    "coalesce(nullif(string_agg(DISTINCT CASE WHEN h.through = '' THEN 'directly' ELSE h.through END, '; ' "
+    "ORDER BY CASE WHEN h.through = '' THEN 'directly' ELSE h.through END), 'directly'), '') "
+    "AS through "
+    "FROM {source} h LEFT JOIN funds f ON f.proj_id = h.proj_id "
     "WHERE h.period = ? AND NOT coalesce(h.is_nav_total, FALSE) AND {match} "
     "GROUP BY h.proj_id, f.proj_abbr_name, h.period{security} "
     "ORDER BY percent_nav DESC NULLS LAST, h.proj_id")
@@ -117,12 +138,15 @@ def _security_key(issue_code: Any, isin_code: Any) -> str | None:
     return None
 
 
-def overlap(store: MarketStore, funds: Sequence[str], period: str | None = None) -> dict:
+def overlap(store: MarketStore, funds: Sequence[str], period: str | None = None, *,
+            looked_through: bool = False) -> dict:
     """Securities held in common and each pair's overlap: the sum over common holdings of the smaller weight.
 
     A security is its ISIN, else its issue code; lines without either (cash, derivatives) and NAV
     totals are not holdings that can be shared. A fund's weight is the sum of its lines of the security.
     A fund with holdings but no profile row is answered from its holdings; `missing` says so, by proj_id.
+    `looked_through`: each fund's units of Thai funds in the store are replaced by those funds' holdings, scaled
+    (`market.lookthrough`); `looked_through_note` then says what was looked through and what could not be.
     """
     proj_ids: list[str] = []
     missing: dict[str, str] = {}
@@ -136,12 +160,19 @@ def overlap(store: MarketStore, funds: Sequence[str], period: str | None = None)
         raise BadInputError("overlap needs at least two different funds")
     quarter = _period(store, period)
     rows: list[dict] = []
-    if quarter is not None:
+    note: dict = {}
+    if quarter is not None and looked_through:
+        view = look_through(store, quarter, proj_ids)
+        sql, params, frames = lines_sql(view, only=proj_ids)
+        rows = store.query(f"{sql} SELECT proj_id, issue_code, isin_code, issuer, percent_nav FROM lt_lines "
+                           "ORDER BY proj_id", params, frames=frames)
+        note = {"looked_through_note": view.summary(proj_ids)}
+    elif quarter is not None:
         marks = ", ".join("?" * len(proj_ids))
         rows = store.query(
             f"SELECT proj_id, issue_code, isin_code, issuer, percent_nav FROM holdings WHERE period = ? "
             f"AND proj_id IN ({marks}) AND NOT coalesce(is_nav_total, FALSE) ORDER BY proj_id", [quarter, *proj_ids])
-    return {"funds": proj_ids, "period": quarter, **overlap_of(proj_ids, rows), "missing": missing}
+    return {"funds": proj_ids, "period": quarter, **overlap_of(proj_ids, rows), "missing": missing, **note}
 
 
 def overlap_of(proj_ids: Sequence[str], rows: Iterable[Mapping]) -> dict:
@@ -200,13 +231,16 @@ def _clean(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip().casefold() not in _PLACEHOLDERS else None
 
 
-def most_held(store: MarketStore, period: str | None = None, *, limit: int | None = 20) -> list[dict]:
+def most_held(store: MarketStore, period: str | None = None, *, limit: int | None = 20,
+              looked_through: bool | LookThrough = False) -> list[dict]:
     """The securities held by the most funds in a quarter (the latest stored by default).
 
     A security is its ISIN, else its issue code (as in `overlap`); lines with neither and NAV totals
     are never counted. Rows {"security" (what `holders` takes), "issue_code", "isin_code", "issuer",
     "period", "funds" (funds holding it), "total_value" (baht, summed), "percent_nav_avg" (the mean
     over those funds of each one's share of NAV)}, most funds first, then the largest value.
+    `looked_through` (True, or a `look_through` of the quarter): a fund of Thai funds holds what they hold, scaled
+    by weight; a fund holding a security directly and through another fund counts once.
     """
     quarter = _period(store, period)
     if quarter is None:
@@ -214,12 +248,19 @@ def most_held(store: MarketStore, period: str | None = None, *, limit: int | Non
     if limit is not None and int(limit) < 0:
         raise BadInputError("the limit must be 0 or more")
     isin, issue = _clean_sql("isin_code"), _clean_sql("issue_code")
-    sql = (f"WITH lines AS (SELECT proj_id, period, upper(coalesce({isin}, {issue})) AS security, {issue} AS issue_code, "
-           f"{isin} AS isin_code, {_clean_sql('issuer')} AS issuer, assetliab_value, percent_nav FROM holdings "
+    params: list = []
+    frames = None
+    source, prefix = "holdings", "WITH "
+    if looked_through is not False:
+        view = looked_through if isinstance(looked_through, LookThrough) else look_through(store, quarter)
+        prefix, params, frames = lines_sql(view)
+        prefix, source = prefix + ", ", "lt_lines"
+    sql = (f"{prefix}lines AS (SELECT proj_id, period, upper(coalesce({isin}, {issue})) AS security, {issue} AS issue_code, "
+           f"{isin} AS isin_code, {_clean_sql('issuer')} AS issuer, assetliab_value, percent_nav FROM {source} "
            "WHERE period = ? AND NOT coalesce(is_nav_total, FALSE)) "
            "SELECT security, min(issue_code) AS issue_code, min(isin_code) AS isin_code, min(issuer) AS issuer, "
            "any_value(period) AS period, count(DISTINCT proj_id) AS funds, sum(assetliab_value) AS total_value, "
            "sum(percent_nav) / count(DISTINCT proj_id) AS percent_nav_avg FROM lines WHERE security IS NOT NULL "
            "GROUP BY security ORDER BY funds DESC, total_value DESC NULLS LAST, security"
            + (f" LIMIT {int(limit)}" if limit is not None else ""))
-    return store.query(sql, [quarter])
+    return store.query(sql, [*params, quarter], frames=frames)

@@ -22,6 +22,7 @@ import param
 from dashboard.errors import BadInputError, SecApiError
 from dashboard.market import queries
 from dashboard.market import holdings
+from dashboard.market.lookthrough import look_through
 from dashboard.market import status as market_status
 from dashboard.config import ApiSettings
 from dashboard.market import store as market_store
@@ -67,6 +68,18 @@ def screen_frame(rows: list[dict]) -> pd.DataFrame:
         frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
     frame["peers"] = pd.to_numeric(frame["peers"], errors="coerce").astype("Int64")
     frame["last_nav_date"] = frame["last_nav_date"].astype(object).where(frame["last_nav_date"].notna(), None)
+    return frame
+
+
+def overlap_pairs_frame(pairs: dict[str, float], names: dict[str, str] | None = None) -> pd.DataFrame:
+    """Each pair's overlap as rows (fund, other, overlap_pct), from holdings.overlap's "a|b" -> percent."""
+    names = names or {}
+    rows = []
+    for pair, pct in pairs.items():
+        a, b = pair.split("|")
+        rows.append({"fund": names.get(a, a), "other": names.get(b, b), "overlap_pct": pct})
+    frame = pd.DataFrame(rows, columns=["fund", "other", "overlap_pct"])
+    frame["overlap_pct"] = pd.to_numeric(frame["overlap_pct"], errors="coerce").astype("float64")
     return frame
 
 
@@ -160,6 +173,21 @@ class MarketScreen(param.Parameterized):
                                   "(a name finds several securities, so a fund may have several rows).")
     holders_summary = param.String(default="", doc="Who holds `security`, counted as distinct funds, in words "
                                                    "(market.holdings.holders_summary); empty before a search.")
+    looked_through = param.Boolean(default=False, doc="Whether the most-held securities, who holds a security and the "
+                                   "overlap look through funds of Thai funds (market.lookthrough): units of a fund in "
+                                   "the snapshot count as that fund's latest holdings, scaled by weight.")
+    looked_through_note = param.String(default="", doc="What the look-through expanded and what it could not, in words "
+                                                       "(LookThrough.summary); empty when not looked through.")
+    overlap_funds = param.List(default=[], item_type=str, doc="The funds whose overlap is shown (proj_ids), two or more.")
+    overlap_labels = param.Dict(default={}, doc="The overlap funds' abbreviations by proj_id (the proj_id without one).")
+    overlap_pairs = param.DataFrame(default=None, allow_None=True,
+                                    doc="Each pair's overlap (fund, other, overlap_pct: the sum over common holdings "
+                                        "of the smaller weight, % of NAV).")
+    overlap_common = param.DataFrame(default=None, allow_None=True,
+                                     doc="The securities the overlap funds hold in common: issue_code, isin_code, "
+                                         "issuer and a weight column per fund, named by its proj_id (% of NAV).")
+    overlap_note = param.String(default="", doc="The overlap's quarter, funds without a profile and (looked through) "
+                                                "what could not be expanded, in words.")
 
     # ---- a sync --------------------------------------------------------------------------------------
     syncing = param.Boolean(default=False, doc="True while a sync runs (this one's demo sync, or one seen in the snapshot).")
@@ -180,7 +208,7 @@ class MarketScreen(param.Parameterized):
     def _reset_frames(self) -> None:
         self.param.update(results=empty_results(), holders=holders_frame([]), spectrum=market_frame([], SPECTRUM_FIELDS),
                           fees=market_frame([], FEE_FIELDS), most_held=market_frame([], MOST_HELD_FIELDS),
-                          companies={})
+                          companies={}, overlap_pairs=overlap_pairs_frame({}), looked_through_note="")
 
     # ---- reading the snapshot --------------------------------------------------------------------
 
@@ -244,7 +272,19 @@ class MarketScreen(param.Parameterized):
         return {"spectrum": market_frame(queries.risk_spectrum(store, status=status), SPECTRUM_FIELDS),
                 "fees": market_frame(queries.fees_by_policy(store, status=status), FEE_FIELDS),
                 "fee_position": queries.fee_percentile(store, fund, status=status) if fund else None,
-                "most_held": market_frame(holdings.most_held(store, limit=MOST_HELD_LIMIT), MOST_HELD_FIELDS)}
+                **self._most_held(store, self.looked_through)}
+
+    @staticmethod
+    def _most_held(store: MarketStore, looked_through: bool) -> dict[str, Any]:
+        """The most-held securities, direct or looked through (with the note of what was looked through)."""
+        view, note = None, ""
+        if looked_through:
+            quarter = holdings.latest_period(store)
+            if quarter is not None:
+                view = look_through(store, quarter)
+                note = view.summary()
+        rows = holdings.most_held(store, limit=MOST_HELD_LIMIT, looked_through=view if view is not None else False)
+        return {"most_held": market_frame(rows, MOST_HELD_FIELDS), "looked_through_note": note}
 
     # ---- operations ------------------------------------------------------------------------------
 
@@ -310,8 +350,9 @@ class MarketScreen(param.Parameterized):
         """Every fund holding a security (issue code or ISIN) in the latest quarter (`holders`)."""
         text = (self.security if security is None else security).strip()
         self.security = text
+        through = self.looked_through
         try:
-            rows = await self._read(lambda store: holdings.holders(store, text))
+            rows = await self._read(lambda store: holdings.holders(store, text, looked_through=through))
         except (BadInputError, SecApiError):
             self.param.update(holders=holders_frame([]), holders_summary="")
             raise
@@ -320,8 +361,85 @@ class MarketScreen(param.Parameterized):
         return self.holders
 
     async def overlap(self, funds: list[str], period: str | None = None) -> dict:
-        """How much funds overlap in one quarter (holdings.overlap)."""
-        return await self._read(lambda store: holdings.overlap(store, funds, period))
+        """How much funds overlap in one quarter (holdings.overlap), looked through when `looked_through`."""
+        through = self.looked_through
+        return await self._read(lambda store: holdings.overlap(store, funds, period, looked_through=through))
+
+    async def find_overlap(self, funds: list[str] | None = None) -> pd.DataFrame:
+        """The overlap of `funds` (proj_ids or exact abbreviations; the last asked when None) in the latest quarter:
+        `overlap_pairs`, `overlap_common` and `overlap_note`. Bad input (one fund, an unknown one) raises and changes
+        nothing."""
+        asked = list(self.overlap_funds if funds is None else funds)
+        if not asked:
+            self.param.update(overlap_funds=[], overlap_pairs=overlap_pairs_frame({}), overlap_common=None,
+                              overlap_note="")
+            return self.overlap_pairs
+
+        through = self.looked_through
+
+        def work(store: MarketStore) -> dict[str, Any]:
+            data = holdings.overlap(store, asked, None, looked_through=through)
+            marks = ", ".join("?" * len(data["funds"]))
+            names = {r["proj_id"]: r["proj_abbr_name"] for r in store.query(
+                f"SELECT proj_id, proj_abbr_name FROM funds WHERE proj_id IN ({marks})", list(data["funds"]))}
+            return {"data": data, "names": names}
+
+        answer = await self._read(work)
+        data, names = answer["data"], answer["names"]
+        label = {p: names.get(p) or p for p in data["funds"]}
+        common = pd.DataFrame([{"issue_code": c["issue_code"], "isin_code": c["isin_code"], "issuer": c["issuer"],
+                                **{p: c["weights"].get(p) for p in data["funds"]}} for c in data["common"]],
+                              columns=["issue_code", "isin_code", "issuer", *data["funds"]])
+        for proj_id in data["funds"]:
+            common[proj_id] = pd.to_numeric(common[proj_id], errors="coerce").astype("float64")
+        notes = [f"{label[p]}: {why}" for p, why in data["missing"].items()]
+        if data.get("looked_through_note"):
+            notes.append(data["looked_through_note"])
+        self.param.update(overlap_funds=list(data["funds"]), overlap_labels=label, overlap_pairs=overlap_pairs_frame(data["overlap_pct"], label),
+                          overlap_common=common, overlap_note=" ".join(notes), error="")
+        return self.overlap_pairs
+
+    async def basket_lookthrough(self, amounts: dict[str, float]) -> dict[str, Any]:
+        """A basket with amounts in the latest quarter, looked through (market.basket_holdings): `holdings` (a frame:
+        security, issuer, baht, percent of the basket, funds, through), `note` (what could not be expanded),
+        `no_holdings` (basket funds without holdings in the quarter), `pairs` (each pair's overlap, looked through,
+        fund and other by abbreviation) and `period`."""
+        from dashboard.market.basket_holdings import BASKET_HOLDING_FIELDS, basket_holdings
+
+        amounts = dict(amounts)
+
+        def work(store: MarketStore) -> dict[str, Any]:
+            rows, view, no_holdings = basket_holdings(store, amounts)
+            ids = [p for p in amounts if p not in no_holdings]
+            pairs = holdings.overlap(store, ids, view.period, looked_through=True) if view is not None and len(ids) > 1 else None
+            names = view.names if view is not None else {}
+            missing = [p for p in ids if p not in names]
+            if missing:
+                marks = ", ".join("?" * len(missing))
+                names = {**names, **{r["proj_id"]: r["proj_abbr_name"] for r in store.query(
+                    f"SELECT proj_id, proj_abbr_name FROM funds WHERE proj_id IN ({marks})", missing)
+                    if r["proj_abbr_name"]}}
+            frame = pd.DataFrame(rows, columns=list(BASKET_HOLDING_FIELDS))
+            for column in ("baht", "percent"):
+                frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("float64")
+            return {"holdings": frame, "note": view.summary() if view is not None else "",
+                    "no_holdings": no_holdings, "period": view.period if view is not None else None,
+                    "pairs": overlap_pairs_frame(pairs["overlap_pct"] if pairs else {}, names)}
+
+        return await self._read(work)
+
+    async def set_looked_through(self, looked_through: bool) -> None:
+        """Look through funds of Thai funds, or not: the most-held securities, who holds the security asked and the
+        overlap asked are read again."""
+        self.looked_through = bool(looked_through)
+        if not self.has_store:
+            return
+        update = await self._read(lambda store: self._most_held(store, self.looked_through))
+        self.param.update(**update)
+        if self.security:
+            await self.find_holders()
+        if self.overlap_funds:
+            await self.find_overlap()
 
     async def basket_overlap(self, fund: str, others: list[str], period: str | None = None) -> pd.DataFrame:
         """The fund's overlap with each of `others` in one quarter (the latest stored when None): one row per

@@ -242,6 +242,11 @@ class SnapshotViews:
             con.execute(f"CREATE VIEW {table} AS SELECT * FROM _empty_{table}")
             self._files[table] = ()
 
+    @property
+    def signature(self) -> Any:
+        """The published generation the views point at (as of the last `refresh`)."""
+        return self._signature
+
     def _stat(self) -> Any:
         try:
             st = (self.directory / MANIFEST).stat()

@@ -18,7 +18,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -65,6 +65,7 @@ class MarketStore:
         self.moved_aside: Path | None = None
         self._views: SnapshotViews | None = None
         self._publisher: Publisher | None = None
+        self._swaps = 0  # the writer's swaps so far (`signature`)
         if read_only:
             self.snapshot_dir = snapshot_dir(settings, path)
             self.path = self.snapshot_dir
@@ -159,11 +160,21 @@ class MarketStore:
         """Whether there is anything to read: a dataset swapped in (and, for a reader, published)."""
         return bool(self.query("SELECT 1 FROM meta WHERE complete LIMIT 1"))
 
-    def _run(self, sql: str, params: Sequence[Any] | None, fetch):
+    def signature(self) -> Any:
+        """What changes whenever what the store answers may have changed (a reader: the published snapshot's manifest;
+        the writer: each swap), for caches of derived answers. Cheap: at most one stat."""
+        if self._views is not None:
+            self._refresh()
+            return ("snapshot", self._views.signature)
+        return ("writer", self._swaps)
+
+    def _run(self, sql: str, params: Sequence[Any] | None, fetch, frames: Mapping[str, pd.DataFrame] | None = None):
         self._refresh()
         for attempt in (1, 2):
             cur = self.con.cursor()
             try:
+                for name, frame in (frames or {}).items():  # this query's own small tables (on its own cursor)
+                    cur.register(name, frame)
                 return fetch(cur.execute(sql, params or []))
             except duckdb.IOException:
                 # a file of an older generation went (its reader was slow): read the newest one, once
@@ -174,14 +185,17 @@ class MarketStore:
                 cur.close()
         raise AssertionError("unreachable")
 
-    def query(self, sql: str, params: Sequence[Any] | None = None) -> list[dict]:
+    def query(self, sql: str, params: Sequence[Any] | None = None, *,
+              frames: Mapping[str, pd.DataFrame] | None = None) -> list[dict]:
+        """Rows as dicts. `frames`: data frames the query reads as tables by these names (registered on its cursor)."""
         def rows(result):
             names = [d[0] for d in result.description]
             return [dict(zip(names, row)) for row in result.fetchall()]
-        return self._run(sql, params, rows)
+        return self._run(sql, params, rows, frames)
 
-    def frame(self, sql: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
-        return self._run(sql, params, lambda result: result.df())
+    def frame(self, sql: str, params: Sequence[Any] | None = None, *,
+              frames: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
+        return self._run(sql, params, lambda result: result.df(), frames)
 
     def count(self, table: str) -> int:
         check_table(table)
@@ -376,6 +390,7 @@ class MarketStore:
         Holdings are one file per quarter: `period` publishes that quarter alone, else every quarter
         stored (and quarters no longer stored leave the snapshot).
         """
+        self._swaps += 1  # whatever is published may have changed (`signature`)
         self._write_check()
         with self._lock:
             names = list(SNAPSHOT_TABLES) if tables is None else [t for t in dict.fromkeys(tables)]

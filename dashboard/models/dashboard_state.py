@@ -22,6 +22,7 @@ from dashboard.api.sync import SecClient
 from dashboard.errors import BadInputError, SecApiError
 from dashboard.models import url_codec
 from dashboard.models.basket import MAX_BASKET, FundBasket, parse_proj_ids
+from dashboard.models.basket_amounts import BasketAmounts
 from dashboard.models.factsheet import FundFactsheet
 from dashboard.models.holdings import HoldingsByQuarter
 from dashboard.models.licensee import LicenceCheck
@@ -75,6 +76,8 @@ class DashboardState(param.Parameterized):
     factsheet = param.ClassSelector(class_=FundFactsheet, doc="The selected fund's factsheet.")
     holdings = param.ClassSelector(class_=HoldingsByQuarter, doc="The selected fund's holdings by quarter.")
     basket = param.ClassSelector(class_=FundBasket, doc="The comparison basket.")
+    amounts = param.ClassSelector(class_=BasketAmounts, doc="The baht held in each basket fund (in the session; in the "
+                                                            "link only when opted in).")
     licence = param.ClassSelector(class_=LicenceCheck, doc="The licence register lookups.")
 
     search_error = param.String(default="", doc="Why the last search failed; empty when it worked.")
@@ -89,6 +92,7 @@ class DashboardState(param.Parameterized):
         params.setdefault("search", FundSearch(client=client))
         params.setdefault("factsheet", FundFactsheet(client=client))
         params.setdefault("basket", FundBasket(client=client))
+        params.setdefault("amounts", BasketAmounts())
         params.setdefault("licence", LicenceCheck(client=client))
         params.setdefault("holdings", HoldingsByQuarter(factsheet=params["factsheet"]))
         super().__init__(**params)
@@ -103,6 +107,10 @@ class DashboardState(param.Parameterized):
             self._basket_to_url()
 
     # ---- URL state <-> models (side effects only) --------------------------------------------------
+
+    @param.depends("basket.proj_ids", watch=True)
+    def _amounts_follow_basket(self) -> None:
+        self.amounts.keep_only(self.basket.proj_ids)
 
     @param.depends("basket.proj_ids", watch=True)
     def _basket_to_url(self) -> None:

@@ -18,6 +18,7 @@ import param
 from dashboard.api.endpoints import validate_path_param
 from dashboard.errors import BadInputError
 from dashboard.models.basket import parse_proj_ids
+from dashboard.models.basket_amounts import parse_link
 from dashboard.models.licensee import is_register_id
 
 # State path (a parameter of the state, or of one of its models) -> its name in the URL.
@@ -33,9 +34,11 @@ MARKET_NUMBERS = ("market.max_fee", "market.min_return_1y", "market.min_return_3
 # The NAV tab's unit class and range (a FundNav's parameters; `nav` is set by the view layer). A link
 # carries them only when they differ from the defaults (every link would otherwise say range=1Y).
 NAV_URL = {"nav.class_name": "nav_class", "nav.range": "range"}
+# The basket's amounts: only when the link's holder opted in (BasketAmounts.in_link); empty otherwise.
+AMOUNTS_URL = {"amounts.link_text": "amounts"}
 URL_PARAMETERS = {"tab": "tab", "fund": "fund", "basket_ids": "basket", "query": "q", "theme": "theme",
                   "licence.person_id": "person", "licence.enforcement_id": "case_of", "licence.case_id": "case",
-                  **MARKET_URL, **NAV_URL}
+                  **MARKET_URL, **NAV_URL, **AMOUNTS_URL}
 MAX_QUERY_LENGTH = 200
 
 
@@ -167,6 +170,9 @@ def url_value(state: param.Parameterized, path: str, text: str) -> Any:
         return text
     if path in MARKET_URL:
         return _market_value(path, text)
+    if path in AMOUNTS_URL:
+        parse_link(text)  # every part checked: one that is not fund:amount leaves the amounts as they were
+        return text
     if path in NAV_URL:
         if len(text) > MAX_QUERY_LENGTH or any(not c.isprintable() for c in text):
             raise BadInputError("the unit class or range is too long or holds control characters")

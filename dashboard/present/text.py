@@ -363,6 +363,10 @@ COLUMN_TITLES: dict[str, str] = {
     "return_1y": "1-year return (%)", "issuer": "Issuer", "issue_code": "Issue code", "isin_code": "ISIN",
     "percent_nav": "% of NAV", "assetliab_value": "Value (baht)", "assetliab_desc": "Asset type", "website": "Website", "privilege_type_label_en": "Privilege",
     "action_status_label_en": "Status", "is_current": "Current", "persuade_desc": "What they offered",
+    "through": "Through (funds between)", "overlap_pct": "Overlap (% of NAV)", "other": "Other fund",
+    # a basket with amounts (views.basket_amounts)
+    "asset_name": "Asset", "percent_of_basket": "% of the basket", "baht_held": "Held (baht)",
+    "basket_funds": "Basket funds holding it", "security": "Security",
     # the screener's figures from the NAV history (market.queries.NAV_FIELDS)
     "nav_class": "NAV figures' unit class", "last_nav_date": "Last NAV date", "return_1m": "1-month return (NAV, %)",
     "return_3m": "3-month return (NAV, %)", "return_6m": "6-month return (NAV, %)",

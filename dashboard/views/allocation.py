@@ -9,6 +9,7 @@ import panel as pn
 from dashboard.models.dashboard_state import DashboardState
 from dashboard.models.fund import fund_label
 from dashboard.present import charts
+from dashboard.views.basket_amounts import BasketAmountsSection
 from dashboard.views.common import TableSlot, TabView, chart_pane, failed_part_html, html_pane, section_title, stale_badge
 from dashboard.present.text import asset_name_text, display_frame, empty_html
 
@@ -57,6 +58,7 @@ class AllocationView(TabView):
         self._stacked = chart_pane("allocation-stacked")
         self._stacked.object = pn.bind(self._stacked_chart, state.param.basket_revision)
         self._basket_table = TableSlot(titles=BASKET_TITLES, percent=["asset_ratio"], page_size=10, layout="fit_columns")
+        self.amounts = BasketAmountsSection(state=state)  # the basket with amounts: weighed, looked through, one NAV
         sheet.param.watch(self.invalidate, ["allocation"])
         state.param.watch(self.invalidate, ["fund_error", "basket_revision"])
         self._layout = pn.Column(
@@ -68,6 +70,7 @@ class AllocationView(TabView):
             pn.Row(section_title("Across the basket"), stale_badge(basket)),
             self._basket_note,
             pn.Column(self._stacked, self._basket_table, sizing_mode="stretch_width", loading=basket.param.loading),
+            self.amounts,
             sizing_mode="stretch_width",
         )
         self.render()

@@ -10,6 +10,7 @@ words are in `market_notes`, the parts of the NAV figures in `market_nav`.
 from __future__ import annotations
 
 import io
+import re
 
 import pandas as pd
 import panel as pn
@@ -35,7 +36,10 @@ RESULT_COLUMNS = ["proj_abbr_name", "proj_name_en", "company_name_en", "fund_sta
 # The product's titles (present.text.COLUMN_TITLES), but the factsheet's 1-year return, told apart here from
 # the NAV's beside it, and the risk level in words (a column of this table only).
 RESULT_TITLES = {"risk_level": "Risk level", **FACTSHEET_RETURN_TITLES, **NAV_TITLES}
-HOLDER_COLUMNS = ["proj_abbr_name", "percent_nav", "assetliab_value", "issuer", "proj_id"]
+HOLDER_COLUMNS = ["proj_abbr_name", "percent_nav", "assetliab_value", "through", "issuer", "proj_id"]
+OVERLAP_PAIR_COLUMNS = ["fund", "other", "overlap_pct"]
+OVERLAP_PAIR_TITLES = {"fund": "Fund"}  # the pair's first fund: "Fund" here, as "Other fund" beside it
+LOOK_THROUGH_LABEL = "Look through funds of Thai funds"
 HOLDER_TITLES: dict[str, str] = {}  # the product's titles (present.text.COLUMN_TITLES)
 STATUS_OPTIONS = {"Any status": "", **{f"{label[1]} ({code})": code for code, label in FUND_STATUS.items()}}
 RISK_OPTIONS = {f"RS{level}": code for code, level in RISK_LEVEL.items()}
@@ -89,6 +93,8 @@ class MarketView(TabView):
     max_volatility_text = param.String(default="", doc="The volatility filter's box as typed (max_volatility).")
     max_drawdown_text = param.String(default="", doc="The drawdown filter's box as typed (max_drawdown).")
     min_sharpe_text = param.String(default="", doc="The Sharpe ratio filter's box as typed (min_sharpe).")
+    overlap_text = param.String(default="", doc="The overlap's funds as typed: abbreviations or proj_ids, two or more, "
+                                                "separated by commas or spaces.")
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -116,11 +122,18 @@ class MarketView(TabView):
             self.fee_note,
             pn.Column(self._fees, sizing_mode="stretch_width"),
             section_title("Most-held securities"),
+            self.look_through_switch,
+            self.look_through_note,
             self.most_held,
             section_title("Who holds this"),
             pn.FlexBox(self.security_box, self.find_button, sizing_mode="stretch_width"),
             self.holders_note,
             self.holders,
+            section_title("Overlap between funds"),
+            pn.FlexBox(self.overlap_box, self.overlap_button, sizing_mode="stretch_width"),
+            self.overlap_note,
+            self.overlap_pairs,
+            self.overlap_common,
             sizing_mode="stretch_width", loading=market.param.loading)
         self._layout = pn.Column(pn.Row(section_title("The whole market"), sizing_mode="stretch_width"),
                                  self.status, self._sync_progress, self._sync_message, self._empty, self._content,
@@ -214,13 +227,31 @@ class MarketView(TabView):
                                               market.param.holders_summary), name="market-holders-note")
         self.holders = TableSlot(titles=HOLDER_TITLES, percent=["percent_nav"], baht=["assetliab_value"], page_size=10,
                                  name="market-holders")
+        # Direct holdings, or funds of Thai funds looked through: for the most held, who holds this and the overlap
+        self.look_through_switch = pmui.Switch(label=LOOK_THROUGH_LABEL, value=market.looked_through,
+                                               name="market-look-through", margin=(4, 10))
+        self.look_through_switch.param.watch(self._look_through_switched, "value")
+        self.look_through_note = html_pane(pn.bind(self._look_through_html, market.param.looked_through,
+                                                   market.param.looked_through_note), name="market-look-through-note")
+        self.overlap_box = text_box(self.param.overlap_text, self._find_overlap, label="Funds (two or more)",
+                                    placeholder="abbreviations or fund ids, e.g. DAM-EQ, DDI-FOF", width=340,
+                                    name="market-overlap-funds")
+        self.overlap_button = pmui.Button(label="Overlap", icon="join_inner", variant="outlined", margin=(12, 8),
+                                          name="market-overlap-button")
+        self.overlap_button.on_click(self._find_overlap)
+        self.overlap_note = html_pane(pn.bind(lambda note: f'<span class="sd-muted">{esc(note)}</span>' if note else "",
+                                              market.param.overlap_note), name="market-overlap-note")
+        self.overlap_pairs = TableSlot(titles=OVERLAP_PAIR_TITLES, percent=["overlap_pct"], page_size=10,
+                                       name="market-overlap-pairs", hide_empty=True)
+        self.overlap_common = TableSlot(page_size=10, name="market-overlap-common", hide_empty=True)
 
     def _watch(self) -> None:
         market = self.market
         market.param.watch(self._screen_changed, ["company", "status", "risk", "policy", "tax", "retail_type",
                                                   "max_fee", "min_return_1y", *NAV_BOXES.values(), "sort"])
         market.param.watch(self.invalidate, ["results", "has_store", "snapshot_at", "spectrum", "fees",
-                                             "fee_position", "most_held", "holders", "error", "syncing", "page_size"])
+                                             "fee_position", "most_held", "holders", "error", "syncing", "page_size",
+                                             "overlap_pairs", "overlap_common"])
         self.state.param.watch(self._fund_changed, ["fund"])
         self.param.watch(self._number_typed, list(self._NUMBER_BOXES))
         market.param.watch(self._number_set, list(self._NUMBER_BOXES.values()))
@@ -331,6 +362,22 @@ class MarketView(TabView):
         except SecApiError as exc:
             notify_error(exc)
 
+    async def _look_through_switched(self, event) -> None:
+        try:
+            await self.market.set_looked_through(event.new)
+        except SecApiError as exc:
+            notify_error(exc)
+
+    async def _find_overlap(self, *_):
+        funds = [f for f in re.split(r"[\s,;]+", self.overlap_text.strip()) if f]
+        if len(set(f.upper() for f in funds)) < 2:
+            notify_warning("Type two or more funds (abbreviations or fund ids), separated by commas.")
+            return
+        try:
+            await self.market.find_overlap(funds)
+        except SecApiError as exc:  # a fund not in the snapshot: said, what is shown stays
+            notify_error(exc)
+
     async def sync(self, *_):
         """Make the demo market's snapshot (the empty state's button), the progress bar moving meanwhile."""
         try:
@@ -392,6 +439,18 @@ class MarketView(TabView):
             return f'<div class="sd-stat">{esc(self.market.holders_summary)}</div>'
         return ""
 
+    @staticmethod
+    def _look_through_html(looked_through: bool, note: str) -> str:
+        if not looked_through:
+            return ('<span class="sd-muted">Direct holdings: a fund of funds shows the fund units it holds. Switch on to '
+                    'count what those Thai funds hold instead, scaled by weight.</span>')
+        return f'<span class="sd-muted">Looked through. {esc(note)}</span>'
+
+    def overlap_common_titles(self) -> dict[str, str]:
+        """The common holdings' titles: a weight column per fund, titled by the fund (the column's meaning)."""
+        labels = self.market.overlap_labels
+        return {p: f"{labels.get(p, p)} (% of NAV)" for p in self.market.overlap_funds}
+
     def render(self) -> None:
         market = self.market
         has = market.has_store
@@ -403,3 +462,11 @@ class MarketView(TabView):
         if has:
             self.most_held.show(display_frame(market.most_held, MOST_HELD_COLUMNS))
         self.holders.show(display_frame(market.holders, HOLDER_COLUMNS))
+        pairs = market.overlap_pairs if market.overlap_pairs is not None else pd.DataFrame(columns=OVERLAP_PAIR_COLUMNS)
+        self.overlap_pairs.show(display_frame(pairs, OVERLAP_PAIR_COLUMNS))
+        common = market.overlap_common
+        if common is None or not market.overlap_funds:
+            self.overlap_common.show(pd.DataFrame())
+        else:
+            self.overlap_common.show(display_frame(common, list(common.columns)), titles=self.overlap_common_titles(),
+                                     percent=list(market.overlap_funds))

@@ -46,7 +46,8 @@ def test_basket_and_url_form_stay_in_step():
 
 EMPTY_URL = {"tab": "explorer", "fund": "", "basket": "", "q": "", "theme": "", "person": "", "case_of": "", "case": "",
              **{name: "" for name in MARKET_URL.values()},  # the screener's filters: none
-             **{name: "" for name in NAV_URL.values()}}  # the NAV tab's class and range: the defaults
+             **{name: "" for name in NAV_URL.values()},  # the NAV tab's class and range: the defaults
+             "amounts": ""}  # the basket's amounts: only when opted in
 
 
 def test_apply_url_ignores_bad_values():

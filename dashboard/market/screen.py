@@ -227,6 +227,11 @@ class MarketScreen(param.Parameterized):
             if self._closed and not self._running:
                 self.close()
 
+    async def ask(self, question: Callable[[MarketStore], T]) -> T:
+        """Another model's question of the snapshot (`question(reader)`), read as this model's own are: in a
+        worker thread, on the one reader, `loading` set meanwhile (the sibling feeders' model asks this way)."""
+        return await self._read(question)
+
     def _state(self, store: MarketStore) -> dict[str, Any]:
         state = market_status.snapshot_state(store)
         out = {"has_store": bool(state["has_snapshot"]), "snapshot_at": state["fetched_at"] or "",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from dashboard.models.feeders import BY_ISIN, BY_NAME, BY_NAME_TO_ISIN, MASTER_SHARE_PCT, NAME_FITS_SEVERAL, NO_MASTER
+from dashboard.present.overview import OverviewRow, OverviewSection
 from dashboard.present.text import column_title
 
 MATCH_WORDS = {
@@ -118,3 +119,93 @@ def fee_drag_chart(frame: pd.DataFrame, amount: float, years: int, gross_pct: fl
                        label=name).opts(tools=["hover"], line_dash="dashed" if name == "No fees" else "solid")
               for name, part in frame.groupby("series", sort=False)]
     return hv.Overlay(curves).opts(height=HEIGHT, title=title, legend_position="top_left", **COMMON_OPTS)
+
+
+# ---- the dashboard's tables and the overview's section (one set of words for the view, the report) -------
+
+SIBLING_TABLE_COLUMNS = ("proj_abbr_name", "class", "sibling_marks", *SIBLING_COLUMNS[2:], "proj_id")
+SIBLING_PERCENT = ("total_expense", "total_expense_ceiling", "front_fee", "front_fee_ceiling", "back_fee",
+                   "back_fee_ceiling", "total_return_1y", "total_return_3y_ann", "volatility_1y")
+SIBLING_POINTS = ("diff_1y_vs_cheapest", "diff_3y_vs_cheapest")
+MASTER_TABLE_COLUMNS = (*MASTER_COLUMNS, "master_id")
+UNDECIDED_TABLE_COLUMNS = (*UNDECIDED_COLUMNS, "proj_id")
+
+
+def sibling_marks(row: dict) -> str:
+    """"this fund", "cheapest", both or neither: what a sibling row is to the reader."""
+    return " · ".join(word for flag, word in (("is_fund", "this fund"), ("is_cheapest", "cheapest")) if row.get(flag))
+
+
+def siblings_table(data: dict | None) -> pd.DataFrame:
+    """The sibling rows as the dashboard's table holds them (field names; titles are COLUMN_TITLES'): the class
+    and the matching in words, this fund and the cheapest marked, figures as floats (NaN when not known)."""
+    rows = []
+    for row in (data or {}).get("rows", []):
+        shown = {c: row.get(c) for c in SIBLING_TABLE_COLUMNS}
+        shown["class"] = row.get("class") or "(only class)"
+        shown["matched_by"] = matched_text(row.get("matched_by"))
+        shown["sibling_marks"] = sibling_marks(row)
+        rows.append(shown)
+    frame = pd.DataFrame(rows, columns=list(SIBLING_TABLE_COLUMNS))
+    for col in (*SIBLING_PERCENT, *SIBLING_POINTS):
+        frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
+    return frame
+
+
+def masters_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The masters list as shown: ISINs spaced, the matching in words, the fee range as floats."""
+    out = frame.reindex(columns=list(MASTER_TABLE_COLUMNS)).copy()
+    out["master_isins"] = out["master_isins"].map(lambda v: v.replace(",", ", ") if isinstance(v, str) else "no ISIN filed")
+    out["matched_by"] = out["matched_by"].map(matched_text)
+    out["master_name"] = out["master_name"].map(lambda v: v if isinstance(v, str) and v else "(unnamed)")
+    for col in ("total_expense_min", "total_expense_max"):
+        out[col] = pd.to_numeric(out[col], errors="coerce").astype("float64")
+    return out
+
+
+def undecided_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The undecided feeders as shown: the reason in words, the candidate masters spaced."""
+    out = frame.reindex(columns=list(UNDECIDED_TABLE_COLUMNS)).copy()
+    out["undecided"] = out["undecided"].map(undecided_text)
+    out["candidates"] = out["candidates"].map(lambda v: v.replace(",", ", ") if isinstance(v, str) else "")
+    out["declared_name"] = out["declared_name"].map(lambda v: v if isinstance(v, str) and v else "(none named)")
+    out["holding_pct"] = pd.to_numeric(out["holding_pct"], errors="coerce").astype("float64")
+    return out
+
+
+def _pct(value, digits: int = 2) -> str:
+    return "–" if value is None else f"{value:.{digits}f} %"
+
+
+def siblings_section(data: dict | None, abbr: str) -> OverviewSection | None:
+    """The fund overview's section "Sibling feeders" (present.overview's data: the explorer draws it as a card,
+    the factsheet report as labelled values): the master, how it was matched, the feeders, the cheapest
+    sibling and this fund's classes against it, the day the returns are measured to. None for a fund that
+    is not a feeder (nothing to say)."""
+    title = "Sibling feeders (the same master fund)"
+    if data is None:
+        return None
+    if data.get("master") is None:
+        return OverviewSection("siblings", title, (OverviewRow("Master fund", siblings_summary(data, abbr)[0]),))
+    m, cheapest = data["master"], data.get("cheapest")
+    rows = [OverviewRow("Master fund", master_title(m)),
+            OverviewRow("Matched by", matched_text(data.get("matched_by"))),
+            OverviewRow("Thai feeders", f"{m['feeders']} fund{'s' if m['feeders'] != 1 else ''} at {m['companies']} "
+                        f"compan{'ies' if m['companies'] != 1 else 'y'}, {len(data['rows'])} unit classes")]
+    if cheapest:
+        rows.append(OverviewRow("Cheapest sibling", f"{cheapest['proj_abbr_name']} {cheapest['class'] or '(only class)'}: "
+                                f"{_pct(cheapest['total_expense'])} a year charged"))
+    for row in data["rows"]:
+        if not row.get("is_fund"):
+            continue
+        parts = [f"{_pct(row['total_expense'])} a year charged"]
+        if row.get("total_return_1y") is not None:
+            parts.append(f"1-year total return {_pct(row['total_return_1y'])}")
+        if row.get("diff_1y_vs_cheapest") is not None and not row.get("is_cheapest"):
+            parts.append(f"{row['diff_1y_vs_cheapest']:+.2f} points against the cheapest")
+        if row.get("is_cheapest"):
+            parts.append("the cheapest")
+        rows.append(OverviewRow(f"This fund, {row['class'] or 'its only class'}", "; ".join(parts)))
+    if data.get("nav_date"):
+        rows.append(OverviewRow("Returns measured to", f"{data['nav_date']} (stored NAVs, distributions reinvested)"))
+    return OverviewSection("siblings", title, tuple(rows))

@@ -18,6 +18,7 @@ import param
 
 from dashboard.errors import BadInputError, SecApiError
 from dashboard.market import queries
+from dashboard.market.feeder_family import FeederFamily
 from dashboard.market.screen import NAV_FILTER_LABELS, MarketScreen
 from dashboard.present import charts
 from dashboard.present.text import (csv_bytes, display_frame, empty_html, esc, fmt_date, policy_type_text, risk_text,
@@ -27,6 +28,7 @@ from dashboard.views.common import (TableSlot, TabView, chart_pane, html_pane, n
                                     progress_value, section_title, text_box)
 from dashboard.views.market_nav import (FACTSHEET_RETURN_TITLES, NAV_BOX_LABELS, NAV_BOX_WIDTHS, NAV_BOXES, NAV_COLUMNS,
                                         NAV_PERCENT, NAV_TITLES, nav_note_html)
+from dashboard.views.siblings import SiblingsView
 from dashboard.views.market_notes import (company_options, fee_position_html, no_store_html, number_or_none,
                                           number_text, retail_text, snapshot_html)
 
@@ -99,6 +101,8 @@ class MarketView(TabView):
         self._build_sync()
         self._build_screener()
         self._build_market_whole()
+        # Masters and their sibling feeders (views.siblings), following the selected fund
+        self.siblings = SiblingsView(family=FeederFamily(market=market), state=self.state)
         self._content = pn.Column(
             section_title("Find funds"),
             self.filters,
@@ -121,6 +125,7 @@ class MarketView(TabView):
             pn.FlexBox(self.security_box, self.find_button, sizing_mode="stretch_width"),
             self.holders_note,
             self.holders,
+            self.siblings,
             sizing_mode="stretch_width", loading=market.param.loading)
         self._layout = pn.Column(pn.Row(section_title("The whole market"), sizing_mode="stretch_width"),
                                  self.status, self._sync_progress, self._sync_message, self._empty, self._content,
@@ -243,6 +248,7 @@ class MarketView(TabView):
             await self.market.refresh()
         except SecApiError as exc:
             notify_error(exc, "The market snapshot could not be read")
+        await self.siblings.refresh()
 
     async def poll(self) -> None:
         """While the tab is shown: look at the snapshot's state, and read it again when a new one appeared."""

@@ -33,7 +33,7 @@ from dashboard.views.market_notes import (company_options, fee_position_html, no
                                           number_text, retail_text, snapshot_html)
 
 RESULT_COLUMNS = ["proj_abbr_name", "proj_name_en", "company_name_en", "fund_status", "risk_level", "policy_desc",
-                  "tax_incentives", "total_fee_actual", "return_1y", *NAV_COLUMNS, "proj_name_th", "proj_id"]
+                  "tax_incentives", "total_fee_actual", "cost_100k_10y", "return_1y", *NAV_COLUMNS, "proj_name_th", "proj_id"]
 # The product's titles (present.text.COLUMN_TITLES), but the factsheet's 1-year return, told apart here from
 # the NAV's beside it, and the risk level in words (a column of this table only).
 RESULT_TITLES = {"risk_level": "Risk level", **FACTSHEET_RETURN_TITLES, **NAV_TITLES}
@@ -44,7 +44,8 @@ RISK_OPTIONS = {f"RS{level}": code for code, level in RISK_LEVEL.items()}
 TAX_OPTIONS = {"Any (or none)": "", "SSF": "SSF", "Thai ESG": "ThaiESG"}
 SORT_OPTIONS = {"Project id": "proj_id", "Fund abbreviation": "proj_abbr_name", "Company": "company_name_en",
                 "Risk level": "risk_spectrum", "Fee, lowest first": "total_fee_actual",
-                "Fee, highest first": "-total_fee_actual", "1-year return, lowest first": "return_1y",
+                "Fee, highest first": "-total_fee_actual",
+                "Cost of 100,000 THB over 10 years, least first": "cost_100k_10y", "1-year return, lowest first": "return_1y",
                 "1-year return, highest first": "-return_1y",
                 # by the figures from the NAV history (MarketScreen.SORT_FIELDS), funds without one last
                 "1-year price return (NAV), highest first": "-nav_return_1y",
@@ -110,7 +111,10 @@ class MarketView(TabView):
             self.missing_note,
             self.results,
             pn.pane.Markdown("Total annual fee: as actually charged (first unit class), never a prospectus "
-                             "ceiling. Tick funds to add them to the comparison basket.", margin=(0, 10)),
+                             "ceiling. Cost of 100,000 THB over 10 years: what that class's charged fees (total "
+                             "expense each year, front-end and back-end fees) take at a stated 5 % a year before "
+                             "fees, the same for every fund. Tick funds to add them to the comparison basket.",
+                             margin=(0, 10)),
             self.nav_note,
             section_title("The market's risk spectrum"),
             # Each chart in a column of its own: a redrawn chart replaces its plot in that column only, and
@@ -185,6 +189,7 @@ class MarketView(TabView):
             pmui.Select.from_param(market.param.page_size, label="Funds a page", width=130, description=""),
             sizing_mode="stretch_width", name="market-filters")
         self.results = TableSlot(titles=RESULT_TITLES, percent=["total_fee_actual", "return_1y", *NAV_PERCENT],
+                                 baht=["cost_100k_10y"],
                                  number=["sharpe_1y", "peer_pct_return_1y"], pagination="remote", selectable="checkbox",
                                  name="market-results", frozen_columns=["proj_abbr_name"], stylesheets=[TICK_BOX_CSS])
         # A filter on a figure no fund of the snapshot has: said, with the days of NAV it needs (not "no fund passes")

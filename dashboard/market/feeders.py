@@ -495,3 +495,15 @@ def cost_column(store: "MarketStore", proj_ids: Sequence[str], *, amount: float 
 
 def to_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def class_nav_returns(store: "MarketStore", proj_ids: Sequence[str]) -> dict[tuple[str, str], tuple[float, date]]:
+    """(proj_id, class) -> (its 5-year NAV return, percent a year; the last NAV day it is measured to), for the
+    classes of these funds that have one (the store's nav_figures): the fee drag's own return of a class."""
+    if not proj_ids:
+        return {}
+    marks = ", ".join("?" * len(proj_ids))
+    rows = store.query(f"SELECT proj_id, class, return_5y_ann, last_nav_date FROM nav_figures WHERE proj_id IN ({marks}) "
+                       "AND return_5y_ann IS NOT NULL", list(proj_ids))
+    return {(r["proj_id"], r["class"]): (r["return_5y_ann"], r["last_nav_date"]) for r in rows
+            if math.isfinite(r["return_5y_ann"])}

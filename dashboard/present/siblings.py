@@ -104,7 +104,22 @@ def undecided_text(code: str | None) -> str:
     return UNDECIDED_WORDS.get(code or "", code or "")
 
 
-def fee_drag_chart(frame: pd.DataFrame, amount: float, years: int, gross_pct: float):
+def fee_drag_inputs_lines(frame: pd.DataFrame, inputs: dict, day) -> list[str]:
+    """What the fee-drag chart rests on, in words: the amount, the years, the fees counted and the day they were
+    read, and each class's yearly return before fees with where it comes from (its 5-year NAV return and the
+    day it is measured to, or the stated figure)."""
+    lines = [f"{inputs['amount']:,.0f} THB held {inputs['years']} year{'s' if inputs['years'] != 1 else ''}, each "
+             "fund's first unit class: its charged fees (front-end fee on buying, total expense each year, back-end "
+             f"fee on selling; ceilings never used), as the service publishes them on {day}."]
+    if inputs.get("return_pct") is not None:
+        lines.append(f"Yearly return before fees: {inputs['return_pct']:g} % for every class, as given.")
+    elif frame is not None and not frame.empty:
+        firsts = frame[frame["series"] != "No fees"].drop_duplicates("series")
+        lines += [f"{r.series}: {r.gross_pct:.2f} % a year before fees: {r.basis}." for r in firsts.itertuples()]
+    return lines
+
+
+def fee_drag_chart(frame: pd.DataFrame, amount: float, years: int, gross_pct: float | None):
     """The basket's funds on one chart: value over the years of `amount` with each one's charged fees."""
     import holoviews as hv
 
@@ -112,8 +127,8 @@ def fee_drag_chart(frame: pd.DataFrame, amount: float, years: int, gross_pct: fl
 
     if frame is None or frame.empty:
         return empty_chart("No charged total expense to compute a fee drag from")
-    title = (f"{amount:,.0f} THB over {years} years at {gross_pct:g} % a year before fees "
-             "(charged fees; ceilings never used)")
+    at = f"{gross_pct:g} % a year" if gross_pct is not None else "each class's own return"
+    title = f"{amount:,.0f} THB over {years} years at {at} before fees (charged fees; ceilings never used)"
     curves = [hv.Curve(part, kdims=[hv.Dimension("year", label="Years held")],
                        vdims=[hv.Dimension("value", label="Value (THB)"), hv.Dimension("cost", label="Fees take (THB)")],
                        label=name).opts(tools=["hover"], line_dash="dashed" if name == "No fees" else "solid")

@@ -132,6 +132,7 @@ def keyed_parameters(dataset) -> dict[str, str]:
                              f'ALERT_ID = "{next(iter(dataset.alerts))}"'),
         "05_market": 'QUERY = "Equity"',
         "06_nav_history": 'QUERY = "Demo"',
+        "07_feeders_and_costs": 'QUERY = ""',
     }
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 
 from dashboard.models.feeders import BY_ISIN, BY_NAME, BY_NAME_TO_ISIN, MASTER_SHARE_PCT, NAME_FITS_SEVERAL, NO_MASTER
 from dashboard.present.overview import OverviewRow, OverviewSection
-from dashboard.present.text import column_title
+from dashboard.present.text import column_title, quarter_text
 
 MATCH_WORDS = {
     BY_ISIN: "the ISIN of its master-fund holding",
@@ -52,7 +52,7 @@ def siblings_summary(data: dict, abbr: str) -> list[str]:
     holding = data.get("holding") or {}
     if holding.get("holding_isin") and holding.get("holding_pct") is not None:
         lines.append(f"Its master holding: {holding['holding_isin']}, {holding['holding_pct']:.2f} % of NAV "
-                     f"(quarter {holding.get('holding_period')}).")
+                     f"({quarter_text(holding.get('holding_period'))}).")
     cheapest = data.get("cheapest")
     if cheapest:
         lines.append(f"Cheapest sibling: {cheapest['proj_abbr_name']} {cheapest['class'] or '(its only class)'}, "
@@ -138,11 +138,18 @@ def fee_drag_chart(frame: pd.DataFrame, amount: float, years: int, gross_pct: fl
 
 # ---- the dashboard's tables and the overview's section (one set of words for the view, the report) -------
 
-SIBLING_TABLE_COLUMNS = ("proj_abbr_name", "class", "sibling_marks", *SIBLING_COLUMNS[2:], "proj_id")
+# The dashboard's order: the figures first, beside the fund and class; the long texts (company, the Thai hedging
+# policy, the matching in words) after them, so that a phone's first screen shows what is compared.
+SIBLING_TABLE_COLUMNS = ("proj_abbr_name", "class", "sibling_marks", "total_expense", "total_expense_ceiling", "front_fee",
+                         "front_fee_ceiling", "back_fee", "back_fee_ceiling", "total_return_1y", "total_return_3y_ann",
+                         "diff_1y_vs_cheapest", "diff_3y_vs_cheapest", "volatility_1y", "company", "fx_policy",
+                         "matched_by", "proj_id")
+SIBLING_TEXT_WIDTHS = {"company": 230, "fx_policy": 260, "matched_by": 260}
 SIBLING_PERCENT = ("total_expense", "total_expense_ceiling", "front_fee", "front_fee_ceiling", "back_fee",
                    "back_fee_ceiling", "total_return_1y", "total_return_3y_ann", "volatility_1y")
 SIBLING_POINTS = ("diff_1y_vs_cheapest", "diff_3y_vs_cheapest")
-MASTER_TABLE_COLUMNS = (*MASTER_COLUMNS, "master_id")
+MASTER_TABLE_COLUMNS = ("master_name", "feeders", "companies", "classes", "total_expense_min", "total_expense_max",
+                        "master_isins", "matched_by", "master_id")
 UNDECIDED_TABLE_COLUMNS = (*UNDECIDED_COLUMNS, "proj_id")
 
 
@@ -178,11 +185,23 @@ def masters_table(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def candidates_text(value) -> str:
+    """The masters an undecided feeder could be, as a reader names them: "isin:LU..." as the ISIN, "name:key" as
+    the name key."""
+    if not isinstance(value, str) or not value:
+        return ""
+    words = []
+    for ident in value.split(","):
+        kind, _, rest = ident.strip().partition(":")
+        words.append(f"ISIN {rest}" if kind == "isin" else f"named {rest}" if kind == "name" and rest else ident.strip())
+    return "; ".join(words)
+
+
 def undecided_table(frame: pd.DataFrame) -> pd.DataFrame:
     """The undecided feeders as shown: the reason in words, the candidate masters spaced."""
     out = frame.reindex(columns=list(UNDECIDED_TABLE_COLUMNS)).copy()
     out["undecided"] = out["undecided"].map(undecided_text)
-    out["candidates"] = out["candidates"].map(lambda v: v.replace(",", ", ") if isinstance(v, str) else "")
+    out["candidates"] = out["candidates"].map(candidates_text)
     out["declared_name"] = out["declared_name"].map(lambda v: v if isinstance(v, str) and v else "(none named)")
     out["holding_pct"] = pd.to_numeric(out["holding_pct"], errors="coerce").astype("float64")
     return out

@@ -11,11 +11,20 @@ import param
 from dashboard.errors import SecApiError
 from dashboard.market.feeder_family import FeederFamily
 from dashboard.models.dashboard_state import DashboardState
-from dashboard.present.siblings import (SIBLING_PERCENT, SIBLING_POINTS, masters_table, siblings_summary,
-                                        siblings_table, undecided_table)
+from dashboard.present.siblings import (SIBLING_PERCENT, SIBLING_POINTS, SIBLING_TEXT_WIDTHS, masters_table,
+                                        siblings_summary, siblings_table, undecided_table)
 from dashboard.present.text import empty_html, esc
 from dashboard.views.common import SessionBound, TableSlot, html_pane, notify_error, section_title
 
+# The long texts wrap in their columns (a Thai hedging policy ran to 560 px and pushed the figures off a laptop's
+# screen); the rows grow to them.
+WRAP_TEXT_CSS = "".join(f".tabulator-row .tabulator-cell[tabulator-field='{field}'] {{white-space: normal !important; "
+                        "overflow-wrap: anywhere;}" for field in SIBLING_TEXT_WIDTHS)
+# The master's name wraps in a column narrow enough to leave the figures beside it on a phone (frozen at its
+# full length, it took a 390 px screen whole).
+MASTER_WIDTHS = {"master_name": 190, "matched_by": 300}
+WRAP_MATCHED_CSS = "".join(f".tabulator-row .tabulator-cell[tabulator-field='{field}'] {{white-space: normal !important;}}"
+                           for field in MASTER_WIDTHS)
 MASTERS_NOTE = ("A master groups the Thai feeder funds that invest in one foreign fund, across companies and unit "
                 "classes. Total expense as charged (the factsheet's line), never the prospectus ceiling. Pick a "
                 "master to see its feeders side by side.")
@@ -53,11 +62,13 @@ class SiblingsView(pn.viewable.Viewer, SessionBound):
         family = self.family
         self.masters = TableSlot(percent=["total_expense_min", "total_expense_max"], selectable=1, page_size=10,
                                  hidden_columns=["master_id"], frozen_columns=["master_name"], name="siblings-masters",
+                                 widths=MASTER_WIDTHS, stylesheets=[WRAP_MATCHED_CSS],
                                  on_select=self._on_master)
         self.summary = html_pane(pn.bind(lambda *_: summary_html(family), family.param.data, family.param.message,
                                          family.param.has_store), name="siblings-summary")
         self.table = TableSlot(percent=SIBLING_PERCENT, number=SIBLING_POINTS, page_size=20, hidden_columns=["proj_id"],
-                               frozen_columns=["proj_abbr_name"], name="siblings-table")
+                               frozen_columns=["proj_abbr_name"], widths=SIBLING_TEXT_WIDTHS, stylesheets=[WRAP_TEXT_CSS],
+                               name="siblings-table", css_classes=["sd-siblings-table"])
         self.undecided = TableSlot(percent=["holding_pct"], page_size=10, hidden_columns=["proj_id"],
                                    name="siblings-undecided")
         family.param.watch(self.invalidate, ["data", "masters", "undecided", "has_store"])

@@ -229,9 +229,17 @@ class MarketScreen(param.Parameterized):
                 self.close()
 
     async def ask(self, question: Callable[[MarketStore], T]) -> T:
-        """Another model's question of the snapshot (`question(reader)`), read as this model's own are: in a
-        worker thread, on the one reader, `loading` set meanwhile (the sibling feeders' model asks this way)."""
-        return await self._read(question)
+        """Another model's question of the snapshot (`question(reader)`): in a worker thread, on this model's one
+        reader (closed only once it has answered), without this model's `loading` or `error`: the asker keeps
+        its own (the sibling feeders' model asks this way, for the explorer too, whose page is not the market's
+        to mark busy)."""
+        self._running += 1
+        try:
+            return await asyncio.to_thread(lambda: question(self.reader()))
+        finally:
+            self._running -= 1
+            if self._closed and not self._running:
+                self.close()
 
     def _state(self, store: MarketStore) -> dict[str, Any]:
         state = market_status.snapshot_state(store)

@@ -69,9 +69,9 @@ class FeesView(TabView):
                      placeholder="each class's own 5-year NAV return", width=300, name="fees-drag-return"),
             sizing_mode="stretch_width")
         self.param.watch(self._inputs_typed, ["amount_text", "years_text", "return_text"])
-        self.state.param.watch(self._read_nav_returns, ["basket_revision"])
+        self.state.param.watch(self.refresh_returns, ["basket_revision"])
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
-            pn.state.onload(self._read_nav_returns)
+            pn.state.onload(self.refresh_returns)
         self.table = TableSlot(titles=TITLES, page_size=12, number=["rate_num", "actual_value_num"], header_filters=True,
                                name="fees-table", frozen_columns=["fund"])
         self.state.param.watch(self.invalidate, ["basket_revision", "basket_error"])
@@ -135,7 +135,7 @@ class FeesView(TabView):
             return
         self.param.update(drag_error="", drag_inputs={"amount": amount, "years": years, "return_pct": ret})
 
-    async def _read_nav_returns(self, *_):
+    async def refresh_returns(self, *_):
         """The basket's classes' 5-year NAV returns from the market snapshot (none without one)."""
         from dashboard.market.feeders import class_nav_returns
 

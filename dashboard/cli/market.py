@@ -28,9 +28,9 @@ LOG_EVERY_PAGES = 100  # off a terminal, a line per this many pages of one datas
 MAX_ROWS = 1_000_000  # --limit: more than the market holds rows of any screen
 
 SCREEN_COLUMNS = ["proj_id", "proj_abbr_name", "proj_name_en", "company_name_en", "fund_status", "risk_spectrum",
-                  "total_fee_actual", "return_1y"]
+                  "total_fee_actual", "cost_100k_10y", "return_1y"]
 HOLDER_COLUMNS = ["proj_id", "proj_abbr_name", "issuer", "issue_code", "period", "percent_nav", "assetliab_value"]
-HEADERS = {"total_fee_actual": "fee % (charged)", "return_1y": "1y return % (factsheet)", "percent_nav": "% of NAV",
+HEADERS = {"total_fee_actual": "fee % (charged)", "cost_100k_10y": "fees take of 100k THB, 10y at 5 %", "return_1y": "1y return % (factsheet)", "percent_nav": "% of NAV",
            "assetliab_value": "value (baht)", "company_name_en": "company", "proj_abbr_name": "fund",
            "risk_spectrum": "risk level (1 to 8+)", "fund_status": "status", "period": "quarter",
            "issue_code": "issue", "isin_code": "ISIN", "through": "through (funds between)", **NAV_HEADERS}

@@ -23,7 +23,7 @@ from dashboard.records.successor import fund_status_code
 
 SCREEN_FIELDS = ("proj_id", "proj_abbr_name", "proj_name_en", "proj_name_th", "company_name_en", "unique_id",
                  "fund_status", "risk_spectrum", "policy_desc", "proj_retail_type", "tax_incentives",
-                 "total_fee_actual", "total_fee_ceiling", "return_1y")
+                 "total_fee_actual", "total_fee_ceiling", "return_1y", "cost_100k_10y")
 # From each fund's NAV history (`nav_figures`, its first unit class by name, as the fee figures): the
 # figures under their nav_figures keys (the NAV's 1-year return as nav_return_1y, apart from the
 # factsheet's published return_1y), the class's last NAV date, and its percentiles among its peers.
@@ -42,12 +42,33 @@ MAX_SCREEN_ROWS = 1_000_000  # a LIMIT past every fund of the market; DuckDB's o
 TAX_NAMES = {"ssf": "SSF", "thaiesg": "ThaiESG", "thai esg": "ThaiESG", "rmf": "RMF"}
 _RISK = re.compile(r"^(?:RS)?\s*([1-8])(\+|1)?$", re.I)
 
-_SCREEN_SQL = """
+# What the first class's charged fees take from 100,000 THB held 10 years at a stated 5 % a year before fees
+# (models.fee_drag's rule, the figure market.feeders.cost_column gives): its total expense (fund_figures, the
+# models' rule) each year, its front-end fee on buying and back-end fee on selling (the records' fee kind; a
+# fee not stated counts as 0). One return for every fund, so the column ranks the fees alone.
+COST_AMOUNT, COST_YEARS, COST_RETURN_PCT = 100_000.0, 10, 5.0
+_COST_SQL = f"""
+{COST_AMOUNT!r} * pow(1 + {COST_RETURN_PCT!r} / 100, {COST_YEARS})
+  - {COST_AMOUNT!r} * (1 - coalesce(k.front, 0) / 100)
+    * pow((1 + {COST_RETURN_PCT!r} / 100) * (1 - g.total_fee_actual / 100), {COST_YEARS}) * (1 - coalesce(k.back, 0) / 100)
+"""
+_ONE_OFF_FEES_SQL = """
+SELECT e.proj_id,
+       min_by(e.actual_value_num, e.seq) FILTER (WHERE e.kind = 'front_end' AND e.actual_value_num IS NOT NULL) AS front,
+       min_by(e.actual_value_num, e.seq) FILTER (WHERE e.kind = 'back_end' AND e.actual_value_num IS NOT NULL) AS back
+FROM (SELECT proj_id, seq, coalesce(class_abbr_name, '') AS class, actual_value_num,
+             json_extract_string(record, '$.fee_kind') AS kind FROM fees) e
+JOIN (SELECT proj_id, min(coalesce(class_abbr_name, '')) AS class FROM fees GROUP BY proj_id) c
+  ON c.proj_id = e.proj_id AND c.class = e.class
+WHERE e.kind IN ('front_end', 'back_end')
+GROUP BY e.proj_id
+"""
+_SCREEN_SQL = f"""
 SELECT f.proj_id, f.proj_abbr_name, f.proj_name_en, f.proj_name_th,
        coalesce(nullif(trim(c.comp_name_en), ''), nullif(trim(json_extract_string(f.record, '$.comp_name_en')), ''))
            AS company_name_en,
        f.unique_id, f.fund_status, r.risk_spectrum, f.policy_desc, f.proj_retail_type, f.tax_incentives,
-       g.total_fee_actual, g.total_fee_ceiling, g.return_1y,
+       g.total_fee_actual, g.total_fee_ceiling, g.return_1y, {_COST_SQL} AS cost_100k_10y,
        n.class AS nav_class, n.last_nav_date, n.return_1m, n.return_3m, n.return_6m, n.return_ytd,
        n.return_1y AS nav_return_1y, n.total_return_1y AS nav_total_return_1y, n.return_3y_ann, n.return_5y_ann, n.volatility_1y, n.max_drawdown_1y,
        n.sharpe_1y, n.peers, n.peer_pct_return_1y, n.peer_pct_volatility_1y, n.peer_pct_sharpe_1y
@@ -56,6 +77,7 @@ LEFT JOIN companies c ON c.unique_id = f.unique_id
 LEFT JOIN risk r ON r.proj_id = f.proj_id
 LEFT JOIN fund_figures g ON g.proj_id = f.proj_id
 LEFT JOIN nav_figures n ON n.proj_id = f.proj_id AND n.fund_figure
+LEFT JOIN ({_ONE_OFF_FEES_SQL}) k ON k.proj_id = f.proj_id
 """
 # --min-return-3y and the like (`nav_filters.NAV_FILTERS`, the one list): its column, and which way it limits.
 NAV_FILTERS = {f.name: ("n." + f.column, f.op) for f in NAV_FILTER_LIST}

@@ -38,6 +38,7 @@ RISK_CODES = list(RISK_LEVEL)  # RS1 .. RS8, RS81
 STATUS_CODES = ["", *FUND_STATUS]
 TAX_CHOICES = ["", "SSF", "ThaiESG"]
 SORT_FIELDS = ["proj_id", "proj_abbr_name", "company_name_en", "risk_spectrum", "total_fee_actual", "-total_fee_actual",
+               "cost_100k_10y",  # what the fees take from 100,000 THB over 10 years (queries' cost column), least first
                "return_1y", "-return_1y",
                # by the figures from the NAV history (queries.NAV_FIELDS; a drawdown is a fall, -12.5, so the
                # shallowest first is descending); funds without the figure last
@@ -64,7 +65,7 @@ def screen_frame(rows: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=RESULT_FIELDS)
     frame["tax_incentives"] = frame["tax_incentives"].map(
         lambda v: ", ".join(v) if isinstance(v, (list, tuple)) else ("" if v is None else str(v))).astype(object)
-    for col in ("total_fee_actual", "total_fee_ceiling", "return_1y", *NAV_NUMBER_FIELDS):
+    for col in ("total_fee_actual", "total_fee_ceiling", "return_1y", "cost_100k_10y", *NAV_NUMBER_FIELDS):
         frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
     frame["peers"] = pd.to_numeric(frame["peers"], errors="coerce").astype("Int64")
     frame["last_nav_date"] = frame["last_nav_date"].astype(object).where(frame["last_nav_date"].notna(), None)
@@ -252,6 +253,19 @@ class MarketScreen(param.Parameterized):
         finally:
             self._running -= 1
             self.loading = self._running > 0
+            if self._closed and not self._running:
+                self.close()
+
+    async def ask(self, question: Callable[[MarketStore], T]) -> T:
+        """Another model's question of the snapshot (`question(reader)`): in a worker thread, on this model's one
+        reader (closed only once it has answered), without this model's `loading` or `error`: the asker keeps
+        its own (the sibling feeders' model asks this way, for the explorer too, whose page is not the market's
+        to mark busy)."""
+        self._running += 1
+        try:
+            return await asyncio.to_thread(lambda: question(self.reader()))
+        finally:
+            self._running -= 1
             if self._closed and not self._running:
                 self.close()
 

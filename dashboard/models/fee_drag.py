@@ -125,13 +125,19 @@ def class_fees_of(lines) -> ClassFees:
 
 
 def basket_fee_drag(fees, amount: float = DEFAULT_AMOUNT, years: int = DEFAULT_YEARS,
-                    gross_pct: float = DEFAULT_RETURN_PCT):
-    """Value over the years of `amount` in each basket fund's first unit class (by name) with its charged fees,
-    and without fees, at one stated return: a frame (series, year, value, cost, total_expense, front, back).
-    `fees`: the basket's fee frame (fund, class_abbr_name, fee_type_desc, actual_value_num, actual_value)."""
+                    gross_pct: float | None = DEFAULT_RETURN_PCT, nav_returns=None):
+    """Value over the years of `amount` in each basket fund's first unit class (by name) with its charged fees:
+    a frame (series, year, value, cost, total_expense, front, back, gross_pct, basis).
+
+    `gross_pct` a number: every class at that return before fees, and a "No fees" line. None: each class at its
+    own 5-year NAV return (`nav_returns[(proj_id, class)]` = (percent a year, the day it is measured to)) with
+    its total expense added back (`gross_from_nav`), else at DEFAULT_RETURN_PCT; the "No fees" line only when
+    every class ends up at one return. `basis` says which, in words.
+    `fees`: the basket's fee frame (fund, proj_id, class_abbr_name, fee_type_desc, actual_value_num, actual_value)."""
     import pandas as pd
 
-    rows = []
+    columns = ["series", "year", "value", "cost", "total_expense", "front", "back", "gross_pct", "basis"]
+    rows, used = [], set()
     if fees is not None and len(fees):
         frame = fees.assign(_class=fees["class_abbr_name"].fillna("").astype(str))
         for fund, part in frame.groupby("fund", sort=False):
@@ -140,12 +146,29 @@ def basket_fee_drag(fees, amount: float = DEFAULT_AMOUNT, years: int = DEFAULT_Y
             charged = class_fees_of(zip(mine["fee_type_desc"], mine["actual_value_num"], mine["actual_value"]))
             if charged.total_expense is None:
                 continue
-            drag = fee_drag(amount, years, gross_pct, charged)
+            proj_id = mine["proj_id"].iloc[0] if "proj_id" in mine else None
+            gross, basis = own_return(gross_pct, (nav_returns or {}).get((proj_id, first)), charged.total_expense)
+            used.add(round(gross, 9))
+            drag = fee_drag(amount, years, gross, charged)
             label = f"{fund} · {first}" if first and first not in ("-", "main") else str(fund)
             rows += [{"series": label, "year": t, "value": v, "cost": drag.cost, "total_expense": charged.total_expense,
-                      "front": charged.front, "back": charged.back} for t, v in enumerate(drag.with_fees)]
-        if rows:
-            without = fee_drag(amount, years, gross_pct, ClassFees(0.0, 0.0, 0.0)).without_fees
+                      "front": charged.front, "back": charged.back, "gross_pct": gross, "basis": basis}
+                     for t, v in enumerate(drag.with_fees)]
+        if rows and len(used) == 1:
+            gross = used.pop()
+            without = fee_drag(amount, years, gross, ClassFees(0.0, 0.0, 0.0)).without_fees
             rows += [{"series": "No fees", "year": t, "value": v, "cost": 0.0, "total_expense": 0.0, "front": 0.0,
-                      "back": 0.0} for t, v in enumerate(without)]
-    return pd.DataFrame(rows, columns=["series", "year", "value", "cost", "total_expense", "front", "back"])
+                      "back": 0.0, "gross_pct": gross, "basis": ""} for t, v in enumerate(without)]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def own_return(given: float | None, nav5: tuple[float, object] | None, total_expense: float | None) -> tuple[float, str]:
+    """The yearly return before fees a class is carried at, and where it comes from in words: the figure given;
+    else the class's own 5-year NAV return (percent a year, to its day) grossed up by its total expense; else
+    DEFAULT_RETURN_PCT, stated."""
+    if given is not None:
+        return float(given), f"{given:g} % a year, as given"
+    if nav5 is not None and nav5[0] is not None and math.isfinite(nav5[0]):
+        gross = gross_from_nav(nav5[0], total_expense)
+        return gross, f"its 5-year NAV return, {nav5[0]:.2f} % a year to {nav5[1]}, with its total expense added back"
+    return DEFAULT_RETURN_PCT, f"a stated {DEFAULT_RETURN_PCT:g} % a year (no 5-year NAV return of its own)"

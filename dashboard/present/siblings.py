@@ -6,7 +6,8 @@ from __future__ import annotations
 import pandas as pd
 
 from dashboard.models.feeders import BY_ISIN, BY_NAME, BY_NAME_TO_ISIN, MASTER_SHARE_PCT, NAME_FITS_SEVERAL, NO_MASTER
-from dashboard.present.text import column_title
+from dashboard.present.overview import OverviewRow, OverviewSection
+from dashboard.present.text import column_title, quarter_text
 
 MATCH_WORDS = {
     BY_ISIN: "the ISIN of its master-fund holding",
@@ -51,7 +52,7 @@ def siblings_summary(data: dict, abbr: str) -> list[str]:
     holding = data.get("holding") or {}
     if holding.get("holding_isin") and holding.get("holding_pct") is not None:
         lines.append(f"Its master holding: {holding['holding_isin']}, {holding['holding_pct']:.2f} % of NAV "
-                     f"(quarter {holding.get('holding_period')}).")
+                     f"({quarter_text(holding.get('holding_period'))}).")
     cheapest = data.get("cheapest")
     if cheapest:
         lines.append(f"Cheapest sibling: {cheapest['proj_abbr_name']} {cheapest['class'] or '(its only class)'}, "
@@ -103,7 +104,22 @@ def undecided_text(code: str | None) -> str:
     return UNDECIDED_WORDS.get(code or "", code or "")
 
 
-def fee_drag_chart(frame: pd.DataFrame, amount: float, years: int, gross_pct: float):
+def fee_drag_inputs_lines(frame: pd.DataFrame, inputs: dict, day) -> list[str]:
+    """What the fee-drag chart rests on, in words: the amount, the years, the fees counted and the day they were
+    read, and each class's yearly return before fees with where it comes from (its 5-year NAV return and the
+    day it is measured to, or the stated figure)."""
+    lines = [f"{inputs['amount']:,.0f} THB held {inputs['years']} year{'s' if inputs['years'] != 1 else ''}, each "
+             "fund's first unit class: its charged fees (front-end fee on buying, total expense each year, back-end "
+             f"fee on selling; ceilings never used), as the service publishes them on {day}."]
+    if inputs.get("return_pct") is not None:
+        lines.append(f"Yearly return before fees: {inputs['return_pct']:g} % for every class, as given.")
+    elif frame is not None and not frame.empty:
+        firsts = frame[frame["series"] != "No fees"].drop_duplicates("series")
+        lines += [f"{r.series}: {r.gross_pct:.2f} % a year before fees: {r.basis}." for r in firsts.itertuples()]
+    return lines
+
+
+def fee_drag_chart(frame: pd.DataFrame, amount: float, years: int, gross_pct: float | None):
     """The basket's funds on one chart: value over the years of `amount` with each one's charged fees."""
     import holoviews as hv
 
@@ -111,10 +127,119 @@ def fee_drag_chart(frame: pd.DataFrame, amount: float, years: int, gross_pct: fl
 
     if frame is None or frame.empty:
         return empty_chart("No charged total expense to compute a fee drag from")
-    title = (f"{amount:,.0f} THB over {years} years at {gross_pct:g} % a year before fees "
-             "(charged fees; ceilings never used)")
+    at = f"{gross_pct:g} % a year" if gross_pct is not None else "each class's own return"
+    title = f"{amount:,.0f} THB over {years} years at {at} before fees (charged fees; ceilings never used)"
     curves = [hv.Curve(part, kdims=[hv.Dimension("year", label="Years held")],
                        vdims=[hv.Dimension("value", label="Value (THB)"), hv.Dimension("cost", label="Fees take (THB)")],
                        label=name).opts(tools=["hover"], line_dash="dashed" if name == "No fees" else "solid")
               for name, part in frame.groupby("series", sort=False)]
     return hv.Overlay(curves).opts(height=HEIGHT, title=title, legend_position="top_left", **COMMON_OPTS)
+
+
+# ---- the dashboard's tables and the overview's section (one set of words for the view, the report) -------
+
+# The dashboard's order: the figures first, beside the fund and class; the long texts (company, the Thai hedging
+# policy, the matching in words) after them, so that a phone's first screen shows what is compared.
+SIBLING_TABLE_COLUMNS = ("proj_abbr_name", "class", "sibling_marks", "total_expense", "total_expense_ceiling", "front_fee",
+                         "front_fee_ceiling", "back_fee", "back_fee_ceiling", "total_return_1y", "total_return_3y_ann",
+                         "diff_1y_vs_cheapest", "diff_3y_vs_cheapest", "volatility_1y", "company", "fx_policy",
+                         "matched_by", "proj_id")
+SIBLING_TEXT_WIDTHS = {"company": 230, "fx_policy": 260, "matched_by": 260}
+SIBLING_PERCENT = ("total_expense", "total_expense_ceiling", "front_fee", "front_fee_ceiling", "back_fee",
+                   "back_fee_ceiling", "total_return_1y", "total_return_3y_ann", "volatility_1y")
+SIBLING_POINTS = ("diff_1y_vs_cheapest", "diff_3y_vs_cheapest")
+MASTER_TABLE_COLUMNS = ("master_name", "feeders", "companies", "classes", "total_expense_min", "total_expense_max",
+                        "master_isins", "matched_by", "master_id")
+UNDECIDED_TABLE_COLUMNS = (*UNDECIDED_COLUMNS, "proj_id")
+
+
+def sibling_marks(row: dict) -> str:
+    """"this fund", "cheapest", both or neither: what a sibling row is to the reader."""
+    return " · ".join(word for flag, word in (("is_fund", "this fund"), ("is_cheapest", "cheapest")) if row.get(flag))
+
+
+def siblings_table(data: dict | None) -> pd.DataFrame:
+    """The sibling rows as the dashboard's table holds them (field names; titles are COLUMN_TITLES'): the class
+    and the matching in words, this fund and the cheapest marked, figures as floats (NaN when not known)."""
+    rows = []
+    for row in (data or {}).get("rows", []):
+        shown = {c: row.get(c) for c in SIBLING_TABLE_COLUMNS}
+        shown["class"] = row.get("class") or "(only class)"
+        shown["matched_by"] = matched_text(row.get("matched_by"))
+        shown["sibling_marks"] = sibling_marks(row)
+        rows.append(shown)
+    frame = pd.DataFrame(rows, columns=list(SIBLING_TABLE_COLUMNS))
+    for col in (*SIBLING_PERCENT, *SIBLING_POINTS):
+        frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
+    return frame
+
+
+def masters_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The masters list as shown: ISINs spaced, the matching in words, the fee range as floats."""
+    out = frame.reindex(columns=list(MASTER_TABLE_COLUMNS)).copy()
+    out["master_isins"] = out["master_isins"].map(lambda v: v.replace(",", ", ") if isinstance(v, str) else "no ISIN filed")
+    out["matched_by"] = out["matched_by"].map(matched_text)
+    out["master_name"] = out["master_name"].map(lambda v: v if isinstance(v, str) and v else "(unnamed)")
+    for col in ("total_expense_min", "total_expense_max"):
+        out[col] = pd.to_numeric(out[col], errors="coerce").astype("float64")
+    return out
+
+
+def candidates_text(value) -> str:
+    """The masters an undecided feeder could be, as a reader names them: "isin:LU..." as the ISIN, "name:key" as
+    the name key."""
+    if not isinstance(value, str) or not value:
+        return ""
+    words = []
+    for ident in value.split(","):
+        kind, _, rest = ident.strip().partition(":")
+        words.append(f"ISIN {rest}" if kind == "isin" else f"named {rest}" if kind == "name" and rest else ident.strip())
+    return "; ".join(words)
+
+
+def undecided_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The undecided feeders as shown: the reason in words, the candidate masters spaced."""
+    out = frame.reindex(columns=list(UNDECIDED_TABLE_COLUMNS)).copy()
+    out["undecided"] = out["undecided"].map(undecided_text)
+    out["candidates"] = out["candidates"].map(candidates_text)
+    out["declared_name"] = out["declared_name"].map(lambda v: v if isinstance(v, str) and v else "(none named)")
+    out["holding_pct"] = pd.to_numeric(out["holding_pct"], errors="coerce").astype("float64")
+    return out
+
+
+def _pct(value, digits: int = 2) -> str:
+    return "–" if value is None else f"{value:.{digits}f} %"
+
+
+def siblings_section(data: dict | None, abbr: str) -> OverviewSection | None:
+    """The fund overview's section "Sibling feeders" (present.overview's data: the explorer draws it as a card,
+    the factsheet report as labelled values): the master, how it was matched, the feeders, the cheapest
+    sibling and this fund's classes against it, the day the returns are measured to. None for a fund that
+    is not a feeder (nothing to say)."""
+    title = "Sibling feeders (the same master fund)"
+    if data is None:
+        return None
+    if data.get("master") is None:
+        return OverviewSection("siblings", title, (OverviewRow("Master fund", siblings_summary(data, abbr)[0]),))
+    m, cheapest = data["master"], data.get("cheapest")
+    rows = [OverviewRow("Master fund", master_title(m)),
+            OverviewRow("Matched by", matched_text(data.get("matched_by"))),
+            OverviewRow("Thai feeders", f"{m['feeders']} fund{'s' if m['feeders'] != 1 else ''} at {m['companies']} "
+                        f"compan{'ies' if m['companies'] != 1 else 'y'}, {len(data['rows'])} unit classes")]
+    if cheapest:
+        rows.append(OverviewRow("Cheapest sibling", f"{cheapest['proj_abbr_name']} {cheapest['class'] or '(only class)'}: "
+                                f"{_pct(cheapest['total_expense'])} a year charged"))
+    for row in data["rows"]:
+        if not row.get("is_fund"):
+            continue
+        parts = [f"{_pct(row['total_expense'])} a year charged"]
+        if row.get("total_return_1y") is not None:
+            parts.append(f"1-year total return {_pct(row['total_return_1y'])}")
+        if row.get("diff_1y_vs_cheapest") is not None and not row.get("is_cheapest"):
+            parts.append(f"{row['diff_1y_vs_cheapest']:+.2f} points against the cheapest")
+        if row.get("is_cheapest"):
+            parts.append("the cheapest")
+        rows.append(OverviewRow(f"This fund, {row['class'] or 'its only class'}", "; ".join(parts)))
+    if data.get("nav_date"):
+        rows.append(OverviewRow("Returns measured to", f"{data['nav_date']} (stored NAVs, distributions reinvested)"))
+    return OverviewSection("siblings", title, tuple(rows))

@@ -394,6 +394,7 @@ COLUMN_TITLES: dict[str, str] = {
     "extra_cost": "Paid beyond it (baht)", "unstated": "Not stated (counted as 0)", "basis": "Compared with",
     "undecided": "Why undecided", "declared_name": "Master named by the company", "holding_pct": "Largest foreign fund (% of NAV)",
     "candidates": "Masters it could be", "cost_100k_10y": "Cost of 100,000 THB over 10 years (baht)",
+    "sibling_marks": "Note", "holding_isin": "Largest foreign fund's ISIN", "holding_period": "Holdings quarter",
 }
 
 

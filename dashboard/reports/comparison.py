@@ -12,7 +12,7 @@ from dashboard.models.source import run
 from dashboard.present import charts, risk_charts
 from dashboard.present.text import asset_name_text
 from dashboard.records.labels import label
-from dashboard.reports.blocks import Caution, Column, Note, pct_col, table
+from dashboard.reports.blocks import Caution, Column, Note, num_col, pct_col, table
 from dashboard.reports.document import ReportDocument
 from dashboard.reports.embed import safe_chart
 from dashboard.reports.factsheet import fee_charts_and_table
@@ -52,6 +52,40 @@ def _fees(doc: ReportDocument, basket: FundBasket) -> None:
                  "ceiling are charted apart: one fund's ceiling is never compared with another's charge."))
     fee_charts_and_table(doc, sec, first_class_rows(fees), fees, with_fund=True,
                          caption="Every fee of every unit class, as published")
+
+
+def _fee_drag(doc: ReportDocument, basket: FundBasket, day) -> None:
+    """What each fund's charged fees take from 100,000 THB over 10 years (models.fee_drag; docs/feeders.md), each
+    first class at its own 5-year NAV return from the market snapshot where it has one, else a stated 5 %."""
+    from dashboard.market.feeders import class_nav_returns
+    from dashboard.models.fee_drag import DEFAULT_AMOUNT, DEFAULT_YEARS, basket_fee_drag
+    from dashboard.present.siblings import fee_drag_chart, fee_drag_inputs_lines
+    from dashboard.reports.factsheet import market_reader
+
+    sec = doc.section("fee-drag", "What the fees take over the years")
+    fees = basket.fee_frame()
+    returns = {}
+    store = market_reader(doc.settings) if not fees.empty else None
+    if store is not None:
+        try:
+            returns = class_nav_returns(store, list(basket.proj_ids))
+        finally:
+            store.close()
+    frame = basket_fee_drag(fees, DEFAULT_AMOUNT, DEFAULT_YEARS, None, returns)
+    if frame.empty:
+        sec.add(Note("No fund in the comparison publishes a charged total expense to compute a fee drag from."))
+        return
+    inputs = {"amount": DEFAULT_AMOUNT, "years": DEFAULT_YEARS, "return_pct": None}
+    for line in fee_drag_inputs_lines(frame, inputs, day):
+        sec.add(Note(line))
+    doc.chart(sec, safe_chart(fee_drag_chart, frame, DEFAULT_AMOUNT, DEFAULT_YEARS, None), "Fee drag")
+    ends = frame[(frame["year"] == DEFAULT_YEARS) & (frame["series"] != "No fees")]
+    sec.add(table(ends, [
+        Column("Fund and class", "series"), pct_col("Total expense charged (% a year)", "total_expense"),
+        pct_col("Front-end fee charged (%)", "front"), pct_col("Back-end fee charged (%)", "back"),
+        pct_col("Return before fees (% a year)", "gross_pct"), num_col("Value at the end (baht)", "value", 0),
+        num_col("Fees take (baht)", "cost", 0),
+    ], caption=f"{DEFAULT_AMOUNT:,.0f} THB over {DEFAULT_YEARS} years, each fund's first unit class", css_id="fee-drag-table"))
 
 
 def _risk(doc: ReportDocument, basket: FundBasket) -> None:
@@ -176,6 +210,7 @@ def comparison_document(client: SecClient, proj_ids: list[str], *, funds: dict[s
 
     _summary(doc, basket, perf_as_of)
     _fees(doc, basket)
+    _fee_drag(doc, basket, (generated_at or datetime.now().astimezone()).date())
     _risk(doc, basket)
     _allocation(doc, basket)
     _holdings_overlap(doc, client, basket, proj_ids)

@@ -330,6 +330,47 @@ def _market(doc: ReportDocument, store: MarketStore, proj_id: str) -> None:
         ], caption=f"Risk levels of the funds of policy type {policy_type_text(policy)}", css_id="market-risk-table"))
 
 
+def _siblings(doc: ReportDocument, store: MarketStore, proj_id: str) -> None:
+    """A feeder's sibling feeders (market.feeders.siblings): the overview's section, then the table side by side;
+    nothing for a fund that is not a feeder."""
+    from dashboard.market.feeders import siblings
+    from dashboard.present.siblings import SIBLING_COLUMNS, matched_text, siblings_section, siblings_summary
+
+    try:
+        data = siblings(store, proj_id)
+    except BadInputError:
+        return  # not a feeder (or not in the snapshot): nothing to say
+    abbr = next((r["proj_abbr_name"] for r in store.query("SELECT proj_abbr_name FROM funds WHERE proj_id = ?",
+                                                          [proj_id])), None) or proj_id
+    sec = doc.section("siblings", "Sibling feeders (the same master fund)")
+    if data.get("master") is None:
+        sec.add(Note(siblings_summary(data, abbr)[0]))
+        return
+    sec.add(key_values([(r.label, r.value) for r in siblings_section(data, abbr).rows]))
+    sec.add(Note("Fees charged beside their ceilings, never mixed. Total returns from the stored NAVs (distributions "
+                 "reinvested); a difference against the cheapest sibling is measured on the days both have a NAV."))
+    if not data["rows"]:
+        return
+    percent = {"total_expense", "total_expense_ceiling", "front_fee", "front_fee_ceiling", "back_fee",
+               "back_fee_ceiling", "total_return_1y", "total_return_3y_ann", "volatility_1y"}
+    from dashboard.present.text import column_title
+
+    columns = [Column("Fund", "proj_abbr_name"), Column("Unit class", lambda r: r.get("class") or "(only class)"),
+               Column("", lambda r: " · ".join(w for f, w in (("is_fund", "this fund"), ("is_cheapest", "cheapest"))
+                                              if r.get(f)))]
+    for name in SIBLING_COLUMNS[2:]:
+        if name == "matched_by":
+            columns.append(Column(column_title(name), lambda r: matched_text(r.get("matched_by"))))
+        elif name in percent:
+            columns.append(pct_col(column_title(name), name))
+        elif name.startswith("diff_"):
+            columns.append(Column(column_title(name), name, lambda v: fmt_signed(v, 2), numeric=True))
+        else:
+            columns.append(Column(column_title(name), name))
+    sec.add(table(data["rows"], columns, caption="Every unit class of every fund feeding the same master",
+                  css_id="siblings-table"))
+
+
 def factsheet_document(client: SecClient, proj_id: str, *, fund: dict | None = None,
                        generated_at: datetime | None = None, market: MarketStore | None = None) -> ReportDocument:
     """The factsheet report of one fund. `market`: the market store to put the fund in context; None reads
@@ -378,6 +419,7 @@ def factsheet_document(client: SecClient, proj_id: str, *, fund: dict | None = N
     if store is not None:
         try:
             _market(doc, store, proj_id)
+            _siblings(doc, store, proj_id)
         finally:
             if market is None:
                 store.close()

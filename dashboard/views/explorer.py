@@ -10,7 +10,10 @@ from markupsafe import Markup
 from panel.custom import JSComponent
 
 from dashboard.errors import SecApiError
+from dashboard.market.feeder_family import FeederFamily
+from dashboard.market.screen import MarketScreen
 from dashboard.models.dashboard_state import DashboardState
+from dashboard.present.siblings import siblings_section
 from dashboard.views.common import TableSlot, html_pane, notify_error, stale_badge, text_box
 from dashboard.present.overview import (LINK, OVERVIEW_PARTS, THAI, UNPUBLISHED, FundOverview, OverviewRow, OverviewSection,
                                         build_overview, distinct_groups)
@@ -41,6 +44,13 @@ RESULT_ROW_PX = 3 * TABLE_ROW_PX - 2 * 16
 WRAP_NAMES_CSS = (".tabulator-row .tabulator-cell {height: %dpx !important; overflow: hidden;}" % (RESULT_ROW_PX - 1)
                   + "".join(f".tabulator-row .tabulator-cell[tabulator-field='{field}'] {{white-space: normal !important; "
                             "overflow-wrap: anywhere;}" for field in ("proj_name_en", "proj_name_th", "status", "company")))
+
+
+def siblings_card(family: FeederFamily) -> str:
+    """The fund overview's section on sibling feeders, drawn as the overview's other cards; empty for a fund
+    that is not a feeder, or without a market snapshot."""
+    section = siblings_section(family.data, family.abbr) if family.has_store else None
+    return "" if section is None else str(GRID.format(section_html(section)))
 
 
 class ScrollMark(JSComponent):
@@ -168,6 +178,7 @@ class FundExplorer(pn.viewable.Viewer):
         state.param.watch(self._show_results, ["search_error", "fund"])
 
         self._build_fund_buttons()
+        self._build_siblings()
         self.overview = html_pane(pn.bind(self._overview_html, state.factsheet.param.loaded_at, state.param.fund,
                                           state.param.fund_error, state.basket.param.proj_ids),
                                   name="fund-overview", css_classes=["sd-overview"])
@@ -192,6 +203,7 @@ class FundExplorer(pn.viewable.Viewer):
             fund_actions,
             pn.Column(self.overview, loading=state.factsheet.param.loading, sizing_mode="stretch_width",
                       min_height=200),
+            self.siblings,
             sizing_mode="stretch_width")
         self._show_results()
 
@@ -209,6 +221,36 @@ class FundExplorer(pn.viewable.Viewer):
         self._company_button = pmui.Button(label="All funds of this company", variant="text", icon="apartment",
                                            margin=(4, 8))
         self._company_button.on_click(self._company_funds)
+
+    def _build_siblings(self) -> None:
+        """The overview's section on a feeder's sibling feeders (from the market snapshot, when there is one), and
+        a button to the Market tab, where they stand side by side."""
+        market = getattr(self.state, "market", None)
+        self.family = FeederFamily(market=market) if isinstance(market, MarketScreen) else None
+        if self.family is None:
+            self.siblings = pn.Column(visible=False, margin=0)
+            return
+        family = self.family
+        card = html_pane(pn.bind(lambda *_: siblings_card(family), family.param.data, family.param.has_store),
+                         name="fund-siblings", css_classes=["sd-overview"])
+        button = pmui.Button(label="Compare the sibling feeders side by side", icon="compare_arrows", variant="text",
+                             margin=(0, 8), name="fund-siblings-open")
+        button.on_click(self._open_siblings)
+        self.siblings = pn.Column(card, button, sizing_mode="stretch_width", margin=0,
+                                  visible=pn.bind(lambda data, has: bool(has and data), family.param.data,
+                                                  family.param.has_store))
+        self.state.param.watch(self._siblings_of, ["fund"])
+        if self.state.fund:
+            pn.state.onload(self._siblings_of)
+
+    async def _siblings_of(self, *_) -> None:
+        try:
+            await self.family.show_fund(self.state.fund or "")
+        except SecApiError:
+            self.family.param.update(data=None, message="")  # the overview stands without it
+
+    def _open_siblings(self, *_) -> None:
+        self.state.tab = "market"
 
     def __panel__(self):
         return self._layout

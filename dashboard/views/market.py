@@ -19,6 +19,7 @@ import param
 
 from dashboard.errors import BadInputError, SecApiError
 from dashboard.market import queries
+from dashboard.market.feeder_family import FeederFamily
 from dashboard.market.screen import NAV_FILTER_LABELS, MarketScreen
 from dashboard.present import charts
 from dashboard.present.text import (csv_bytes, display_frame, empty_html, esc, fmt_date, policy_type_text, risk_text,
@@ -28,11 +29,12 @@ from dashboard.views.common import (TableSlot, TabView, chart_pane, html_pane, n
                                     progress_value, section_title, text_box)
 from dashboard.views.market_nav import (FACTSHEET_RETURN_TITLES, NAV_BOX_LABELS, NAV_BOX_WIDTHS, NAV_BOXES, NAV_COLUMNS,
                                         NAV_PERCENT, NAV_TITLES, nav_note_html)
+from dashboard.views.siblings import SiblingsView
 from dashboard.views.market_notes import (company_options, fee_position_html, no_store_html, number_or_none,
                                           number_text, retail_text, snapshot_html)
 
 RESULT_COLUMNS = ["proj_abbr_name", "proj_name_en", "company_name_en", "fund_status", "risk_level", "policy_desc",
-                  "tax_incentives", "total_fee_actual", "return_1y", *NAV_COLUMNS, "proj_name_th", "proj_id"]
+                  "tax_incentives", "total_fee_actual", "cost_100k_10y", "return_1y", *NAV_COLUMNS, "proj_name_th", "proj_id"]
 # The product's titles (present.text.COLUMN_TITLES), but the factsheet's 1-year return, told apart here from
 # the NAV's beside it, and the risk level in words (a column of this table only).
 RESULT_TITLES = {"risk_level": "Risk level", **FACTSHEET_RETURN_TITLES, **NAV_TITLES}
@@ -46,7 +48,8 @@ RISK_OPTIONS = {f"RS{level}": code for code, level in RISK_LEVEL.items()}
 TAX_OPTIONS = {"Any (or none)": "", "SSF": "SSF", "Thai ESG": "ThaiESG"}
 SORT_OPTIONS = {"Project id": "proj_id", "Fund abbreviation": "proj_abbr_name", "Company": "company_name_en",
                 "Risk level": "risk_spectrum", "Fee, lowest first": "total_fee_actual",
-                "Fee, highest first": "-total_fee_actual", "1-year return, lowest first": "return_1y",
+                "Fee, highest first": "-total_fee_actual",
+                "Cost of 100,000 THB over 10 years, least first": "cost_100k_10y", "1-year return, lowest first": "return_1y",
                 "1-year return, highest first": "-return_1y",
                 # by the figures from the NAV history (MarketScreen.SORT_FIELDS), funds without one last
                 "1-year price return (NAV), highest first": "-nav_return_1y",
@@ -105,6 +108,8 @@ class MarketView(TabView):
         self._build_sync()
         self._build_screener()
         self._build_market_whole()
+        # Masters and their sibling feeders (views.siblings), following the selected fund
+        self.siblings = SiblingsView(family=FeederFamily(market=market), state=self.state)
         self._content = pn.Column(
             section_title("Find funds"),
             self.filters,
@@ -112,7 +117,10 @@ class MarketView(TabView):
             self.missing_note,
             self.results,
             pn.pane.Markdown("Total annual fee: as actually charged (first unit class), never a prospectus "
-                             "ceiling. Tick funds to add them to the comparison basket.", margin=(0, 10)),
+                             "ceiling. Cost of 100,000 THB over 10 years: what that class's charged fees (total "
+                             "expense each year, front-end and back-end fees) take at a stated 5 % a year before "
+                             "fees, the same for every fund. Tick funds to add them to the comparison basket.",
+                             margin=(0, 10)),
             self.nav_note,
             section_title("The market's risk spectrum"),
             # Each chart in a column of its own: a redrawn chart replaces its plot in that column only, and
@@ -134,6 +142,7 @@ class MarketView(TabView):
             self.overlap_note,
             self.overlap_pairs,
             self.overlap_common,
+            self.siblings,
             sizing_mode="stretch_width", loading=market.param.loading)
         self._layout = pn.Column(pn.Row(section_title("The whole market"), sizing_mode="stretch_width"),
                                  self.status, self._sync_progress, self._sync_message, self._empty, self._content,
@@ -193,6 +202,7 @@ class MarketView(TabView):
             pmui.Select.from_param(market.param.page_size, label="Funds a page", width=130, description=""),
             sizing_mode="stretch_width", name="market-filters")
         self.results = TableSlot(titles=RESULT_TITLES, percent=["total_fee_actual", "return_1y", *NAV_PERCENT],
+                                 baht=["cost_100k_10y"],
                                  number=["sharpe_1y", "peer_pct_return_1y"], pagination="remote", selectable="checkbox",
                                  name="market-results", frozen_columns=["proj_abbr_name"], stylesheets=[TICK_BOX_CSS])
         # A filter on a figure no fund of the snapshot has: said, with the days of NAV it needs (not "no fund passes")
@@ -274,6 +284,7 @@ class MarketView(TabView):
             await self.market.refresh()
         except SecApiError as exc:
             notify_error(exc, "The market snapshot could not be read")
+        await self.siblings.refresh()
 
     async def poll(self) -> None:
         """While the tab is shown: look at the snapshot's state, and read it again when a new one appeared."""

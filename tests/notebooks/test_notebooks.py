@@ -140,6 +140,7 @@ def keyed_parameters(dataset) -> dict[str, str]:
         "05_market": 'QUERY = "Equity"',
         "06_nav_history": 'QUERY = "Demo"',
         "07_plans": 'QUERY = "RMF"',
+        "08_feeders_and_costs": 'QUERY = ""',
     }
 
 

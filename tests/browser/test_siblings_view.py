@@ -1,0 +1,101 @@
+"""The sibling feeders' view (views.siblings.SiblingsView) served alone in a browser at desktop and phone width, on
+the demo market snapshot: the masters with the most Thai feeders, one master's feeders side by side (the same
+funds and classes `fund siblings --json` prints), the undecided feeders; screenshotted, no errors.
+
+Screenshots: test-artifacts/screen-siblings-<width>.png.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import pytest
+
+from tests.browser.conftest import ConsoleLog, serve_component
+from tests.browser.dashboard_server import COUNT_JS, wait_idle
+from tests.feeder_store import build_feeder_store, feeder_abbr
+
+pytestmark = pytest.mark.browser
+
+WIDTHS = (1280, 390)
+
+
+def siblings_view(store_path, fund: str):
+    import panel as pn
+
+    import dashboard.app  # noqa: F401 - the extensions the dashboard's page loads (Tabulator)
+    from dashboard.market.feeder_family import FeederFamily
+    from dashboard.market.screen import MarketScreen
+    from dashboard.views.siblings import SiblingsView
+
+    family = FeederFamily(market=MarketScreen(snapshot_dir=str(store_path)))
+    view = SiblingsView(family=family)
+
+    async def fill():
+        await family.refresh(fund)
+
+    pn.state.onload(fill)
+    return pn.Column(view, sizing_mode="stretch_width")
+
+
+@pytest.fixture(scope="module")
+def store_path(tmp_path_factory):
+    return build_feeder_store(tmp_path_factory.mktemp("siblings-browser") / "cache")
+
+
+@pytest.fixture(scope="module")
+def fund():
+    return feeder_abbr(2, "GQ")
+
+
+@pytest.fixture(scope="module")
+def cli_rows(store_path, fund):
+    """The master's feeders as the command line prints them (`fund siblings QUERY --json`)."""
+    from dashboard.cli.main import main
+
+    sink = io.StringIO()
+    with contextlib.redirect_stdout(sink):
+        assert main(["fund", "siblings", fund, "--json", "--store", str(store_path)]) == 0
+    return [(r["proj_abbr_name"], r["class"] or "(only class)") for r in json.loads(sink.getvalue())["rows"]]
+
+
+@pytest.fixture(scope="module")
+def server(store_path, fund):
+    with serve_component(lambda: siblings_view(store_path, fund)) as url:
+        yield url
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_one_masters_feeders_side_by_side_as_the_command_line_prints_them(browser, server, artifacts_dir, cli_rows,
+                                                                           width):
+    context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900}, locale="en-US")
+    page = context.new_page()
+    log = ConsoleLog()
+    page.on("console", log.on_console)
+    page.on("pageerror", log.on_pageerror)
+    try:
+        page.goto(server, wait_until="domcontentloaded")
+        # the unit class column is the sibling table's alone (the masters' and the undecided tables have none)
+        cells = ".tabulator-cell[tabulator-field='class']"
+        try:
+            page.wait_for_function(f"() => ({COUNT_JS})(\"{cells}\") >= {len(cli_rows)}", timeout=90_000)
+        except Exception:
+            page.screenshot(path=str(artifacts_dir / f"screen-siblings-{width}-failed.png"))
+            raise
+        wait_idle(page, 30_000)
+        shot = artifacts_dir / f"screen-siblings-{width}.png"
+        page.screenshot(path=str(shot), full_page=True)  # a component alone: the page is what scrolls
+        assert shot.stat().st_size > 20_000
+        funds = page.locator(".sd-siblings-table .tabulator-cell[tabulator-field='proj_abbr_name']").all_inner_texts()
+        if len(funds) != len(cli_rows):  # the class names the table where the page's CSS engine cannot
+            funds = page.locator(".tabulator-cell[tabulator-field='proj_abbr_name']").all_inner_texts()[:len(cli_rows)]
+        classes = page.locator(cells).all_inner_texts()
+        assert list(zip(funds, classes)) == cli_rows
+        assert page.get_by_text("Matched by", exact=False).count() >= 1
+        assert page.get_by_text("Masters with the most Thai feeders").count() == 1
+        assert page.get_by_text("not guessed", exact=False).count() >= 1  # an undecided feeder's reason
+        assert not log.errors, log.errors
+    finally:
+        context.close()

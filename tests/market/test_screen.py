@@ -14,7 +14,7 @@ from dashboard.market import queries
 from dashboard.market import holdings
 from dashboard.market.screen import (FEE_FIELDS, MOST_HELD_FIELDS, SPECTRUM_FIELDS, MarketScreen, holders_frame,
                                      market_frame, screen_frame)
-from dashboard.market.store import MarketStore, open_reader
+from dashboard.market.store import open_reader
 from tests.built_once import copy_built
 from tests.conftest import run
 from tests.market.conftest import synced_once

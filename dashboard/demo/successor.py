@@ -45,7 +45,7 @@ LICENCE_SHAPES = ("envelope", "items", "bare")
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 100
 INVALID_CURSOR = "invalid cursor"
-ANSWER_CACHE_SIZE = 32  # whole-market answers kept for a market-scale data set (a sync pages a few at once)
+ANSWER_CACHE_SIZE = 32  # whole-market answers kept for the pages after the first (a sync pages a few at once)
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _PERIOD = re.compile(r"^\d{4}(0[1-9]|1[0-2])$")
@@ -348,12 +348,15 @@ def answer(app: Any, route: Route, params: dict[str, str], path: str, query_stri
 
     # A market-scale data set is read-only to the simulator: each fund answer (rows built, filtered
     # and shuffled) is built once per filter set and kept, so paging through 50,000 rows does not
-    # rebuild them for every page. The small data set is read live, as tests change it; but its daily
-    # NAVs (thousands of rows a window, computed from the NAV profiles) are built once per filter set too.
-    kept = route.is_fund and (getattr(app.dataset, "scale", "small") == "market" or route.id.startswith("daily-info/"))
-    cache = getattr(app, "answer_cache", None) if kept else None
+    # rebuild them for every page. The small data set is read live, as tests change it: a first page
+    # builds its answer again; the pages after it (a cursor given) read the answer their first page
+    # built, as the market-scale one does (rebuilding every fund's rows for each page of a whole-market
+    # answer made a demo sync's paging quadratic: a third of its time). Its daily NAVs (thousands of
+    # rows a window, computed from the NAV profiles) are built once per filter set.
+    live = getattr(app.dataset, "scale", "small") != "market" and not route.id.startswith("daily-info/")
+    cache = getattr(app, "answer_cache", None) if route.is_fund else None
     cache_key = (id(app.dataset), binding, tuple(sorted(nav_quirks)) if route.id.startswith("daily-info/") else ())
-    shuffled = cache is not None and cache_key in cache
+    shuffled = cache is not None and cache_key in cache and not (live and offset == 0)
     if shuffled:
         rows = cache[cache_key] = cache.pop(cache_key)  # the most recently used last
     else:
@@ -375,7 +378,7 @@ def answer(app: Any, route: Route, params: dict[str, str], path: str, query_stri
     if not shuffled:
         rows = list(rows)
         random.Random(hashlib.sha256(binding.encode("utf-8")).hexdigest()).shuffle(rows)
-        if cache is not None:
+        if cache is not None and (not live or (paged and offset + page_size < len(rows))):  # pages to come
             cache[cache_key] = rows
             while len(cache) > ANSWER_CACHE_SIZE:
                 cache.pop(next(iter(cache)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import copy
 import json
 from collections import Counter
 from datetime import date
@@ -50,9 +51,10 @@ def get(app, path: str, **params) -> httpx.Response:
     return call(app, "GET", path, params=params or None)
 
 
-def pages(app, path: str, method: str = "GET", json_body=None, **params) -> tuple[list[dict], list[dict]]:
-    """Every item, following next_cursor only (never the page length), and every envelope."""
-    items, envelopes, cursor = [], [], ""
+def pages(app, path: str, method: str = "GET", json_body=None, start: str = "", **params) -> tuple[list[dict], list[dict]]:
+    """Every item, following next_cursor only (never the page length), and every envelope (from the page `start`
+    leads to; the first page without it)."""
+    items, envelopes, cursor = [], [], start
     for _ in range(1000):
         r = call(app, method, path, params={**params, "next_cursor": cursor}, json_body=json_body)
         assert r.status_code == 200, r.text
@@ -158,6 +160,23 @@ def test_the_whole_market_pages_through_every_funds_profiles(app):
     assert len(items) == want == len({(i["proj_id"], i["fund_class_name"]) for i in items})
     holders, _ = pages(app, f"{V2}/factsheet/risk-spectrum", latest="true")
     assert {i["proj_id"] for i in holders} == set(DS.suitability)
+
+
+def test_the_pages_after_the_first_read_the_answer_the_first_page_built():
+    """The small data set is read live by each first page; the pages its cursor then leads to read the answer that
+    first page built (not every fund's rows built again for each page: a demo sync's paging was quadratic)."""
+    app = create_app(copy.deepcopy(DS), valid_keys={KEY})
+    path = f"{V2}/general-info/profiles"
+    whole = {(i["proj_id"], i["fund_class_name"]) for i in pages(app, path, page_size=50)[0]}
+    first = get(app, path, page_size=50).json()
+    assert first["next_cursor"] and len(app.answer_cache) == 1  # only an answer with pages to come is kept
+    gone = app.dataset.funds.pop()["proj_id"]  # the data set changes while a client pages through it
+    rest, _ = pages(app, path, page_size=50, start=first["next_cursor"])
+    assert {(i["proj_id"], i["fund_class_name"]) for i in first["items"] + rest} == whole  # one answer, whole
+    again = {i["proj_id"] for i in pages(app, path, page_size=50)[0]}  # a first page reads the data set again
+    assert gone not in again and again == {f["proj_id"] for f in app.dataset.funds}
+    one = get(app, f"{V2}/factsheet/fees", proj_id=SINGLE).json()
+    assert not one["next_cursor"] and len(app.answer_cache) == 1  # a one-page answer is not kept
 
 
 # ---- layouts and keys ----------------------------------------------------------------------------

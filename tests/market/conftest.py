@@ -5,15 +5,18 @@ from __future__ import annotations
 import copy
 import shutil
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from dashboard.config import ApiSettings
 from dashboard.demo.connect import open_client
+from dashboard.demo.generator import generate_demo_dataset
 from dashboard.demo.simulator import create_app
 from dashboard.market.store import MarketStore
 from dashboard.market.sync import sync_blocking
+from tests.built_once import built_once, copy_built
 from tests.conftest import TODAY
 
 # Holdings quarters synced in the tests (all 12 work; fewer keep the tests fast).
@@ -62,19 +65,36 @@ def market_factory(dataset):
 
 @pytest.fixture(scope="session")
 def synced_by_layout(market_factory, tmp_path_factory):
-    """Whole syncs of the demo market, made once a layout when first asked for (see `synced`)."""
+    """Whole syncs of the demo market, made once a layout when first asked for (see `synced`): synced once in
+    the whole run (tests/built_once.py), each worker writing to a copy of its own."""
     made: dict[str, tuple] = {}
 
     def get(layout: str) -> tuple:
         if layout not in made:
             market = market_factory(layout)
-            store = MarketStore(Path(tmp_path_factory.mktemp(f"store-{layout}")) / "market.duckdb")
-            made[layout] = (market, store, market.sync(store))
+            built, result = synced_once(tmp_path_factory, layout)
+            copy = copy_built(built, Path(tmp_path_factory.mktemp(f"store-{layout}")) / "store")
+            made[layout] = (market, MarketStore(copy / "market.duckdb"), result)
         return made[layout]
 
     yield get
     for _market, store, _result in made.values():
         store.close()
+
+
+def synced_once(tmp_path_factory, layout: str, **options) -> tuple[Path, Any]:
+    """(directory, SyncResult): the directory holding `market.duckdb` (closed) and its snapshot, of one whole
+    sync of the demo market on `layout` with these options, made once in the run. Read-only: copy it to write."""
+    def build(directory: Path):
+        market = Market(generate_demo_dataset(today=TODAY), layout)
+        try:
+            with MarketStore(directory / "market.duckdb") as store:
+                return market.sync(store, **options)
+        finally:
+            market.close()
+
+    name = "-".join([f"market-{layout}", *(f"{k}={v}" for k, v in sorted(options.items()))])
+    return built_once(tmp_path_factory, name, build)
 
 
 def copy_of(store: MarketStore, path: Path) -> MarketStore:

@@ -14,18 +14,18 @@ from dashboard.market import queries
 from dashboard.market import holdings
 from dashboard.market.screen import (FEE_FIELDS, MOST_HELD_FIELDS, SPECTRUM_FIELDS, MarketScreen, holders_frame,
                                      market_frame, screen_frame)
-from dashboard.market.store import MarketStore, open_reader
+from dashboard.market.store import open_reader
+from tests.built_once import copy_built
 from tests.conftest import run
+from tests.market.conftest import synced_once
 
 
 @pytest.fixture(scope="module")
-def synced_store(market_factory, tmp_path_factory):
-    """The store file of a whole demo-market sync (successor layout), closed: readers read its snapshot."""
-    market = market_factory("successor")
-    path = Path(tmp_path_factory.mktemp("screen-store")) / "market.duckdb"
-    with MarketStore(path) as store:
-        market.sync(store)
-    return path
+def synced_store(tmp_path_factory):
+    """The store file of a whole demo-market sync (successor layout), closed: readers read its snapshot. (The
+    run's one such sync, tests/market/conftest.py's `synced_once`, copied.)"""
+    built, _result = synced_once(tmp_path_factory, "successor")
+    return copy_built(built, Path(tmp_path_factory.mktemp("screen-store")) / "store") / "market.duckdb"
 
 
 @pytest.fixture(scope="module")

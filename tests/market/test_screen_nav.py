@@ -16,20 +16,20 @@ from dashboard.market import queries
 from dashboard.market.screen import (NAV_FILTER_LABELS, NAV_FILTER_NAMES, NAV_NUMBER_FIELDS, SORT_FIELDS, MarketScreen,
                                      screen_frame)
 from dashboard.market.store import MarketStore, open_reader
+from tests.built_once import copy_built
 from tests.conftest import run
+from tests.market.conftest import synced_once
 
 NAV_DAYS = 400  # the 1-year figures (the sync's default); no fund has the 3 years a 3-year return needs
 
 
 @pytest.fixture(scope="module")
-def nav_store(market_factory, tmp_path_factory):
-    """The store file of a whole demo-market sync with 400 days of NAV (successor layout), closed."""
-    market = market_factory("successor")
-    path = Path(tmp_path_factory.mktemp("screen-nav-store")) / "market.duckdb"
-    with MarketStore(path) as store:
-        result = market.sync(store, quarters=1, nav_days=NAV_DAYS)
+def nav_store(tmp_path_factory):
+    """The store file of a whole demo-market sync with 400 days of NAV (successor layout), closed. (The run's one
+    such sync, tests/market/conftest.py's `synced_once`, copied: tests/views/test_market_nav.py reads it too.)"""
+    built, result = synced_once(tmp_path_factory, "successor", quarters=1, nav_days=NAV_DAYS)
     assert result.datasets["nav"] == "fetched"
-    return path
+    return copy_built(built, Path(tmp_path_factory.mktemp("screen-nav-store")) / "store") / "market.duckdb"
 
 
 @pytest.fixture(scope="module")

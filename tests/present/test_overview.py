@@ -17,10 +17,9 @@ from dashboard.models.factsheet import FundFactsheet
 from dashboard.models.source import run
 from dashboard.present.overview import LINK, UNPUBLISHED, build_overview, dealing_period, fund_overview
 from dashboard.records.successor import NOT_PUBLISHED_NOTE
-from dashboard.reports import fund_report_html
 from dashboard.views.explorer import fund_overview_html
 from tests.conftest import TODAY
-from tests.reports.helpers import client_for, full_funds
+from tests.reports.helpers import client_for, factsheet_report, full_funds
 
 
 def _flat(text: str) -> str:
@@ -54,7 +53,7 @@ def client(request, data):
 
 
 @pytest.mark.slow  # a whole sync, a subprocess or whole reports: seconds each
-def test_the_three_renderings_carry_the_same_labels_and_values(data, client):
+def test_the_three_renderings_carry_the_same_labels_and_values(data, client, tmp_path_factory):
     funds = _funds(data)
     assert len(funds) >= 3
     # A whole report (charts and all) takes seconds: the first fund's and the one with an "other"
@@ -70,7 +69,7 @@ def test_the_three_renderings_carry_the_same_labels_and_values(data, client):
         explorer = _html_values(str(fund_overview_html(overview)))
         renderings = [("explorer", explorer)]
         if proj_id in reported:
-            page = fund_report_html(client, [proj_id])
+            page = factsheet_report(tmp_path_factory, client.settings.layout, proj_id)  # rendered once in the run
             renderings.append(("report", _html_values(re.search(r'<section id="overview">(.*?)</section>', page, re.S).group(1))))
         out = io.StringIO()
         with contextlib.redirect_stdout(out):

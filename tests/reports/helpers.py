@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import copy
-from datetime import date
+from datetime import date, datetime, timedelta, timezone
 
 import httpx
 
@@ -70,3 +70,26 @@ def client_for(dataset: DemoDataset, today: date, layout: str = "legacy", settin
     app = create_app(dataset, require_key=False, today=today, layout=layout)
     settings = settings or ApiSettings.from_env(demo=True, layout=layout, environ={})
     return open_client(settings, transport=httpx.ASGITransport(app=app), today=lambda: today, **options)
+
+
+#: When the shared reports below say they were made (tests/reports/test_reports.py checks how it is written).
+GENERATED = datetime(2026, 11, 21, 9, 30, 5, tzinfo=timezone(timedelta(hours=7)))
+
+
+def factsheet_report(tmp_path_factory, layout: str, proj_id: str) -> str:
+    """The factsheet report of a demo fund (the demo data set of tests.conftest.TODAY, made at GENERATED) on one
+    layout, rendered once in the run (tests/built_once.py) for the modules that read the same report: a report
+    draws a dozen charts (seconds of CPU each time)."""
+    from dashboard.demo.generator import generate_demo_dataset
+    from dashboard.reports import fund_report_html
+    from tests.built_once import built_once
+    from tests.conftest import TODAY
+
+    def build(_directory) -> str:
+        client = client_for(generate_demo_dataset(today=TODAY), TODAY, layout=layout)
+        try:
+            return fund_report_html(client, [proj_id], generated_at=GENERATED)
+        finally:
+            client.close()
+
+    return built_once(tmp_path_factory, f"report-{layout}-{proj_id}", build)[1]

@@ -12,7 +12,7 @@ from dashboard.demo.generator import generate_demo_dataset
 from dashboard.reports import fund_report_html, licensee_report_html
 from dashboard.records.labels import ASSET_TYPE
 from tests.conftest import TODAY
-from tests.reports.helpers import client_for, full_funds
+from tests.reports.helpers import client_for, factsheet_report, full_funds
 
 GENERATED = datetime(2026, 11, 21, 2, 30, tzinfo=timezone.utc)
 
@@ -33,11 +33,10 @@ def data():
 
 
 @pytest.fixture(scope="module", params=["legacy", "successor"])
-def page(request, data):
-    client = client_for(data, TODAY, layout=request.param)
+def page(request, data, tmp_path_factory):
+    """The first full fund's report on each layout, rendered once in the run (tests/reports/helpers.py)."""
     fund = full_funds(data)[0]
-    yield fund_report_html(client, [fund["proj_id"]], generated_at=GENERATED), fund, request.param
-    client.close()
+    return factsheet_report(tmp_path_factory, request.param, fund["proj_id"]), fund, request.param
 
 
 def test_holdings_show_asset_types_by_name_with_the_code(page):

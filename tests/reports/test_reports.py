@@ -7,7 +7,6 @@ import os
 import re
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -24,17 +23,18 @@ from dashboard.reports import fund_report_html, licensee_report_html, write_repo
 from dashboard.reports.document import DEMO_BANNER
 from tests.conftest import KEY, TODAY
 from tests.reports.helpers import (
+    GENERATED,
     HOSTILE_NAME,
     HOSTILE_PROJ_ID,
     HOSTILE_REMARK,
     RAW_MARKUP,
     client_for,
+    factsheet_report,
     full_funds,
     hostile_dataset,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-GENERATED = datetime(2026, 11, 21, 9, 30, 5, tzinfo=timezone(timedelta(hours=7)))
 FACTSHEET_SECTIONS = ("overview", "allocation", "holdings", "changes", "fees", "performance", "risk")
 
 
@@ -79,8 +79,10 @@ def module_client(dataset_module):
 
 
 @pytest.fixture(scope="module")
-def factsheet_html(module_client, fund):
-    return fund_report_html(module_client, [fund["proj_id"]], generated_at=GENERATED)
+def factsheet_html(tmp_path_factory, fund):
+    """The legacy layout's report (as module_client's), rendered once in the run: test_report_words.py and
+    tests/present/test_overview.py read the same report."""
+    return factsheet_report(tmp_path_factory, "legacy", fund["proj_id"])
 
 
 def test_factsheet_report_is_one_self_contained_document(factsheet_html, fund):

@@ -5,16 +5,20 @@ note under the table, and a snapshot without NAV (a dash and how to get them, no
 from __future__ import annotations
 
 import csv
+import shutil
 
 import pytest
 from pandas.testing import assert_frame_equal
 
 from dashboard.market import queries
 from dashboard.market.screen import SORT_FIELDS
+from dashboard.market.snapshot import default_dir
+from dashboard.market.storefile import DEMO_STORE_FILE
 from dashboard.present.text import DASH
 from dashboard.views.market import RESULT_COLUMNS, SORT_OPTIONS, results_frame
 from dashboard.views.market_nav import NAV_COLUMNS, NAV_PERCENT
 from tests.conftest import run
+from tests.market.conftest import synced_once
 from tests.views.test_market import _App
 
 # Each title names the figure it reads (issue 38): price or total return, from the NAV, per unit.
@@ -36,8 +40,17 @@ def _synced(cache, **options):
 
 @pytest.fixture(scope="module")
 def nav_view(tmp_path_factory):
-    """The Market tab over a demo market synced with 400 days of NAV (the 1-year figures)."""
-    made, view = _synced(tmp_path_factory.mktemp("market-nav-cache"), nav_days=400)
+    """The Market tab over a demo market synced with 400 days of NAV (the 1-year figures): the run's one such
+    sync (tests/market/conftest.py's `synced_once`, which tests/market/test_screen_nav.py reads too), copied
+    into this app's cache directory as the demo store."""
+    built, _result = synced_once(tmp_path_factory, "successor", quarters=1, nav_days=400)
+    cache = tmp_path_factory.mktemp("market-nav-cache")
+    shutil.copyfile(built / "market.duckdb", cache / DEMO_STORE_FILE)
+    shutil.copytree(built / "market-snapshot", default_dir(cache / DEMO_STORE_FILE))
+    made = _App(cache)
+    view = made.view()
+    run(view.refresh())
+    assert made.app.market.has_store and made.app.market.error == "" and made.app.market.nav_funds > 0
     yield view
     made.close()
 

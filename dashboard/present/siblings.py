@@ -127,13 +127,18 @@ def fee_drag_chart(frame: pd.DataFrame, amount: float, years: int, gross_pct: fl
 
     if frame is None or frame.empty:
         return empty_chart("No charged total expense to compute a fee drag from")
-    at = f"{gross_pct:g} % a year" if gross_pct is not None else "each class's own return"
-    title = f"{amount:,.0f} THB over {years} years at {at} before fees (charged fees; ceilings never used)"
+    # A title read whole on a phone (390 px): the inputs and each class's return are said in words above the chart
+    # (fee_drag_inputs_lines). Baht with thousands separators, not 1.500e+5; the legend bottom right, where value
+    # lines rising from the amount never run.
+    from bokeh.models import NumeralTickFormatter
+
+    title = f"{amount:,.0f} THB after charged fees"
     curves = [hv.Curve(part, kdims=[hv.Dimension("year", label="Years held")],
                        vdims=[hv.Dimension("value", label="Value (THB)"), hv.Dimension("cost", label="Fees take (THB)")],
                        label=name).opts(tools=["hover"], line_dash="dashed" if name == "No fees" else "solid")
               for name, part in frame.groupby("series", sort=False)]
-    return hv.Overlay(curves).opts(height=HEIGHT, title=title, legend_position="top_left", **COMMON_OPTS)
+    return hv.Overlay(curves).opts(height=HEIGHT, title=title, legend_position="bottom_right",
+                                   yformatter=NumeralTickFormatter(format="0,0"), **COMMON_OPTS)
 
 
 # ---- the dashboard's tables and the overview's section (one set of words for the view, the report) -------

@@ -23,7 +23,7 @@ from dashboard.cli.output import EXIT_OK
 from dashboard.cli.terminal import err, json_text, out, table_lines, write_csv
 from dashboard.errors import BadInputError, SecApiError, quoted
 from dashboard.models.dca import ESTIMATE_NOTE, FEE_BOUNDS, POLICIES, DcaPlan, DcaResult, front_end_fee, simulate
-from dashboard.models.nav import EMPTY, FundNav
+from dashboard.models.nav import EMPTY, MAX_YEARS, FundNav
 from dashboard.models.source import run
 from dashboard.present import dca as present
 from dashboard.present.nav import NAV_COLUMN_TITLES
@@ -59,6 +59,9 @@ def add_dca_command(plan, add: Callable[..., argparse.ArgumentParser], handler: 
 # ---- input -------------------------------------------------------------------------------------------------
 
 
+MAX_MONTHLY = 1_000_000_000  # a billion baht a month: past any saver's plan, a typing slip
+
+
 def _number(text: str, what: str) -> float:
     try:
         value = float(str(text).strip().replace(",", ""))
@@ -81,6 +84,8 @@ def read_plan(args: argparse.Namespace, today: date) -> DcaPlan:
     monthly = _number(args.monthly, "monthly amount")
     if monthly <= 0:
         raise BadInputError(f"the monthly amount {args.monthly} is not more than 0 baht")
+    if monthly > MAX_MONTHLY:
+        raise BadInputError(f"the monthly amount {monthly:,.0f} baht is more than {MAX_MONTHLY:,} baht: check the figure")
     day = _whole(args.day, "day of the month")
     if not 1 <= day <= 31:
         raise BadInputError(f"the day of the month {args.day} is not 1 to 31")
@@ -94,6 +99,9 @@ def read_plan(args: argparse.Namespace, today: date) -> DcaPlan:
             raise BadInputError(f"the {what} date {value} is in the future (today is {today}); NAVs exist up to yesterday")
     if last is not None and last < first:
         raise BadInputError(f"the to date {last} is before the from date {first}")
+    earliest = date(today.year - MAX_YEARS, 1, 1)  # the NAV history a load reaches (and each year costs calls)
+    if first < earliest:
+        raise BadInputError(f"the from date {first} is before {earliest}: the plan looks back {MAX_YEARS} years at most")
     return DcaPlan(monthly=monthly, start=first, end=last, day=day, front_end_pct=fee if fee is not None else -1.0,
                    distributions=args.distributions)
 

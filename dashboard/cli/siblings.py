@@ -12,6 +12,14 @@ from dashboard.cli.terminal import json_text, out, terminal_text
 from dashboard.present.siblings import COST_COLUMNS, SIBLING_COLUMNS, costs_summary, matched_text, siblings_summary
 
 
+def _baht(text: str) -> float:
+    """An amount as people write it, "100,000" too (as `plan tax` and `plan dca` take it)."""
+    try:
+        return float(text.replace(",", "").strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"the amount must be a number of baht, not {text!r}") from None
+
+
 def add_sibling_commands(fund, add, as_json) -> None:
     siblings = add(fund, "siblings", cmd_fund_siblings, "every fund feeding the same master fund, side by side", as_json)
     siblings.add_argument("query", help="proj_id or exact abbreviation")
@@ -19,7 +27,7 @@ def add_sibling_commands(fund, add, as_json) -> None:
     costs = add(fund, "costs", cmd_fund_costs, "what a class's fees take from an amount over the years, "
                 "against the cheapest sibling, the cheapest class and the peer median", as_json)
     costs.add_argument("query", help="class abbreviation, proj_id or exact fund abbreviation")
-    costs.add_argument("--amount", type=float, default=None, help="baht (default 100,000)")
+    costs.add_argument("--amount", type=_baht, default=None, help="baht (default 100,000)")
     costs.add_argument("--years", type=int, default=None, help="holding period in whole years (default 10)")
     costs.add_argument("--return", dest="return_pct", type=float, default=None,
                        help="yearly return before fees, percent (default: the class's 5-year NAV return, else 5)")

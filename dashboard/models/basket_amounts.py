@@ -42,7 +42,7 @@ def parse_amount(text: object) -> float:
     except ValueError:
         raise BadInputError(f"{quoted(raw) if raw else 'an empty amount'} is not an amount in baht (type one such as "
                             "100,000)") from None
-    if not math.isfinite(value) or value <= 0:
+    if math.isnan(value) or value <= 0:
         raise BadInputError(f"an amount must be more than 0 baht, not {quoted(raw)}")
     if value > MAX_AMOUNT:
         raise BadInputError(f"{quoted(raw)} baht is more than this basket takes ({MAX_AMOUNT:,.0f} baht a fund)")

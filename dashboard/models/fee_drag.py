@@ -16,6 +16,7 @@ DEFAULT_YEARS = 10
 # The yearly return before fees assumed when the class has no 5-year NAV return of its own.
 DEFAULT_RETURN_PCT = 5.0
 MAX_YEARS = 50
+MAX_AMOUNT = 10_000_000_000.0  # baht: past any holding, a typing slip
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,8 @@ def check_inputs(amount: float, years: int, gross_pct: float) -> None:
     """One clear line for an amount, a holding period or a return that cannot be used."""
     if not isinstance(amount, (int, float)) or not math.isfinite(amount) or amount <= 0:
         raise BadInputError(f"the amount must be a number of baht above 0, not {amount!r}")
+    if amount > MAX_AMOUNT:
+        raise BadInputError(f"the amount of {amount:,.0f} baht is more than {MAX_AMOUNT:,.0f}: check the figure")
     if not isinstance(years, int) or not 1 <= years <= MAX_YEARS:
         raise BadInputError(f"the holding period must be a whole number of years from 1 to {MAX_YEARS}, not {years!r}")
     if not isinstance(gross_pct, (int, float)) or not math.isfinite(gross_pct) or not -50 < gross_pct < 100:

@@ -73,6 +73,9 @@ def test_csv_is_the_value_over_time(cli, dataset):
     (("--monthly", "1000", "--from", "2030-01-01"), "the from date 2030-01-01 is in the future"),
     (("--monthly", "1000", "--from", "2024-01-01", "--to", "2023-01-01"), "the to date 2023-01-01 is before"),
     (("--monthly", "1000", "--from", "24/01/2024"), "the from date '24/01/2024' is not a date"),
+    # hostile: a date at the calendar's start (once an overflow traceback), an absurd amount
+    (("--monthly", "1000", "--from", "0001-01-01"), "the from date 0001-01-01 is before 1996-01-01"),
+    (("--monthly", "1e30", "--from", "2024-01-01"), "is more than 1,000,000,000 baht"),
 ])
 def test_bad_input_is_one_line_and_exit_2(cli, dataset, args, words):
     pid, name = dividend(dataset)

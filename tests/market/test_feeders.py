@@ -140,11 +140,18 @@ def test_cli_siblings_json_is_the_store_answer(cache, reader, demo_feeders, caps
 
 
 @pytest.mark.parametrize("argv", [["fund", "costs", "XXNOFUND"], ["fund", "costs", "DAD-GOLD", "--years", "0"],
-                                  ["fund", "costs", "DAD-GOLD", "--amount", "-5"], ["fund", "siblings", "nofund"]])
+                                  ["fund", "costs", "DAD-GOLD", "--amount", "-5"], ["fund", "siblings", "nofund"],
+                                  ["fund", "costs", "DAD-GOLD", "--amount", "1e30"]])
 def test_cli_bad_input_is_one_line_and_exit_2(cache, capsys, argv):
     assert main([*argv, "--demo", "--cache-dir", str(cache)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_cli_costs_takes_an_amount_written_with_commas(cache, demo_feeders, capsys):
+    abbr = demo_feeders[(1, "GQ-UH")]["proj_abbr_name"]
+    assert main(["fund", "costs", f"{abbr}-A", "--amount", "50,000", "--demo", "--cache-dir", str(cache), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["amount"] == 50_000
 
 
 def test_the_screeners_cost_column_is_the_fee_drag_of_each_funds_first_class(reader):

@@ -18,7 +18,8 @@ def test_amounts_as_typed(text, value):
 
 
 @pytest.mark.parametrize("text, says", [("", "empty amount"), ("abc", "not an amount"), ("0", "more than 0"),
-                                        ("-5", "more than 0"), ("nan", "more than 0"), ("1e20", "more than this basket")])
+                                        ("-5", "more than 0"), ("nan", "more than 0"), ("1e20", "more than this basket"),
+                                        ("1e309", "more than this basket"), ("inf", "more than this basket")])
 def test_bad_amounts_are_one_line(text, says):
     with pytest.raises(BadInputError, match=says) as err:
         parse_amount(text)

@@ -9,16 +9,17 @@ from pathlib import Path
 import pytest
 
 from dashboard.errors import BadInputError
-from dashboard.market.store import MarketStore, open_reader
+from dashboard.market.store import open_reader
 from dashboard.market.tax_funds import qualifying_funds
+from tests.built_once import copy_built
+from tests.market.conftest import synced_once
 
 
 @pytest.fixture(scope="module")
-def reader(market_factory, tmp_path_factory):
-    market = market_factory("successor")
-    path = Path(tmp_path_factory.mktemp("tax-funds-store")) / "market.duckdb"
-    with MarketStore(path) as store:
-        market.sync(store, quarters=1, nav_days=400)
+def reader(tmp_path_factory):
+    # the run's one sync of the demo market with a year of NAV (tests/market/conftest.py), copied here
+    built, _ = synced_once(tmp_path_factory, "successor", quarters=1, nav_days=400)
+    path = copy_built(built, Path(tmp_path_factory.mktemp("tax-funds-store")) / "store") / "market.duckdb"
     with open_reader(path=path) as store:
         yield store
 

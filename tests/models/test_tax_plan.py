@@ -89,6 +89,24 @@ def test_thai_esgx_only_in_its_window():
     after = next(w for w in t.plan(2025, 900_000, purchase_day="2025-07-01").wrappers if w.key == "ThaiESGX")
     assert inside.can_buy and inside.earliest_sale == dt.date(2030, 6, 30) and inside.room == 270_000
     assert not after.can_buy and after.earliest_sale is None and "2025-05-02 to 2025-06-30" in after.sale_rule
+    # a purchase outside the window earns nothing this year: no room, no tax saved, and the binding limit says why
+    assert (after.room, after.tax_saved) == (0, 0) and "2025-05-02 to 2025-06-30" in after.binding
+
+
+@pytest.mark.parametrize("day", ["2026-01-05", "2024-12-31"])
+def test_a_purchase_day_outside_the_tax_year_is_refused(day):
+    # a purchase on a day not in 2025 does not count for 2025: no tax saved is printed for it, one line says why
+    with pytest.raises(BadInputError) as caught:
+        t.plan(2025, 1_200_000, purchase_day=day)
+    message = str(caught.value)
+    assert "\n" not in message and f"a purchase on {day} does not count for tax year 2025" in message
+    assert f"tax year {day[:4]}" in message and "2025-01-01 to 2025-12-31" in message
+
+
+def test_everything_at_once_leaves_out_a_wrapper_out_of_its_window():
+    # 2025-07-01: Thai ESGX (2 May - 30 June) is closed; RMF 270,000 (30 % of 900,000) and Thai ESG 270,000 remain
+    result = t.plan(2025, 900_000, purchase_day="2025-07-01")
+    assert result.all_room == 540_000
 
 
 def test_29_february_counts_to_1_march():

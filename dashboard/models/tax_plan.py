@@ -42,6 +42,11 @@ class Source:
     url: str
     law: str
     read_on: str
+    kind: str = "secondary"  # "primary": the regulator or a government publication; "secondary": reporting it
+
+    @property
+    def primary(self) -> bool:
+        return self.kind == "primary"
 
 
 @dataclass(frozen=True)
@@ -116,7 +121,7 @@ def rules_for(year: object) -> YearRules:
 @lru_cache(maxsize=None)
 def _year_rules(year: int) -> YearRules:
     table = _table()
-    sources = {key: Source(key, s["title"], s["publisher"], s["url"], s["law"], s["read_on"])
+    sources = {key: Source(key, s["title"], s["publisher"], s["url"], s["law"], s["read_on"], s["kind"])
                for key, s in table["sources"].items()}
     row = table["years"][str(year)]
     wrappers = {}
@@ -213,7 +218,7 @@ class WrapperPlan:
                 "earliest_sale": self.earliest_sale.isoformat() if self.earliest_sale else None,
                 "sale_rule": self.sale_rule,
                 "sources": [{"publisher": s.publisher, "title": s.title, "url": s.url, "law": s.law,
-                             "read_on": s.read_on} for s in self.sources]}
+                             "read_on": s.read_on, "kind": s.kind} for s in self.sources]}
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
 
@@ -161,3 +162,22 @@ def test_every_wrapper_cites_a_dated_source_and_the_note_dates_the_rules():
         for rule in rules.wrappers.values():
             assert rule.sources and all(s.url.startswith("http") and s.read_on for s in rule.sources)
             assert rule.window[0].year == year == rule.window[1].year
+
+
+def test_each_source_says_whether_it_is_primary_and_thai_esg_rests_on_the_regulator():
+    # Thai ESG and Thai ESGX rows cite the SEC's own dated releases; RMF and SSF rest on secondary sources only
+    # (the Revenue Department's pages were not found), which docs/tax-planner.md says
+    secondary_only = set()
+    for year in t.years_held():
+        for key, rule in t.rules_for(year).wrappers.items():
+            assert all(s.kind in ("primary", "secondary") for s in rule.sources)
+            if key in ("ThaiESG", "ThaiESGX"):
+                assert any(s.primary and "sec.or.th" in s.url for s in rule.sources), (year, key)
+            if not any(s.primary for s in rule.sources):
+                secondary_only.add(key)
+    assert secondary_only == {"RMF", "SSF"}
+    esg_2024 = t.rules_for(2024).wrappers["ThaiESG"]
+    assert any("16 August 2024" in s.title and s.primary for s in esg_2024.sources)
+    assert t.rules_for(2025).bracket_source.primary
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "tax-planner.md").read_text()
+    assert "secondary sources only" in docs and "RMF" in docs and "(No. 369) of 13 March 2020" in docs

@@ -119,7 +119,8 @@ def plan_lines(result, funds: dict[str, list[dict]], rank_by: str) -> list[str]:
             ["#", "Fund", "Company", "Total fee (%)", "1-year return (%)", "1-year volatility (%)"],
             right=[0, 3, 4, 5])]
     sources = {s.key: s for w in result.wrappers for s in w.sources} | {r.bracket_source.key: r.bracket_source}
-    lines += ["", "Sources:"] + [f"  - {s.publisher}: {s.title} <{s.url}> (read {s.read_on})" for s in sources.values()]
+    lines += ["", "Sources:"] + [f"  - {s.publisher}: {s.title} <{s.url}> (read {s.read_on}; {s.kind} source)"
+                                 for s in sources.values()]
     return lines
 
 

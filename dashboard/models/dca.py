@@ -16,6 +16,8 @@ The conventions (docs/dca.md says them for people):
 - The money-weighted return (XIRR) solves sum(flow / (1 + r) ** (days / 365)) = 0 over the purchases
   (money out, on their NAV dates), the distributions paid (money in) and the end value (money in, at the
   end), by bisection: the net present value falls as r rises when the money goes in before it comes out.
+  It is shown a year from a span of a year on (first purchase to end); under a year, taken over the span only,
+  (1 + r) ** (days / 365) - 1: the return for the period, as performance standards (GIPS) show short periods.
 - The lump sum puts the plan's whole amount in at its first purchase (same NAV, fee, distributions).
 Everything is an estimate from past NAVs, not investment advice.
 """
@@ -128,6 +130,28 @@ class Outcome:
     def gain_pct(self) -> float | None:
         return 100.0 * self.gain / self.invested if self.invested else None
 
+    @property
+    def span_days(self) -> int:
+        """Days from the first purchase to the end."""
+        return (self.end_date - _day(self.purchases["nav_date"].iloc[0])).days
+
+    @property
+    def annualised(self) -> bool:
+        """Whether the money-weighted return is shown a year: only from a year on (a short span's rate a year
+        multiplies a few weeks' move into a figure nobody earned)."""
+        first = _day(self.purchases["nav_date"].iloc[0])
+        return self.end_date >= _years_later(first, 1)
+
+    @property
+    def money_weighted_pct(self) -> float | None:
+        """The money-weighted return as shown, percent: the XIRR a year from a year on; under a year, the same rate
+        taken over the span only ((1 + r) ** (days / 365) - 1), the return for the period."""
+        if self.xirr is None:
+            return None
+        if self.annualised:
+            return 100.0 * self.xirr
+        return 100.0 * ((1.0 + self.xirr) ** (self.span_days / 365.0) - 1.0)
+
     def flows(self) -> list[tuple[date, float]]:
         """The money-weighted return's flows: purchases out, distributions paid in, the end value in."""
         return _flows(self.purchases, self.distributions, self.end_date, self.end_value)
@@ -155,10 +179,19 @@ def summary_row(result: DcaResult) -> dict[str, Any]:
         "class": result.label, "first_purchase": _day(r.purchases["nav_date"].iloc[0]), "end_date": r.end_date,
         "purchases": int((r.purchases["kind"] == "plan").sum()), "invested": r.invested, "fees": r.fees,
         "units": r.units, "end_nav": r.end_nav, "end_value": r.end_value, "paid_out": r.paid_out,
-        "end_total": r.end_value + r.paid_out, "gain": r.gain, "gain_pct": r.gain_pct, "xirr_pct": _pct(r.xirr),
-        "lump_end_total": s.end_value + s.paid_out, "lump_gain_pct": s.gain_pct, "lump_xirr_pct": _pct(s.xirr),
+        "end_total": r.end_value + r.paid_out, "gain": r.gain, "gain_pct": r.gain_pct,
+        "money_weighted_pct": r.money_weighted_pct, "money_weighted_a_year": r.annualised,
+        "lump_end_total": s.end_value + s.paid_out, "lump_gain_pct": s.gain_pct,
+        "lump_money_weighted_pct": s.money_weighted_pct,
         "distributions": result.policy,
     }
+
+
+def _years_later(day: date, years: int) -> date:
+    try:
+        return day.replace(year=day.year + years)
+    except ValueError:  # 29 February
+        return date(day.year + years, 3, 1)
 
 
 def _pct(rate: float | None) -> float | None:

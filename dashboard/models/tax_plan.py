@@ -42,6 +42,11 @@ class Source:
     url: str
     law: str
     read_on: str
+    kind: str = "secondary"  # "primary": the regulator or a government publication; "secondary": reporting it
+
+    @property
+    def primary(self) -> bool:
+        return self.kind == "primary"
 
 
 @dataclass(frozen=True)
@@ -116,7 +121,7 @@ def rules_for(year: object) -> YearRules:
 @lru_cache(maxsize=None)
 def _year_rules(year: int) -> YearRules:
     table = _table()
-    sources = {key: Source(key, s["title"], s["publisher"], s["url"], s["law"], s["read_on"])
+    sources = {key: Source(key, s["title"], s["publisher"], s["url"], s["law"], s["read_on"], s["kind"])
                for key, s in table["sources"].items()}
     row = table["years"][str(year)]
     wrappers = {}
@@ -213,7 +218,7 @@ class WrapperPlan:
                 "earliest_sale": self.earliest_sale.isoformat() if self.earliest_sale else None,
                 "sale_rule": self.sale_rule,
                 "sources": [{"publisher": s.publisher, "title": s.title, "url": s.url, "law": s.law,
-                             "read_on": s.read_on} for s in self.sources]}
+                             "read_on": s.read_on, "kind": s.kind} for s in self.sources]}
 
 
 @dataclass(frozen=True)
@@ -294,8 +299,14 @@ def plan(year: object, income: object, *, provident_fund: object = 0, government
         pass
     day = parse_day(purchase_day, "the purchase day")
     now = today or dt.date.today()
+    first_day, last_day = dt.date(rules.year, 1, 1), dt.date(rules.year, 12, 31)
     if day is None:
-        day = min(max(now, dt.date(rules.year, 1, 1)), dt.date(rules.year, 12, 31))
+        day = min(max(now, first_day), last_day)
+    elif not first_day <= day <= last_day:
+        # A purchase counts for the tax year it is made in: a plan of year Y for a day in another year would print
+        # a tax saving that purchase never earns.
+        raise BadInputError(f"a purchase on {day} does not count for tax year {rules.year} (it counts for tax year "
+                            f"{day.year}): give a day from {first_day} to {last_day}")
     first_rmf = parse_day(first_rmf_purchase, "the first RMF purchase day") or day
     if first_rmf > day:
         raise BadInputError(f"the first RMF purchase ({first_rmf}) cannot come after this purchase ({day})")
@@ -321,12 +332,15 @@ def plan(year: object, income: object, *, provident_fund: object = 0, government
         own_word = (f"{rule.percent:g} % of income ({by_income:,.0f})" if by_income < rule.ceiling
                     else f"its ceiling of {rule.ceiling:,.0f}")
         own_room = max(own_limit - bought[key], 0.0)
-        if rule.shared and shared_room < own_room:
+        can_buy = rule.window[0] <= day <= rule.window[1]
+        if not can_buy:
+            # a purchase that day earns no deduction this year: no room and no tax saved to print for it
+            room, binding = 0.0, f"its purchase window, {rule.window[0]} to {rule.window[1]}"
+        elif rule.shared and shared_room < own_room:
             room, binding = shared_room, f"the shared retirement ceiling of {rules.retirement_ceiling:,.0f} ({shared_claimed:,.0f} claimed)"
         else:
             room, binding = own_room, own_word
         saved = tax_now - income_tax(rules, taxable - room)
-        can_buy = rule.window[0] <= day <= rule.window[1]
         sale, sale_rule = _earliest_sale(rule, day, first_rmf, born) if can_buy else (None, "")
         if not can_buy:
             sale_rule = (f"a purchase on {day} does not count for {rules.year}: the window is "

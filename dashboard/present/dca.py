@@ -24,8 +24,14 @@ FIGURES = (
     ("paid_out", "Distributions paid to you (baht)", "baht"),
     ("gain", "Gain (baht)", "baht"),
     ("gain_pct", "Gain on what was put in (%)", "percent"),
-    ("xirr_pct", "Money-weighted return, a year (XIRR, %)", "percent"),
+    ("money_weighted_pct", "Money-weighted return, a year (XIRR, %)", "percent"),
 )
+# The money-weighted return's row says which return it shows (models.dca.Outcome.money_weighted_pct).
+A_YEAR, PERIOD = "a year", "period"
+MONEY_WEIGHTED_TITLES = {A_YEAR: "Money-weighted return, a year (XIRR, %)",
+                         PERIOD: "Money-weighted return for the period (not annualised, %)",
+                         None: "Money-weighted return (%, a year or for the period)"}
+CELL_WORDS = {A_YEAR: " a year", PERIOD: " for the period"}
 # The value-over-time columns under the names COLUMN_TITLES titles (present.text).
 VALUE_COLUMNS = {"invested": "dca_put_in", "units": "dca_units", "value": "dca_value", "paid_out": "dca_paid_out",
                  "total": "dca_total", "lump_total": "dca_lump_total"}
@@ -38,7 +44,8 @@ def figure_values(outcome: Outcome) -> dict[str, float | int | None]:
     return {"purchases": int((outcome.purchases["kind"] == "plan").sum()), "invested": outcome.invested,
             "fees": outcome.fees, "units": outcome.units, "end_value": outcome.end_value, "paid_out": outcome.paid_out,
             "gain": outcome.gain, "gain_pct": outcome.gain_pct,
-            "xirr_pct": None if outcome.xirr is None else 100.0 * outcome.xirr}
+            "money_weighted_pct": outcome.money_weighted_pct,
+            "money_weighted_basis": A_YEAR if outcome.annualised else PERIOD}
 
 
 def _shown(value, kind: str) -> str:
@@ -66,6 +73,15 @@ def figures_frame(results: Sequence[DcaResult]) -> pd.DataFrame:
     values = {key: figure_values(outcome) for key, _, outcome in cols}
     rows = [{"figure": label, **{key: _shown(values[key][name], kind) for key, _, _ in cols}}
             for name, label, kind in FIGURES]
+    # One basis for every column: the row's title says it. Both (a class a year, another under one): each cell says.
+    bases = {values[key]["money_weighted_basis"] for key, _, _ in cols}
+    basis = bases.pop() if len(bases) == 1 else None
+    row = rows[[name for name, _, _ in FIGURES].index("money_weighted_pct")]
+    row["figure"] = MONEY_WEIGHTED_TITLES[basis]
+    if basis is None:
+        for key, _, _ in cols:
+            if values[key]["money_weighted_pct"] is not None:
+                row[key] += CELL_WORDS[values[key]["money_weighted_basis"]]
     return pd.DataFrame(rows, columns=["figure", *[key for key, _, _ in cols]])
 
 

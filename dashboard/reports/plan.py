@@ -86,7 +86,7 @@ def tax_plan_section(doc: ReportDocument, result: TaxPlanResult, funds: Mapping[
     sec_sources |= {s.key: s for s in (r.bracket_source, r.retirement_source, r.salary_source)}
     ssec.add(Note(f"The rules are data, one dated table a tax year: tax year {r.year} as in force on {r.rules_dated}, "
                   f"sources read {r.read_on}. A year the table does not hold is refused, never guessed."))
-    ssec.add(KeyValues([(s.publisher, _source_link(s.url, f"{s.title} ({s.law}; read {s.read_on})"))
+    ssec.add(KeyValues([(s.publisher, _source_link(s.url, f"{s.title} ({s.law}; read {s.read_on}; {s.kind} source)"))
                         for s in sec_sources.values()], caption="Sources"))
 
 

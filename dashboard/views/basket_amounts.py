@@ -29,6 +29,17 @@ ALLOCATION_COLUMNS = ["asset_name", "percent_of_basket", "baht_held"]
 HOLDING_COLUMNS = ["security", "baht_held", "percent_of_basket", "issuer", "basket_funds", "through"]
 HOLDING_TITLES = {"through": "Through the basket's funds"}  # which of the basket's funds hold it (not the funds between)
 PAIR_COLUMNS = ["fund", "other", "overlap_pct"]
+# On a phone (390 px) the figures must be on screen without scrolling sideways: the name column is narrow, wraps and
+# stays put (frozen), the figures come right after it, and the titles wrap; the rest (issuer, the funds holding it)
+# is to the right, reached by scrolling with the name still in view. Name + figures = 345 px, inside a 390 px page.
+NAME_WIDTH, BAHT_WIDTH, PERCENT_WIDTH = 150, 110, 85
+ALLOCATION_WIDTHS = {"asset_name": NAME_WIDTH, "percent_of_basket": PERCENT_WIDTH, "baht_held": BAHT_WIDTH}
+HOLDING_WIDTHS = {"security": NAME_WIDTH, "baht_held": BAHT_WIDTH, "percent_of_basket": PERCENT_WIDTH, "issuer": 160,
+                  "basket_funds": 150, "through": 200}
+WRAPPED = ("asset_name", "security", "issuer", "basket_funds", "through")
+WRAP_CSS = ("".join(f".tabulator-row .tabulator-cell[tabulator-field='{field}'] {{white-space: normal !important; "
+                    "overflow-wrap: anywhere;}" for field in WRAPPED)
+            + ".tabulator-col-title {white-space: normal !important;}")
 LINK_WARNING = ("The link then carries your amounts: anyone you send it to sees them. Nothing is stored on the "
                 "server; without this, the amounts stay in this page only.")
 
@@ -198,7 +209,8 @@ class BasketAmountsSection(pn.viewable.Viewer, SessionBound):
         if no_allocation:
             parts.append(html_pane(empty_html("No asset allocation published for: "
                                               + ", ".join(label(p) for p in no_allocation)), name="basket-amounts-alloc-note"))
-        table = TableSlot(percent=["percent_of_basket"], baht=["baht_held"], page_size=10, name="allocation")
+        table = TableSlot(percent=["percent_of_basket"], baht=["baht_held"], page_size=10, name="allocation",
+                          widths=ALLOCATION_WIDTHS, frozen_columns=["asset_name"], stylesheets=[WRAP_CSS])
         allocation = allocation.assign(asset_name=allocation["asset_name"].map(lambda n: asset_name_text(n) or n))
         table.show(allocation.rename(columns={"percent": "percent_of_basket", "baht": "baht_held"})[ALLOCATION_COLUMNS])
         self._building["allocation"] = table
@@ -239,7 +251,7 @@ class BasketAmountsSection(pn.viewable.Viewer, SessionBound):
         frame = answer["holdings"].rename(columns={"baht": "baht_held", "percent": "percent_of_basket",
                                                    "funds": "basket_funds"})
         holdings = TableSlot(titles=HOLDING_TITLES, percent=["percent_of_basket"], baht=["baht_held"], page_size=10,
-                             name="holdings")
+                             name="holdings", widths=HOLDING_WIDTHS, frozen_columns=["security"], stylesheets=[WRAP_CSS])
         holdings.show(frame[HOLDING_COLUMNS])
         self._building["holdings"] = holdings
         parts.append(holdings)

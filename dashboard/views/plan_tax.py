@@ -66,7 +66,7 @@ def sources_html(result: TaxPlanResult) -> str:
     sources = {s.key: s for w in result.wrappers for s in w.sources} | {r.bracket_source.key: r.bracket_source}
     left = "".join(f"<li>{esc(text)}</li>" for text in r.left_out)
     cited = "".join(f'<li>{esc(s.publisher)}: <a href="{esc(s.url)}" target="_blank" rel="noopener">{esc(s.title)}</a> '
-                    f"(read {esc(s.read_on)})</li>" for s in sources.values())
+                    f"(read {esc(s.read_on)}; {esc(s.kind)} source)</li>" for s in sources.values())
     return ((f"<p><b>Not in this year's plan</b></p><ul>{left}</ul>" if left else "")
             + f"<p><b>Sources</b></p><ul>{cited}</ul>")
 

@@ -29,7 +29,9 @@ def test_json_is_the_simulation_of_the_class_asked(cli, dataset):
     monthly = mine["monthly"]["figures"]
     assert monthly["purchases"] == 36 and monthly["invested"] == 72000
     assert monthly["units"] == pytest.approx(expected.regular.units)
-    assert monthly["xirr_pct"] == pytest.approx(100 * expected.regular.xirr)
+    # three years: the money-weighted return is shown a year, the XIRR itself
+    assert monthly["money_weighted_pct"] == pytest.approx(100 * expected.regular.xirr)
+    assert monthly["money_weighted_basis"] == "a year"
     assert monthly["paid_out"] > 0  # a distributing class pays
     bought = mine["monthly"]["purchases"]
     assert sum(p["units"] for p in bought) == pytest.approx(monthly["units"])
@@ -106,3 +108,20 @@ def test_report_to_a_missing_directory_is_refused_before_anything_is_read(cli, d
     code, out, err = cli("--demo", "plan", "dca", pid, "--monthly", "1000", "--from", "2024-01-01",
                          "--report", str(tmp_path / "nowhere" / "dca.html"))
     assert code == 2 and out == "" and "does not exist" in err
+
+
+def test_a_plan_under_a_year_shows_the_return_for_the_period(cli, dataset):
+    pid, name = dividend(dataset)
+    history = demo_history(pid).classes[name]
+    last = history.nav["nav_date"].iloc[-1].date()
+    start = date(last.year - 1, last.month + 5, 1) if last.month <= 7 else date(last.year, last.month - 7, 1)
+    code, out, err = cli("--demo", "plan", "dca", pid, "--class", name, "--monthly", "1000", "--from", start.isoformat())
+    assert code == 0, err
+    assert "Money-weighted return for the period (not annualised, %)" in out
+    assert "a year (XIRR" not in out
+    code, out, err = cli("--demo", "plan", "dca", pid, "--class", name, "--monthly", "1000", "--from", start.isoformat(),
+                         "--json")
+    monthly = json.loads(out)["classes"][0]["monthly"]["figures"]
+    expected = simulate(history.nav, history.dividends, DcaPlan(monthly=1000, start=start)).regular
+    assert monthly["money_weighted_basis"] == "period"
+    assert monthly["money_weighted_pct"] == pytest.approx(100 * ((1 + expected.xirr) ** (expected.span_days / 365) - 1))

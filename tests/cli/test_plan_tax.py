@@ -43,6 +43,8 @@ def test_readable_plan_says_estimate_and_date_first(capsys, tmp_path, monkeypatc
     (["--year", "2025", "--income", "-1"], "cannot be negative"),
     (["--year", "2025", "--income", "900000", "--ssf-bought", "5000"], "SSF bought in 2025 earns no deduction"),
     (["--year", "2025", "--income", "900000", "--on", "1 June"], "YYYY-MM-DD"),
+    (["--year", "2025", "--income", "900000", "--on", "2026-01-05"],
+     "a purchase on 2026-01-05 does not count for tax year 2025"),
     (["--year", "2025", "--income", "lots"], "not an amount in baht"),
     (["--year", "2025", "--income", "900000", "--rank-by", "popularity"], "invalid choice"),
 ])

@@ -112,6 +112,27 @@ def test_the_money_weighted_return_is_the_rate_that_zeroes_the_flows():
     assert rate == pytest.approx(brentq(lambda x: net_present_value(x, flows), -0.99, 100, xtol=1e-14), abs=1e-9)
 
 
+def test_under_a_year_the_money_weighted_return_is_for_the_period_not_annualised():
+    # 87 days from the first purchase (2024-01-02) to the end (2024-03-29): annualised, the lump sum's 10 % gain
+    # reads 49.16 % a year; shown for the period it is the 10 % it made: (1 + r) ** (87 / 365) - 1 = 1.1 - 1
+    result = simulate(NAV, None, PLAN)
+    lump, mine = result.lump_sum, result.regular
+    assert not lump.annualised and lump.span_days == 87
+    assert lump.money_weighted_pct == pytest.approx(10.0, abs=1e-7)
+    # the plan: the rate that zeroes its flows, taken over the same 87 days
+    assert mine.money_weighted_pct == pytest.approx(100 * ((1 + mine.xirr) ** (87 / 365) - 1), abs=1e-9)
+    assert mine.money_weighted_pct < 100 * mine.xirr
+
+
+def test_from_a_year_on_the_money_weighted_return_is_a_year():
+    nav = pd.DataFrame({"nav_date": pd.to_datetime(["2024-01-02", "2024-12-31", "2025-01-02"]), "nav": [10.0, 10.5, 11.0]})
+    short = simulate(nav, None, DcaPlan(monthly=1000, start=date(2024, 1, 2), end=date(2025, 1, 1), day=2)).lump_sum
+    year = simulate(nav, None, DcaPlan(monthly=1000, start=date(2024, 1, 2), end=date(2025, 1, 2), day=2)).lump_sum
+    assert not short.annualised and short.money_weighted_pct == pytest.approx(5.0, abs=1e-7)  # 364 days: the period
+    # 2024-01-02 to 2025-01-02, a year (366 days in 2024): the lump sum grew by 10 % in 366 days, 1.1 ** (365 / 366) - 1 a year
+    assert year.annualised and year.money_weighted_pct == pytest.approx(100 * (1.1 ** (365 / 366) - 1), abs=1e-7)
+
+
 def test_xirr_of_flows_that_cannot_have_one_is_none():
     assert xirr([(date(2024, 1, 1), -100.0)]) is None
     assert xirr([(date(2024, 1, 1), -100.0), (date(2024, 1, 1), 110.0)]) is None

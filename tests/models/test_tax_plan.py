@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
 
@@ -89,6 +90,24 @@ def test_thai_esgx_only_in_its_window():
     after = next(w for w in t.plan(2025, 900_000, purchase_day="2025-07-01").wrappers if w.key == "ThaiESGX")
     assert inside.can_buy and inside.earliest_sale == dt.date(2030, 6, 30) and inside.room == 270_000
     assert not after.can_buy and after.earliest_sale is None and "2025-05-02 to 2025-06-30" in after.sale_rule
+    # a purchase outside the window earns nothing this year: no room, no tax saved, and the binding limit says why
+    assert (after.room, after.tax_saved) == (0, 0) and "2025-05-02 to 2025-06-30" in after.binding
+
+
+@pytest.mark.parametrize("day", ["2026-01-05", "2024-12-31"])
+def test_a_purchase_day_outside_the_tax_year_is_refused(day):
+    # a purchase on a day not in 2025 does not count for 2025: no tax saved is printed for it, one line says why
+    with pytest.raises(BadInputError) as caught:
+        t.plan(2025, 1_200_000, purchase_day=day)
+    message = str(caught.value)
+    assert "\n" not in message and f"a purchase on {day} does not count for tax year 2025" in message
+    assert f"tax year {day[:4]}" in message and "2025-01-01 to 2025-12-31" in message
+
+
+def test_everything_at_once_leaves_out_a_wrapper_out_of_its_window():
+    # 2025-07-01: Thai ESGX (2 May - 30 June) is closed; RMF 270,000 (30 % of 900,000) and Thai ESG 270,000 remain
+    result = t.plan(2025, 900_000, purchase_day="2025-07-01")
+    assert result.all_room == 540_000
 
 
 def test_29_february_counts_to_1_march():
@@ -143,3 +162,22 @@ def test_every_wrapper_cites_a_dated_source_and_the_note_dates_the_rules():
         for rule in rules.wrappers.values():
             assert rule.sources and all(s.url.startswith("http") and s.read_on for s in rule.sources)
             assert rule.window[0].year == year == rule.window[1].year
+
+
+def test_each_source_says_whether_it_is_primary_and_thai_esg_rests_on_the_regulator():
+    # Thai ESG and Thai ESGX rows cite the SEC's own dated releases; RMF and SSF rest on secondary sources only
+    # (the Revenue Department's pages were not found), which docs/tax-planner.md says
+    secondary_only = set()
+    for year in t.years_held():
+        for key, rule in t.rules_for(year).wrappers.items():
+            assert all(s.kind in ("primary", "secondary") for s in rule.sources)
+            if key in ("ThaiESG", "ThaiESGX"):
+                assert any(s.primary and "sec.or.th" in s.url for s in rule.sources), (year, key)
+            if not any(s.primary for s in rule.sources):
+                secondary_only.add(key)
+    assert secondary_only == {"RMF", "SSF"}
+    esg_2024 = t.rules_for(2024).wrappers["ThaiESG"]
+    assert any("16 August 2024" in s.title and s.primary for s in esg_2024.sources)
+    assert t.rules_for(2025).bracket_source.primary
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "tax-planner.md").read_text()
+    assert "secondary sources only" in docs and "RMF" in docs and "(No. 369) of 13 March 2020" in docs

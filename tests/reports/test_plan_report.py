@@ -89,6 +89,8 @@ def test_the_dca_section_of_a_simulation_worked_by_hand(demo_settings):
     assert rows["Units held at the end"] == ["300.0000", "300.0000"]
     assert rows["Value at the end (baht)"] == ["3,600.00", "3,600.00"]
     assert rows["Gain on what was put in (%)"] == ["+20.00", "+20.00"]
+    # 88 days: the money-weighted return for the period (the lump sum's 20 %), not 113 % a year
+    assert rows["Money-weighted return for the period (not annualised, %)"][1] == "+20.00"
     assert part.count('class="chart"') == 1 and 'aria-label="Value over time"' in part
     assert "Tax-saving" not in page.split("<main>")[1].split("<section")[0].replace("Regular-investing plan", "")
 

@@ -62,6 +62,13 @@ def test_amounts_typed_then_worked_out(app):
     frame = amounts.result_tables["holdings"].value
     assert len(frame) and frame["baht_held"].sum() == pytest.approx(1_000_000, rel=0.05)
     assert any(getattr(p, "name", "") == "basket-amounts-nav" for p in amounts.results.objects)
+    # on a phone the figures are on screen: the name column frozen, the figures right after it, name and figures
+    # narrower than a 390 px page (tests/browser/test_basket_amounts_phone.py measures the page itself)
+    for part, name in (("allocation", "asset_name"), ("holdings", "security")):
+        table = amounts.result_tables[part].table
+        columns = list(amounts.result_tables[part].value.columns)
+        assert table.frozen_columns == [name] and set(columns[1:3]) == {"baht_held", "percent_of_basket"}
+        assert sum(table.widths[c] for c in columns[:3]) <= 350
     assert "not investment advice" in str(amounts.__panel__()[1].object)
 
 

@@ -99,3 +99,15 @@ def test_an_empty_fee_is_empty_and_says_the_published_fee_is_used(view):
     assert view.plan.front_end_pct == 1.25 and "the front-end fee (%) must be from 0 to 10, not 12" in view.note.object
     box.value = ""
     assert view.plan.front_end_pct is None and "must be from" not in view.note.object
+
+
+def test_a_plan_under_a_year_shows_the_return_for_the_period(view):
+    last = view.history.last_nav_date()
+    view.plan.start = date(last.year - 1, last.month, 1) if last.month == 12 else date(last.year, 1, 1) \
+        if last.month > 6 else date(last.year - 1, last.month + 6, 1)  # about six months before the last NAV
+    figures = view.figures.value.set_index("figure")
+    assert "Money-weighted return for the period (not annualised, %)" in figures.index
+    lump = view.plan.result.lump_sum
+    assert not lump.annualised and lump.span_days < 365
+    shown = figures.loc["Money-weighted return for the period (not annualised, %)", "lump_0"]
+    assert shown == f"{lump.money_weighted_pct:+.2f}".replace("+-", "-")

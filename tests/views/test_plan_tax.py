@@ -95,3 +95,11 @@ def test_the_plan_table_wraps_its_sentences_to_fit_the_page():
     css = "".join(table.stylesheets[1:])
     for field in ("holding", "earliest_sale", "binding"):
         assert f"tabulator-field='{field}'] {{white-space: normal" in css
+
+
+def test_a_purchase_day_outside_the_tax_year_is_one_line_and_the_plan_stays():
+    view = _view(income=1_200_000)
+    shown = view.plan_table.table
+    view.planner.purchase_day = dt.date(2026, 1, 5)  # a purchase in 2026 does not count for 2025
+    assert "a purchase on 2026-01-05 does not count for tax year 2025" in view.error_line.object
+    assert view.plan_table.table is shown and view.planner.result.wrappers[0].purchase_day != dt.date(2026, 1, 5)

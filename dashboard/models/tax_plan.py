@@ -177,6 +177,14 @@ def years_later(day: dt.date, years: int) -> dt.date:
         return dt.date(day.year + years, 3, 1)
 
 
+def _same_day_in(day: dt.date, year: int) -> dt.date:
+    """The same month and day in another year; 29 February becomes 28 February in a year without it."""
+    try:
+        return day.replace(year=year)
+    except ValueError:
+        return dt.date(year, 2, 28)
+
+
 def parse_day(text: object, what: str) -> dt.date | None:
     """A YYYY-MM-DD date (None for empty), or a BadInputError naming what it was for."""
     if text is None or (isinstance(text, str) and not text.strip()):
@@ -430,7 +438,13 @@ class TaxPlanner(param.Parameterized):
         """A year without SSF hides its input: an amount typed for another year is cleared, not kept out of sight
         (it would make every plan of this year an error the person cannot see the cause of)."""
         open_ = "SSF" in rules_for(self.year).wrappers
-        self.param.update(ssf_open=open_, **({} if open_ or not self.ssf_bought else {"ssf_bought": 0}))
+        changes = {} if open_ or not self.ssf_bought else {"ssf_bought": 0}
+        day = self.purchase_day
+        if day is not None and day.year != int(self.year):
+            # A purchase day of the year left behind would make the new year's plan an error: the same day of the
+            # new year is what the person meant (29 February becomes 28 February in a year without it).
+            changes["purchase_day"] = _same_day_in(day, int(self.year))
+        self.param.update(ssf_open=open_, **changes)
 
     @param.depends("year", "income", "provident_fund", "government_pension_fund", "pension_insurance",
                    "national_savings_fund", "rmf_bought", "ssf_bought", "thai_esg_bought", "taxable_income",

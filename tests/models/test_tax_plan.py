@@ -155,6 +155,17 @@ def test_planner_keeps_its_plan_on_bad_input():
     assert planner.error == "" and planner.result.income == 800_000
 
 
+def test_another_year_moves_the_purchase_day_into_it_instead_of_refusing_the_plan():
+    # the day picked for 2025 would be refused by 2024's plan: the same day of 2024 is planned instead
+    planner = t.TaxPlanner(today=DAY, income=1_200_000, year=2025, purchase_day=dt.date(2025, 7, 1))
+    planner.year = 2024
+    assert planner.error == "" and planner.purchase_day == dt.date(2024, 7, 1)
+    assert planner.result.rules.year == 2024
+    planner.purchase_day = dt.date(2024, 2, 29)
+    planner.year = 2025
+    assert planner.error == "" and planner.purchase_day == dt.date(2025, 2, 28)
+
+
 def test_every_wrapper_cites_a_dated_source_and_the_note_dates_the_rules():
     for year in t.years_held():
         rules = t.rules_for(year)

@@ -57,6 +57,9 @@ def _readable_formatters() -> dict:
             "total_fee_actual": figure("total_fee_actual", percent),
             **{c: figure(c, lambda v: fmt_percent(v, 2, sign="", missing="")) for c in COMPUTED_PERCENTS},
             "sharpe_1y": figure("sharpe_1y", lambda v: fmt_number(v, 2)),
+            # an amount of baht with thousands separators and two decimals (docs/reference.md, Output), never the
+            # store's raw 13899.46995; a holding's weight stays as filed (two to five decimals, as `fund holdings`)
+            "cost_100k_10y": figure("cost_100k_10y", lambda v: fmt_number(v, 2)),
             **{c: figure(c, lambda v: fmt_number(v, 0)) for c in PERCENTILES}}
 
 

@@ -158,7 +158,7 @@ class Progress:
         # Only a done dataset has a count: the records stored, the number `market status` shows.
         count = f"{p.rows:,} stored" if p.done else "fetching"
         of = f"; {p.datasets_done} of {count_text(p.datasets_total, 'dataset')} stored" if p.datasets_total else ""
-        text = terminal_text(f"{p.dataset}: {count}{how_far}; {p.calls:,} calls, {_duration(p.elapsed_s)}{left}{of}",
+        text = terminal_text(f"{p.dataset}: {count}{how_far}; {count_text(p.calls, 'call')}, {_duration(p.elapsed_s)}{left}{of}",
                              single_line=True)
         if not self.console.is_terminal:
             if p.done or (p.pages and p.pages % LOG_EVERY_PAGES == 0) or (p.detail and p.calls % LOG_EVERY_PAGES == 0):
@@ -225,7 +225,7 @@ def cmd_market_sync(args: argparse.Namespace) -> int:
     states = result.by_dataset()
     fetched = sum(1 for v in states.values() if v == "fetched")
     fresh = sum(1 for v in states.values() if v == "fresh")
-    out(f"market sync: {result.calls:,} calls in {_duration(result.seconds)}; "
+    out(f"market sync: {count_text(result.calls, 'call')} in {_duration(result.seconds)}; "
         f"{count_text(len(states), 'dataset')}: {fetched} fetched, {fresh} still fresh"
         + (f"; {result.throttled} retries" if result.throttled else ""))
     out("stored: " + ", ".join(f"{name} {rows:,}" for name, rows in stored.items()))
@@ -251,7 +251,9 @@ def cmd_market_status(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json_text(data) + "\n")
         return EXIT_OK
-    out(f"last sync sent {data['calls']:,} calls; rows: the records stored per dataset")
+    from dashboard.present.text import count_text
+
+    out(f"last sync sent {count_text(data['calls'], 'call')}; rows: the records stored per dataset")
     rows = [{"dataset": name, **entry, "rows": f"{entry['rows']:,}", "complete": "yes" if entry["complete"] else "no"}
             for name, entry in data["datasets"].items()]
     for line in record_table(rows, ["dataset", "rows", "fetched_at", "complete"]):

@@ -153,6 +153,20 @@ def test_progress_is_plain_lines_off_a_terminal_and_one_bar_on_one(monkeypatch):
     assert "risk: 900 stored; 31 calls, 12 s\n" in drawn  # a dataset stored stays on screen
 
 
+def test_one_call_is_said_in_the_singular_in_the_progress_and_the_market_tab():
+    """A sync's first dataset is one call ("companies: 9 stored; 1 calls"): a count says what it counts, one
+    unit table (records.counts) for every output."""
+    from dashboard.market.screen import _sync_words
+
+    plain = io.StringIO()
+    progress = cli.Progress(plain)
+    progress(SyncProgress("companies", 9, 1, 0.2, None, done=True, pages=1, max_pages=5000))
+    progress.finish()
+    assert plain.getvalue().splitlines() == ["companies: 9 stored; 1 call, 0 s"]
+    assert _sync_words("companies", 9, 1, done=True).endswith("9 stored, 1 call")
+    assert _sync_words("dealing", 0, 1).endswith("fetching, 1 call")
+
+
 @pytest.mark.parametrize("layout", ["successor", "legacy"])
 def test_sync_and_status_count_the_same_records(layout, tmp_path, monkeypatch, capsys):
     """The service's rows are not the store's records (links and dealing become one record a fund, profile

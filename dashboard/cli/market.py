@@ -30,10 +30,10 @@ MAX_ROWS = 1_000_000  # --limit: more than the market holds rows of any screen
 SCREEN_COLUMNS = ["proj_id", "proj_abbr_name", "proj_name_en", "company_name_en", "fund_status", "risk_spectrum",
                   "total_fee_actual", "cost_100k_10y", "return_1y"]
 HOLDER_COLUMNS = ["proj_id", "proj_abbr_name", "issuer", "issue_code", "period", "percent_nav", "assetliab_value"]
-HEADERS = {"total_fee_actual": "fee % (charged)", "cost_100k_10y": "fees take of 100k THB, 10y at 5 %", "return_1y": "1y return % (factsheet)", "percent_nav": "% of NAV",
-           "assetliab_value": "value (baht)", "company_name_en": "company", "proj_abbr_name": "fund",
-           "risk_spectrum": "risk level (1 to 8+)", "fund_status": "status", "period": "quarter",
-           "issue_code": "issue", "isin_code": "ISIN", "through": "through (funds between)", **NAV_HEADERS}
+# The command's own titles only where they say more than the dashboard's (present.text.COLUMN_TITLES, used for
+# every other column): which figure is read, what a cost assumes, a risk level's scale (tests/cli/test_titles.py).
+HEADERS = {"total_fee_actual": "fee % (charged)", "cost_100k_10y": "fees take of 100k THB, 10y at 5 %",
+           "return_1y": "1y return % (factsheet)", "risk_spectrum": "risk level (1 to 8+)", **NAV_HEADERS}
 
 
 # Figures the product computes (from returns or NAVs): two decimals in percent; a Sharpe ratio two

@@ -30,10 +30,10 @@ MAX_ROWS = 1_000_000  # --limit: more than the market holds rows of any screen
 SCREEN_COLUMNS = ["proj_id", "proj_abbr_name", "proj_name_en", "company_name_en", "fund_status", "risk_spectrum",
                   "total_fee_actual", "cost_100k_10y", "return_1y"]
 HOLDER_COLUMNS = ["proj_id", "proj_abbr_name", "issuer", "issue_code", "period", "percent_nav", "assetliab_value"]
-HEADERS = {"total_fee_actual": "fee % (charged)", "cost_100k_10y": "fees take of 100k THB, 10y at 5 %", "return_1y": "1y return % (factsheet)", "percent_nav": "% of NAV",
-           "assetliab_value": "value (baht)", "company_name_en": "company", "proj_abbr_name": "fund",
-           "risk_spectrum": "risk level (1 to 8+)", "fund_status": "status", "period": "quarter",
-           "issue_code": "issue", "isin_code": "ISIN", "through": "through (funds between)", **NAV_HEADERS}
+# The command's own titles only where they say more than the dashboard's (present.text.COLUMN_TITLES, used for
+# every other column): which figure is read, what a cost assumes, a risk level's scale (tests/cli/test_titles.py).
+HEADERS = {"total_fee_actual": "fee % (charged)", "cost_100k_10y": "fees take of 100k THB, 10y at 5 %",
+           "return_1y": "1y return % (factsheet)", "risk_spectrum": "risk level (1 to 8+)", **NAV_HEADERS}
 
 
 # Figures the product computes (from returns or NAVs): two decimals in percent; a Sharpe ratio two
@@ -57,6 +57,9 @@ def _readable_formatters() -> dict:
             "total_fee_actual": figure("total_fee_actual", percent),
             **{c: figure(c, lambda v: fmt_percent(v, 2, sign="", missing="")) for c in COMPUTED_PERCENTS},
             "sharpe_1y": figure("sharpe_1y", lambda v: fmt_number(v, 2)),
+            # an amount of baht with thousands separators and two decimals (docs/reference.md, Output), never the
+            # store's raw 13899.46995; a holding's weight stays as filed (two to five decimals, as `fund holdings`)
+            "cost_100k_10y": figure("cost_100k_10y", lambda v: fmt_number(v, 2)),
             **{c: figure(c, lambda v: fmt_number(v, 0)) for c in PERCENTILES}}
 
 
@@ -155,7 +158,7 @@ class Progress:
         # Only a done dataset has a count: the records stored, the number `market status` shows.
         count = f"{p.rows:,} stored" if p.done else "fetching"
         of = f"; {p.datasets_done} of {count_text(p.datasets_total, 'dataset')} stored" if p.datasets_total else ""
-        text = terminal_text(f"{p.dataset}: {count}{how_far}; {p.calls:,} calls, {_duration(p.elapsed_s)}{left}{of}",
+        text = terminal_text(f"{p.dataset}: {count}{how_far}; {count_text(p.calls, 'call')}, {_duration(p.elapsed_s)}{left}{of}",
                              single_line=True)
         if not self.console.is_terminal:
             if p.done or (p.pages and p.pages % LOG_EVERY_PAGES == 0) or (p.detail and p.calls % LOG_EVERY_PAGES == 0):
@@ -222,7 +225,7 @@ def cmd_market_sync(args: argparse.Namespace) -> int:
     states = result.by_dataset()
     fetched = sum(1 for v in states.values() if v == "fetched")
     fresh = sum(1 for v in states.values() if v == "fresh")
-    out(f"market sync: {result.calls:,} calls in {_duration(result.seconds)}; "
+    out(f"market sync: {count_text(result.calls, 'call')} in {_duration(result.seconds)}; "
         f"{count_text(len(states), 'dataset')}: {fetched} fetched, {fresh} still fresh"
         + (f"; {result.throttled} retries" if result.throttled else ""))
     out("stored: " + ", ".join(f"{name} {rows:,}" for name, rows in stored.items()))
@@ -248,7 +251,9 @@ def cmd_market_status(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json_text(data) + "\n")
         return EXIT_OK
-    out(f"last sync sent {data['calls']:,} calls; rows: the records stored per dataset")
+    from dashboard.present.text import count_text
+
+    out(f"last sync sent {count_text(data['calls'], 'call')}; rows: the records stored per dataset")
     rows = [{"dataset": name, **entry, "rows": f"{entry['rows']:,}", "complete": "yes" if entry["complete"] else "no"}
             for name, entry in data["datasets"].items()]
     for line in record_table(rows, ["dataset", "rows", "fetched_at", "complete"]):

@@ -32,10 +32,9 @@ TABLE_COLUMNS = {
 }
 
 # Column headings where the field name would mean little to a reader (the rest: present.text.column_title).
-HEADERS = {"issue_code": "issue", "isin_code": "ISIN", "assetliab_desc": "asset type",
-           "assetliab_value": "value (baht)", "percent_nav": "% of NAV", "approval": "Approval", "duty": "Duty",
-           "licence": "Licence", "activity": "Business activity", "person_unique_id": PERSON_ID_TITLE,
-           "apply_type": "Licensed or registered"}
+# Titles of the columns the command line makes itself; every other column under the dashboard's (COLUMN_TITLES).
+HEADERS = {"approval": "Approval", "duty": "Duty", "licence": "Licence", "activity": "Business activity",
+           "person_unique_id": PERSON_ID_TITLE, "apply_type": "Licensed or registered"}
 
 
 def name_with_code(record: dict, code_key: str, name_key: str) -> str:

@@ -135,6 +135,9 @@ class NavSync:
         finally:
             if self.stored_windows:
                 self._finish()
+        # Stored: its own line with its count, as every other dataset has (the progress stopped at "11 of 12").
+        count = self.store.query("SELECT count(*) AS n FROM nav")[0]["n"]
+        self.sync._report(NAV_KEY, int(count), done=True, detail=self._how_far())
 
     def _how_far(self) -> str:
         return f"{self.days_stored:,} of {self.days_asked:,} days' NAVs stored"

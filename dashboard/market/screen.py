@@ -551,7 +551,9 @@ DATASET_WORDS = {"companies": "Companies", "funds": "Funds", "classes": "Unit cl
 def _sync_words(dataset: str | None, rows: int, calls: int, done: bool = False, detail: str = "") -> str:
     """A running sync in words; a count only once a dataset is stored (the records `market status` counts,
     not the service's rows received so far); how far a long one is, when the sync says."""
+    from dashboard.records.counts import count_text
+
     name = DATASET_WORDS.get(dataset or "", dataset or "Starting")
     if done:
-        return f"{name}: {rows:,} stored, {calls:,} calls"
-    return f"{name}: fetching{f', {detail}' if detail else ''}, {calls:,} calls"
+        return f"{name}: {rows:,} stored, {count_text(calls, 'call')}"
+    return f"{name}: fetching{f', {detail}' if detail else ''}, {count_text(calls, 'call')}"

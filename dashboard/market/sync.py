@@ -354,11 +354,14 @@ class MarketSync:
         extra = ("classes",) if ds.name == "funds" else ()
         self.store.swap(key, tables, where=where, fetched_at=self.clock(), extra_meta=extra)
         self.result.datasets[key] = "fetched"
-        if extra:
-            self.result.datasets["classes"] = "fetched"
+        for name in extra:  # counted on their own line below, as `market status` lists them
+            self.result.datasets[name] = "stopped"
         # Done: the records stored, as `market status` counts them (the service's rows become one
         # record per fund for links and dealing, and profile rows one per fund and one per class).
         self._report(key, len(tables[ds.tables[0]]), done=True, pages=walk.pages)
+        for name in extra:
+            self.result.datasets[name] = "fetched"
+            self._report(name, len(tables.get(name) or ()), done=True)
         return len(tables[ds.tables[0]])
 
     async def _page(self, endpoint_id: str, path: str, query: dict[str, str]) -> Any:
@@ -414,8 +417,10 @@ class MarketSync:
         funds.sort(key=lambda r: str(r.get("proj_id")))
         companies.sort(key=lambda r: r["unique_id"])
         self.store.swap(key, {"funds": funds, "companies": companies}, fetched_at=self.clock(), extra_meta=("companies",))
-        self.result.datasets[key] = self.result.datasets["companies"] = "fetched"
+        self.result.datasets[key], self.result.datasets["companies"] = "fetched", "stopped"
         self._report(key, len(funds), done=True)
+        self.result.datasets["companies"] = "fetched"  # its own line, as `market status` lists it
+        self._report("companies", len(companies), done=True)
 
     async def _legacy_per_fund(self, ds: Dataset, key: str, refresh_s: float, params: dict) -> None:
         if self._fresh(key, refresh_s):

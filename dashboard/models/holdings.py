@@ -91,11 +91,14 @@ class HoldingsByQuarter(param.Parameterized):
     def _sync_periods(self) -> None:
         periods = list(self.factsheet.periods) if self.factsheet else []
         with_data = self.periods_with_data
-        # Keep a choice the user made when the new factsheet still offers it with data.
-        keep = lambda value: value if value in with_data else None  # noqa: E731
-        period = keep(self.period) or (with_data[0] if with_data else None)
-        compare_to = keep(self.compare_to) or (with_data[0] if with_data else None)
-        compare_from = keep(self.compare_from) or (with_data[1] if len(with_data) > 1 else None)
+        # Keep a choice the user made when the new factsheet still offers it with data; a quarter this model chose
+        # itself is chosen again (a late fund's quarter before was kept for the next fund, as if picked).
+        auto = getattr(self, "_auto", {})
+        keep = lambda name: (value if (value := getattr(self, name)) in with_data and value != auto.get(name)  # noqa: E731
+                             else None)
+        period = keep("period") or (with_data[0] if with_data else None)
+        compare_to = keep("compare_to") or (with_data[0] if with_data else None)
+        compare_from = keep("compare_from") or (with_data[1] if len(with_data) > 1 else None)
         if compare_from == compare_to:
             compare_to, compare_from = (with_data[0], with_data[1]) if len(with_data) > 1 else (compare_to, None)
         # Labelled choices ("Q2 2026"), so any selector widget shows quarters readably.
@@ -108,6 +111,8 @@ class HoldingsByQuarter(param.Parameterized):
             self.param[name].objects = choices
         self.param.update(period=period, compare_from=compare_from, compare_to=compare_to,
                           note=self.factsheet.holdings_note if self.factsheet else "")
+        self._auto = {"period": with_data[0] if with_data else None, "compare_to": with_data[0] if with_data else None,
+                      "compare_from": with_data[1] if len(with_data) > 1 else None}
 
     @property
     def periods(self) -> list[str]:

@@ -9,7 +9,7 @@ product prints comes with its unit from here:
 - a **security** is its ISIN, else its issue code;
 - a **dataset** is one of the datasets `market status` lists (companies ... holdings, nav): the quarters of
   holdings are one dataset, though the sync fetches each apart (`holdings:202609`) (`SyncResult.by_dataset`);
-- a **row** is one line of a table as printed; a **request** one call to the service.
+- a **row** is one line of a table as printed; a **call** one request to the service (as `--max-calls` counts).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ COUNT_UNITS: dict[str, tuple[str, str]] = {
     "security": ("security", "securities"),
     "dataset": ("dataset", "datasets"),
     "row": ("row", "rows"),
-    "call": ("request", "requests"),
+    "call": ("call", "calls"),
 }
 
 

@@ -14,8 +14,10 @@ from dashboard.present import charts
 from dashboard.views.common import TableSlot, TabView, chart_pane, html_pane, html_text, notify_error, section_title, stale_badge
 from dashboard.present.text import asset_type_text, display_frame, empty_html, esc, fmt_baht, fmt_percent
 
-# The columns shown, under the product's titles (present.text.COLUMN_TITLES) but for the line's type in words.
-TABLE_COLUMNS = ["issue_code", "isin_code", "issuer", "asset_type", "assetliab_value", "percent_nav"]
+# The columns shown, under the product's titles (present.text.COLUMN_TITLES) but for the line's type in words. The
+# figures first after the holding's name, the long texts after them: at 1280 px the weight and value came after the
+# Thai asset type, past the screen's edge (issue 39).
+TABLE_COLUMNS = ["issue_code", "issuer", "percent_nav", "assetliab_value", "asset_type", "isin_code"]
 TABLE_TITLES = {"asset_type": "Type"}
 def _typed(table):
     """The holdings table with each line's asset type as a name and meaning, the code beside it."""

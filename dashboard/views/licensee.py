@@ -185,6 +185,9 @@ class LicenseeView(pn.viewable.Viewer):
         self.enforcement_card = html_pane(pn.bind(self._case_html, lic.param.enforcement, self.param.action_type,
                                                   lic.param.enforcement_kind), name="licensee-enforcement")
         self.alert_card = html_pane(pn.bind(alert_html, lic.param.alert), name="licensee-alert")
+        #: Under "People on duty": a company looked up with nobody on duty says so (its table shows titles only).
+        self.duty_note = html_pane(pn.bind(self._duty_note_html, lic.param.personnel, lic.param.company_licences,
+                                           lic.param.business), name="licensee-duty-note")
         lic.param.watch(self._refresh, list(self.tables))
         hint = ""
         if ex:
@@ -232,6 +235,7 @@ class LicenseeView(pn.viewable.Viewer):
             tables["company_licences"],
             pn.pane.Markdown("**People on duty**", margin=(0, 10)),
             pn.pane.Markdown(PERSONNEL_NOTE, margin=(0, 10), css_classes=["sd-muted"]),
+            self.duty_note,
             tables["personnel"],
             pn.pane.Markdown("**Business activities**", margin=(0, 10)),
             tables["business"],
@@ -356,6 +360,14 @@ class LicenseeView(pn.viewable.Viewer):
         lic = self.licence
         await self._run("case", lambda: lic.load_enforcement(self.enforcement_id, self.case_id),
                         lambda: not lic.enforcement)
+
+    @staticmethod
+    def _duty_note_html(personnel, licences, business) -> str:
+        """'Nobody is recorded on duty' when the company looked up has licences or business but no one on duty
+        (nothing found at all is the lookup's own note)."""
+        found = any(frame is not None and not frame.empty for frame in (licences, business))
+        return empty_html("Nobody is recorded on duty at this company.") if found and (
+            personnel is None or personnel.empty) else ""
 
     async def load_alert(self, *_):
         """Look up the alert box's investor-alert case (E20)."""

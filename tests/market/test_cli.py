@@ -153,6 +153,20 @@ def test_progress_is_plain_lines_off_a_terminal_and_one_bar_on_one(monkeypatch):
     assert "risk: 900 stored; 31 calls, 12 s\n" in drawn  # a dataset stored stays on screen
 
 
+def test_one_call_is_said_in_the_singular_in_the_progress_and_the_market_tab():
+    """A sync's first dataset is one call ("companies: 9 stored; 1 calls"): a count says what it counts, one
+    unit table (records.counts) for every output."""
+    from dashboard.market.screen import _sync_words
+
+    plain = io.StringIO()
+    progress = cli.Progress(plain)
+    progress(SyncProgress("companies", 9, 1, 0.2, None, done=True, pages=1, max_pages=5000))
+    progress.finish()
+    assert plain.getvalue().splitlines() == ["companies: 9 stored; 1 call, 0 s"]
+    assert _sync_words("companies", 9, 1, done=True).endswith("9 stored, 1 call")
+    assert _sync_words("dealing", 0, 1).endswith("fetching, 1 call")
+
+
 @pytest.mark.parametrize("layout", ["successor", "legacy"])
 def test_sync_and_status_count_the_same_records(layout, tmp_path, monkeypatch, capsys):
     """The service's rows are not the store's records (links and dealing become one record a fund, profile
@@ -202,7 +216,13 @@ def test_sync_progress_its_summary_and_status_name_the_same_datasets(tmp_path, m
     assert result.plan == listed and len(listed) == 12 and "nav" in listed
     assert {s.datasets_total for s in steps} == {12}
     done = [s.datasets_done for s in steps]
-    assert done == sorted(done) and done[-1] >= 11 and result.datasets_stored() == 12
+    assert done == sorted(done) and done[-1] == 12 and result.datasets_stored() == 12  # the NAV's line says 12 of 12
+    # Each dataset status lists has its own line when stored: the unit classes, filled by the funds' calls, were
+    # counted silently with the funds ("companies ... 1 of 11", then "funds ... 3 of 11").
+    stored = [s for s in steps if s.done]
+    assert {s.dataset.split(":")[0] for s in stored} == set(listed)
+    at = {s.dataset: s.datasets_done for s in stored}
+    assert at["funds"] == at["companies"] + 1 and at["classes"] == at["funds"] + 1
     nav = [s for s in steps if s.dataset == "nav"]
     assert nav and all(s.pages == 0 for s in nav)
     days = [tuple(map(int, re.fullmatch(r"(\d+) of (\d+) days' NAVs stored", s.detail).groups())) for s in nav]

@@ -58,7 +58,7 @@ def test_holders_looked_through_find_the_funds_of_funds(store_path, capsys):
     assert rows[first]["through"] and rows[second]["through"].startswith(first + " > ")  # two levels deep
     assert cli.main(["market", "holders", "--demo", security, "--looked-through"]) == 0
     printed = capsys.readouterr()
-    assert "through (funds between)" in printed.out and "looked through:" in printed.err
+    assert "Through (funds between)" in printed.out and "looked through:" in printed.err
 
 
 def test_overlap_looked_through_says_what_it_could_not_expand(store_path, capsys):

@@ -223,3 +223,18 @@ def test_a_late_due_quarter_shows_the_one_before_and_the_model_says_why():
     assert model.note == "" and sheet.holdings_note == ""
     sheet.param.update(holdings={PREVIOUS: frame(BASE[PREVIOUS])}, errors={f"holdings {LATEST}": "the service failed"})
     assert "could not be loaded (the service failed)" in model.note
+
+
+def test_a_quarter_chosen_for_a_late_fund_does_not_stick_to_the_next_fund():
+    """Fund A's due quarter is late, so A shows the one before; fund B then loaded has the due quarter: B shows
+    its newest, not A's fallback kept as if the user had chosen it (issue 39: the newest published quarter per
+    fund). A quarter the user picks is still kept."""
+    sheet = sheet_with({PREVIOUS: BASE[PREVIOUS], OLDER: BASE[PREVIOUS]})
+    sheet.proj_id = "M0001_2560"
+    model = HoldingsByQuarter(factsheet=sheet)
+    assert (model.period, model.compare_from, model.compare_to) == (PREVIOUS, OLDER, PREVIOUS) and model.note
+    sheet.param.update(holdings={p: frame(rows) for p, rows in BASE.items()})  # fund B
+    assert (model.period, model.compare_from, model.compare_to) == (LATEST, PREVIOUS, LATEST) and model.note == ""
+    model.period = PREVIOUS  # the user's choice
+    sheet.param.update(holdings={p: frame(rows) for p, rows in {**BASE, OLDER: BASE[PREVIOUS]}.items()})
+    assert model.period == PREVIOUS

@@ -23,6 +23,8 @@ from bokeh.core.property.vectorization import Field, Value
 COLOR_SPECS = ("fill_color", "line_color", "color", "text_color")
 # Properties of how a line is joined or hatched: nothing a reader of the chart sees as data.
 UNREAD = ("hatch_", "line_join", "line_cap", "line_dash_offset")
+# Bokeh's named dash patterns, as it stores them (bokeh.core.property.visual.DashPattern).
+DASH_NAMES = {(): "solid", (6,): "dashed", (2, 4): "dotted", (2, 4, 6, 4): "dotdash", (6, 4, 2, 4): "dashdot"}
 
 
 @dataclass
@@ -47,6 +49,7 @@ class Drawn:
     y_factors: list = field(default_factory=list)
     x_ticks: dict = field(default_factory=dict)  # fixed ticks: value -> label
     y_ticks: dict = field(default_factory=dict)
+    x_label_angle: float = 0.0  # the x axis's tick labels turned by this many radians ("horizontal": 0)
 
     def glyphs(self, *kinds: str) -> list[dict[str, Any]]:
         """Every drawn row of the layers of these kinds (all kinds when none is named)."""
@@ -143,6 +146,8 @@ def _layer(renderer: GlyphRenderer) -> Layer | None:
         resolved[name] = _resolve(getattr(glyph, name), data, n)
     # A line or a patch has one colour for all its points: a plain property, not a column.
     scalars = {name: getattr(glyph, name) for name in COLOR_SPECS if name not in resolved and hasattr(glyph, name)}
+    # How a line is dashed is seen (a lump sum's dashed line beside its plan's solid one in the same colour).
+    dash = getattr(glyph, "line_dash", None) if "line_dash" not in resolved else None
     rows = []
     for i in range(n):
         row = {k: _plain(v[i]) for k, v in data.items() if len(v) == n}
@@ -152,6 +157,8 @@ def _layer(renderer: GlyphRenderer) -> Layer | None:
             value = values[i]
             row[name] = color_hex(value) if name in COLOR_SPECS else _plain(value)
         row.update({name: color_hex(value) for name, value in scalars.items()})
+        if isinstance(dash, (str, list, tuple)):
+            row["line_dash"] = dash if isinstance(dash, str) else DASH_NAMES.get(tuple(dash), tuple(dash))
         rows.append(row)
     return Layer(type(glyph).__name__, rows, data)
 
@@ -184,6 +191,11 @@ def _ticks(axis) -> dict:
     return {t: overrides.get(t, overrides.get(str(t), t)) for t in ticks} if ticks else overrides
 
 
+def _angle(axis) -> float:
+    turn = getattr(axis, "major_label_orientation", "horizontal") if axis is not None else "horizontal"
+    return {"horizontal": 0.0, "vertical": math.pi / 2, "parallel": 0.0, "normal": math.pi / 2}.get(turn, turn)
+
+
 def read_plot(plot: Plot) -> Drawn:
     layers = [layer for r in plot.renderers if isinstance(r, GlyphRenderer) and (layer := _layer(r)) is not None]
     xaxis, yaxis = (plot.xaxis[0] if plot.xaxis else None), (plot.yaxis[0] if plot.yaxis else None)
@@ -192,7 +204,8 @@ def read_plot(plot: Plot) -> Drawn:
                  x_label=str(xaxis.axis_label or "") if xaxis is not None else "",
                  y_label=str(yaxis.axis_label or "") if yaxis is not None else "",
                  x_factors=factors(plot.x_range), y_factors=factors(plot.y_range),
-                 x_ticks=_ticks(xaxis) if xaxis is not None else {}, y_ticks=_ticks(yaxis) if yaxis is not None else {})
+                 x_ticks=_ticks(xaxis) if xaxis is not None else {}, y_ticks=_ticks(yaxis) if yaxis is not None else {},
+                 x_label_angle=_angle(xaxis))
 
 
 def drawn(element: hv.core.Dimensioned) -> Drawn | list[Drawn]:

@@ -6,7 +6,10 @@ fee_bars, performance_bars, volatility_bars, basket_return_bars), charts.fee_bar
 charts.allocation_chart (ring and signed bars), charts.allocation_stacked, charts.top_holdings_bars,
 charts.holdings_heatmap, charts.holdings_changes_bars, charts.licence_timeline, charts.empty_chart,
 nav_charts.nav_chart, nav_charts.drawdown_chart, nav_charts.nav_with_drawdown, nav_charts.rebased_chart,
-risk_charts.risk_spectrum_chart, risk_charts.risk_scatter.
+risk_charts.risk_spectrum_chart, risk_charts.risk_scatter, dca.value_chart (the Plan tab's regular investing and
+its report section), siblings.fee_drag_chart (the Fees tab's fee drag and the comparison report).
+Every chart a view or a report draws is one of these (grep chart_pane in dashboard/views, safe_chart in
+dashboard/reports); the basket-with-amounts and the NAV basket views draw nav_charts.rebased_chart.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import pandas as pd
 import pytest
 
 from dashboard.present import charts, nav_charts, risk_charts
+from dashboard.present import dca as dca_present
 from tests.present.drawn import drawn
 
 
@@ -201,6 +205,8 @@ def test_the_holdings_heatmap_draws_each_weight_at_its_holding_and_quarter():
     fills = {(c["x"], c["y"]): c["fill_color"] for c in cells}
     assert fills[("Q1 2026", "AOT")] == "#eeeeee"  # no weight: grey, never a colour of the scale
     assert fills[("Q3 2026", "PTT")] != fills[("Q2 2026", "AOT")]  # the heaviest and the lightest differ
+    # Quarter names slanted, so that twelve of them never run into each other on a phone (issue 39, item 8).
+    assert picture.x_label_angle == pytest.approx(np.pi / 4)
 
 
 def test_holdings_changes_draw_each_move_in_its_changes_legend_colour():
@@ -333,3 +339,103 @@ def test_fee_bars_without_a_published_unit_say_their_figures_are_percentages():
     unitless = FEES.assign(actual_value_unit=None, rate_unit=None)
     for value, measure in (("actual_value_num", "Actual charge"), ("rate_num", "Prospectus ceiling")):
         assert drawn(charts.fee_bars(unitless, value=value)).y_label == f"{measure}, % (the service publishes no unit)"
+
+
+# ---- the regular-investing plan (Plan tab, `plan dca`'s report) ---------------------------------------
+
+def _dca_results():
+    from dashboard.models.dca import simulate
+    from tests.models.test_dca import DIST, NAV, PLAN
+
+    first = simulate(NAV, DIST, PLAN, label="DEMO-A")
+    second = simulate(NAV.assign(nav=[10.0, 10.0, 11.0, 12.0, 12.0, 13.0, 14.0, 15.0]), None, PLAN, label="DEMO-B")
+    return first, second
+
+
+def _lines(picture) -> dict[str, list[dict]]:
+    """Each drawn line's rows under its legend entry (a line is one renderer; its legend item names it)."""
+    colours = [layer for layer in picture.layers if layer.kind == "Line"]
+    assert len(colours) == len(picture.legend), (len(colours), picture.legend)
+    return {entry: layer.rows for (entry, _), layer in zip(picture.legend, colours)}
+
+
+def test_the_dca_chart_draws_each_classs_plan_and_lump_sum_in_its_legend_colour_and_the_money_put_in():
+    first, second = _dca_results()
+    picture = drawn(dca_present.value_chart([first, second]))
+    lines = _lines(picture)
+    assert list(lines) == ["DEMO-A: monthly plan", "DEMO-A: all at the start", "DEMO-B: monthly plan",
+                           "DEMO-B: all at the start", "Money put in"]
+    day = lambda row: row["x"] if isinstance(row["x"], str) else pd.Timestamp(row["x"], unit="ms").strftime("%Y-%m-%d")
+    # Worked by hand (tests/models/test_dca.py): 1,000 baht on 2 Jan (NAV 10, 100 units), 1 Feb (12.5, 80 units),
+    # 4 Mar (8, 125 units); 0.50 a unit paid on 6 Feb for the 180 units held. The lump sum: 300 units on 2 Jan.
+    assert [(day(r), r["y"]) for r in lines["DEMO-A: monthly plan"]] == [
+        ("2024-01-02", 1000.0), ("2024-01-03", 1050.0), ("2024-02-01", 2250.0), ("2024-02-07", 1710.0),
+        ("2024-03-04", 2530.0), ("2024-03-29", 3445.0)]
+    assert [(day(r), r["y"]) for r in lines["DEMO-A: all at the start"]] == [
+        ("2024-01-02", 3000.0), ("2024-01-03", 3150.0), ("2024-02-01", 3750.0), ("2024-02-07", 2850.0),
+        ("2024-03-04", 2550.0), ("2024-03-29", 3450.0)]
+    # The second class, row by row against its model's values.
+    for entry, outcome in (("DEMO-B: monthly plan", second.regular), ("DEMO-B: all at the start", second.lump_sum)):
+        expected = [(d.strftime("%Y-%m-%d"), t) for d, t in outcome.values[["nav_date", "total"]].itertuples(index=False)]
+        assert [(day(r), r["y"]) for r in lines[entry]] == expected, entry
+    # The money put in, a step up on each purchase day: every drawn point is a total put in by then.
+    put_in = {(day(r), r["y"]) for r in lines["Money put in"]}
+    assert {("2024-01-02", 1000.0), ("2024-02-01", 2000.0), ("2024-03-04", 3000.0)} <= put_in
+    assert {y for _, y in put_in} == {1000.0, 2000.0, 3000.0}
+    # Colours: a class's plan and lump sum in its colour (the lump sum dashed), the money put in grey.
+    legend = picture.legend_colors()
+    assert legend["DEMO-A: monthly plan"] == legend["DEMO-A: all at the start"] == charts.SERIES_COLORS[0]
+    assert legend["DEMO-B: monthly plan"] == legend["DEMO-B: all at the start"] == charts.SERIES_COLORS[1]
+    assert legend["Money put in"] == dca_present.INVESTED_COLOR
+    for entry, rows in lines.items():
+        assert {r["line_color"] for r in rows} == {legend[entry]}, entry
+        assert {r["line_dash"] for r in rows} == {"dashed" if "all at the start" in entry else "solid"}, entry
+    assert (picture.title, picture.x_label, picture.y_label) == ("Value over time (estimate)", "Date", "Baht")
+
+
+def test_the_dca_chart_of_nothing_simulated_says_so():
+    assert [t["text"] for t in drawn(dca_present.value_chart([])).glyphs("Text")] == ["Nothing simulated yet"]
+
+
+# ---- fee drag (Fees tab, comparison report) ---------------------------------------------------------
+
+def test_the_fee_drag_chart_draws_each_funds_value_year_by_year_in_its_legend_colour():
+    from dashboard.models.fee_drag import basket_fee_drag
+    from dashboard.present.siblings import fee_drag_chart
+    from dashboard.records.labels import fee_type_text
+
+    total, front = fee_type_text("total"), fee_type_text("front_end")
+    fees = pd.DataFrame([
+        {"fund": "AAA", "proj_id": "P1", "class_abbr_name": "AAA-A", "fee_type_desc": total, "actual_value_num": 1.0,
+         "actual_value": "1"},
+        {"fund": "BBB", "proj_id": "P2", "class_abbr_name": None, "fee_type_desc": total, "actual_value_num": 2.0,
+         "actual_value": "2"},
+        {"fund": "BBB", "proj_id": "P2", "class_abbr_name": None, "fee_type_desc": front, "actual_value_num": 1.0,
+         "actual_value": "1"}])
+    frame = basket_fee_drag(fees, 1_000, 2, 5.0)
+    picture = drawn(fee_drag_chart(frame, 1_000, 2, 5.0))
+    lines = _lines(picture)
+    # By hand, 5 % a year before fees: AAA keeps 99 % a year (1 % expense); BBB pays 1 % on buying and keeps 98 %
+    # a year; no fees grows 5 % a year.
+    expected = {"AAA · AAA-A": [1000.0, 1039.5, 1080.56025], "BBB": [990.0, 1018.71, 1048.25259],
+                "No fees": [1000.0, 1050.0, 1102.5]}
+    assert list(lines) == list(expected)
+    for entry, values in expected.items():
+        assert [r["x"] for r in lines[entry]] == [0, 1, 2], entry
+        assert [r["y"] for r in lines[entry]] == pytest.approx(values), entry
+        # and row by row, the model's frame
+        assert [r["y"] for r in lines[entry]] == list(frame.loc[frame["series"] == entry, "value"]), entry
+    legend = picture.legend_colors()
+    assert len(set(legend.values())) == 3  # a colour per line
+    for entry, rows in lines.items():
+        assert {r["line_color"] for r in rows} == {legend[entry]}, entry
+        assert {r["line_dash"] for r in rows} == {"dashed" if entry == "No fees" else "solid"}, entry
+    assert (picture.x_label, picture.y_label) == ("Years held", "Value (THB)")
+    assert picture.title == "1,000 THB after charged fees"
+
+
+def test_the_fee_drag_chart_without_a_charged_expense_says_so():
+    from dashboard.present.siblings import fee_drag_chart
+
+    picture = drawn(fee_drag_chart(pd.DataFrame(), 1_000, 2, 5.0))
+    assert [t["text"] for t in picture.glyphs("Text")] == ["No charged total expense to compute a fee drag from"]

@@ -152,3 +152,29 @@ def test_a_name_typed_where_a_person_id_belongs_is_refused_and_changes_nothing(d
     state = DashboardState(client=demo_client)
     ignored = state.apply_url({"tab": "licensee", "person": "somchai"})
     assert ignored and "person" in ignored[0] and state.licence.person_id == ""
+
+
+def test_a_company_with_nobody_on_duty_says_so_under_the_heading_on_the_tab(dataset):
+    """Issue 39: an empty "People on duty" showed only its column titles on the tab (the command line says
+    'nobody is recorded on duty at this company')."""
+    from dashboard.config import ApiSettings
+    from dashboard.demo.connect import open_client
+    from tests.conftest import TODAY
+
+    on_duty = {d.get("company_unique_id") for duties in dataset.duties.values() for d in duties}
+    uid = next(a["unique_id"] for a in dataset.amcs if a["unique_id"] not in on_duty)
+    busy = next(a["unique_id"] for a in dataset.amcs if a["unique_id"] in on_duty)
+    client = open_client(ApiSettings.from_env(demo=True, layout="successor", environ={}), today=lambda: TODAY)
+    try:
+        lic = LicenceCheck(client=client)
+        view = LicenseeView(licence=lic)
+        assert "Nobody is recorded on duty" not in view.duty_note.object  # nothing looked up yet
+        lic.company_id = uid
+        run(view.load_company())
+        assert lic.personnel.empty and not lic.company_licences.empty
+        assert "Nobody is recorded on duty at this company." in view.duty_note.object
+        lic.company_id = busy
+        run(view.load_company())
+        assert not lic.personnel.empty and view.duty_note.object == ""
+    finally:
+        client.close()

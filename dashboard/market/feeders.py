@@ -219,10 +219,13 @@ def _tri(store: "MarketStore", keys: list[tuple[str, str]], since: date) -> dict
     proj_ids = sorted({p for p, _ in keys})
     # One list parameter, not an IN list of ?s: DuckDB scanned the market's NAV Parquet (5.7 M rows) in about half
     # the time (measured 183 against 337 ms for a master of 30 feeders, benchmarks/bench_feeders.py).
-    nav = store.frame("SELECT proj_id, class, nav_date, nav FROM nav WHERE proj_id = ANY(?) AND nav_date >= ? "
-                      "AND nav > 0 ORDER BY proj_id, class, nav_date", [proj_ids, since])
+    # The range of the ids besides: the NAV Parquet is written in proj_id order, so DuckDB skips the row groups
+    # outside it by their min/max (the list alone is a join, which reads every row group): 170 -> 100 ms there.
+    span = [proj_ids, proj_ids[0], proj_ids[-1], since]
+    nav = store.frame("SELECT proj_id, class, nav_date, nav FROM nav WHERE proj_id = ANY(?) AND proj_id BETWEEN ? AND ? "
+                      "AND nav_date >= ? AND nav > 0 ORDER BY proj_id, class, nav_date", span)
     dist_rows = store.query("SELECT proj_id, class, ex_date, per_unit FROM distributions WHERE proj_id = ANY(?) "
-                            "AND ex_date > ? AND per_unit > 0 ORDER BY ex_date", [proj_ids, since])
+                            "AND proj_id BETWEEN ? AND ? AND ex_date > ? AND per_unit > 0 ORDER BY ex_date", span)
     by_class: dict[tuple[str, str], list[dict]] = {}
     for row in dist_rows:
         by_class.setdefault((row["proj_id"], row["class"]), []).append(row)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import duckdb
 
 from dashboard.market.tables import record_frame
+from dashboard.models.fee_drag import charged_number
 from dashboard.models.fund import fee_total
 from dashboard.records.labels import REFERENCE_PERIOD_ORDER
 
@@ -17,6 +18,13 @@ def total_fee(rows: list[tuple], column: int) -> float | None:
     return fee_total((r[3], r[column]) for r in rows)
 
 
+def total_fee_charged(rows: list[tuple]) -> float | None:
+    """The total-annual-fee rule over one class's charged figures (column 6, its text as sent in column 7): a fee
+    sent as waived ("ยกเว้น") is 0 charged, as the fee drag reads it (models.fee_drag.charged_number); read as no
+    figure, a waived total expense left the screener's cost of 100,000 THB over 10 years empty."""
+    return fee_total((r[3], charged_number(r[6], r[7])) for r in rows)
+
+
 def refresh_fund_figures(con: duckdb.DuckDBPyConnection) -> None:
     """Rewrite `fund_figures` from the fees and performance stored (in the caller's transaction).
 
@@ -24,7 +32,7 @@ def refresh_fund_figures(con: duckdb.DuckDBPyConnection) -> None:
     line else management + trustee + registrar, as charged and as ceiling apart; the 1-year fund return
     of the first class that has one."""
     fees = con.execute("SELECT proj_id, seq, class_abbr_name, fee_type_desc, fee_type_en, rate_num, "
-                       "actual_value_num FROM fees ORDER BY proj_id, coalesce(class_abbr_name, ''), seq").fetchall()
+                       "actual_value_num, actual_value FROM fees ORDER BY proj_id, coalesce(class_abbr_name, ''), seq").fetchall()
     perf = con.execute("SELECT proj_id, seq, performance_kind, reference_period_order, performance_val "
                        "FROM performance ORDER BY proj_id, coalesce(class_abbr_name, ''), seq").fetchall()
     figures: dict[str, dict] = {}
@@ -34,7 +42,7 @@ def refresh_fund_figures(con: duckdb.DuckDBPyConnection) -> None:
     for proj_id, rows in by_fund.items():
         first = rows[0][2]
         rows = [r for r in rows if r[2] == first]
-        figures.setdefault(proj_id, {})["total_fee_actual"] = total_fee(rows, 6)
+        figures.setdefault(proj_id, {})["total_fee_actual"] = total_fee_charged(rows)
         figures[proj_id]["total_fee_ceiling"] = total_fee(rows, 5)
     for row in perf:
         proj_id, _seq, kind, order, value = row

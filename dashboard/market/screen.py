@@ -200,7 +200,9 @@ class MarketScreen(param.Parameterized):
     def __init__(self, **params: Any):
         super().__init__(**params)
         self._reset_frames()
-        self._running = 0
+        self._running = 0  # reads and questions in flight (the reader is closed only once none is)
+        self._reads = 0  # this model's own reads in flight: `loading` is True while there is one
+        self._counting = threading.Lock()  # the counts are changed by the worker threads that end the reads
         self._closed = False  # closed (the reader too, once the reads in flight have ended)
         self._opening = threading.Lock()  # two reads starting together open one reader
         self._reader: MarketStore | None = None
@@ -241,33 +243,79 @@ class MarketScreen(param.Parameterized):
                 "max_fee": self.max_fee, "min_return_1y": self.min_return_1y, "sort": self.sort or None,
                 **{name: getattr(self, name) for name in NAV_FILTER_NAMES}}
 
+    async def _in_worker(self, work: Callable[[MarketStore], T], busy: bool) -> T:
+        """`work(reader)` in a worker thread, counted from the moment it is asked until the thread has ended it.
+
+        The worker thread itself ends the count (and so `loading`), not the coroutine that awaits it: a coroutine
+        whose event loop stops being run never resumes (a task left pending on a loop Panel ran only until its own
+        callback ended, or one closed by `asyncio.run`), and a count ended there kept `loading` True for good.
+        A read cancelled before its thread started is ended by the coroutine, and its thread then does nothing."""
+        loop = asyncio.get_running_loop()
+        read = {"started": False, "ended": False}
+        with self._counting:
+            self._running += 1
+            self._reads += busy
+        if busy:
+            self.loading = True
+
+        def run() -> T:
+            with self._counting:
+                if read["ended"]:
+                    raise asyncio.CancelledError()
+                read["started"] = True
+            try:
+                return work(self.reader())
+            finally:
+                self._end(read, busy, loop)
+
+        try:
+            return await asyncio.to_thread(run)
+        except BaseException:
+            with self._counting:
+                abandoned = not read["started"]
+            if abandoned:
+                self._end(read, busy, None)
+            raise
+
+    def _end(self, read: dict, busy: bool, loop: asyncio.AbstractEventLoop | None) -> None:
+        with self._counting:
+            if read["ended"]:
+                return
+            read["ended"] = True
+            self._running -= 1
+            self._reads -= busy
+
+        def settle() -> None:
+            with self._counting:
+                reads, running = self._reads, self._running
+            if busy:
+                self.loading = reads > 0
+            if self._closed and not running:
+                self.close()
+
+        # on the loop that asked, while it runs (the session's own thread); else here, at once
+        if loop is not None and loop.is_running():
+            try:
+                loop.call_soon_threadsafe(settle)
+                return
+            except RuntimeError:  # closed meanwhile
+                pass
+        settle()
+
     async def _read(self, work: Callable[[MarketStore], T]) -> T:
         """`work(reader)` in a worker thread, `loading` set meanwhile; a failure is kept in `error` and raised."""
-        self._running += 1
-        self.loading = True
         try:
-            return await asyncio.to_thread(lambda: work(self.reader()))
+            return await self._in_worker(work, busy=True)
         except (BadInputError, SecApiError) as exc:
             self.error = str(exc)
             raise
-        finally:
-            self._running -= 1
-            self.loading = self._running > 0
-            if self._closed and not self._running:
-                self.close()
 
     async def ask(self, question: Callable[[MarketStore], T]) -> T:
         """Another model's question of the snapshot (`question(reader)`): in a worker thread, on this model's one
         reader (closed only once it has answered), without this model's `loading` or `error`: the asker keeps
         its own (the sibling feeders' model asks this way, for the explorer too, whose page is not the market's
-        to mark busy)."""
-        self._running += 1
-        try:
-            return await asyncio.to_thread(lambda: question(self.reader()))
-        finally:
-            self._running -= 1
-            if self._closed and not self._running:
-                self.close()
+        to mark busy). (Counted with the reads, a question never answered kept `loading` up after every read.)"""
+        return await self._in_worker(question, busy=False)
 
     def _state(self, store: MarketStore) -> dict[str, Any]:
         state = market_status.snapshot_state(store)

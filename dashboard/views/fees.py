@@ -23,8 +23,6 @@ TITLES = {"fund": "Fund", "fee_type_en": "Fee type", "fee_type_th": "Fee type (T
           "actual_value_unit": "Charge unit", "fee_other_desc": "Remark", "rate_num": "Ceiling, figure",
           "actual_value_num": "Charged, figure"}
 ALL_TYPES = "All fee types"
-# A chart of a line of two: half the line, never narrower than a phone's screen.
-CHART_IN_LINE = {"styles": {"flex": "1 1 320px"}}
 
 
 class FeesView(TabView):
@@ -53,9 +51,9 @@ class FeesView(TabView):
         changes = (self.state.param.basket_revision, self.state.param.basket_error)
         # The note and the charts are bound to the state and the chosen type; render() makes the table anew.
         self.note = html_pane(pn.bind(self._note_html, *changes))
-        self.actual_chart = chart_pane("fees-actual", **CHART_IN_LINE)
+        self.actual_chart = chart_pane("fees-actual")
         self.actual_chart.object = pn.bind(self._chart, "actual_value_num", self.param.fee_type, *changes)
-        self.ceiling_chart = chart_pane("fees-ceiling", **CHART_IN_LINE)
+        self.ceiling_chart = chart_pane("fees-ceiling")
         self.ceiling_chart.object = pn.bind(self._chart, "rate_num", self.param.fee_type, *changes)
         # Fee drag: what the charged fees take from 100,000 THB over 10 years (docs/feeders.md)
         self.drag_chart = chart_pane("fees-drag", sizing_mode="stretch_width")
@@ -79,8 +77,12 @@ class FeesView(TabView):
             pn.FlexBox(self._type_select, stale_badge(basket), sizing_mode="stretch_width"),  # wraps on a phone
             self.note,
             pn.Column(
-                # Side by side where they fit, one above the other on a phone (a row cut the second off).
-                pn.FlexBox(self.actual_chart, self.ceiling_chart, sizing_mode="stretch_width"),
+                # One above the other, in the column itself: side by side in a FlexBox (Panel's HTML flex box, not
+                # a Bokeh layout) they were never laid out when the view was served alone (a Bokeh plot outside the
+                # box in the same column, three columns deep): slanted names, no bars, and the document never idle,
+                # so no `pn.state.onload` callback ran. A Row cut the second off on a phone.
+                self.actual_chart,
+                self.ceiling_chart,
                 pn.pane.Markdown(
                     "*Actual charge* is what the fund takes now; the *prospectus ceiling* is the most "
                     "it may take. The two are never mixed: each chart shows one of them. The table keeps "

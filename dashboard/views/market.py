@@ -291,10 +291,11 @@ class MarketView(TabView):
         if self.state.tab != "market" or self.market.loading:
             return
         try:
-            if await self.market.poll():
-                await self.market.refresh()
+            new_snapshot = await self.market.poll()
         except SecApiError:
-            pass  # the next look tries again; the tab keeps what it shows
+            return  # the next look tries again; the tab keeps what it shows
+        if new_snapshot:
+            await self.refresh()  # every section, the sibling feeders too (they were left on the old snapshot)
 
     _NUMBER_BOXES = {"max_fee_text": "max_fee", "min_return_text": "min_return_1y", **NAV_BOXES}
 
@@ -395,6 +396,8 @@ class MarketView(TabView):
             await self.market.sync_demo(self.state.client or self.state.search.api)
         except SecApiError as exc:
             notify_error(exc, "The demo market could not be synced")
+            return
+        await self.siblings.refresh()  # the screener was read again by the sync; the masters and siblings too
 
     async def _on_most_held(self, rows: list[int]):
         frame = self.most_held.value

@@ -60,7 +60,8 @@ def synced_app(tmp_path_factory):
     made.after = {"results": view.results.value.copy(), "status": view.status.object,
                   "most_held": view.most_held.value.copy(),
                   "charts": {pane.name: pane.object for pane in view.__panel__().select(
-                      lambda o: getattr(o, "name", "") in ("market-spectrum", "market-fees"))}}
+                      lambda o: getattr(o, "name", "") in ("market-spectrum", "market-fees"))},
+                  "masters": view.siblings.family.masters.copy()}
     yield made
     made.close()
 
@@ -309,3 +310,9 @@ def test_the_holdings_tab_is_put_in_the_page_with_its_overlap(synced_app):
         assert not app.content.loading
     finally:
         made.close()
+
+
+def test_the_sync_refreshes_the_masters_and_their_feeders(synced_app):
+    """The siblings section is read again after the tab's sync, as every other section (it stayed empty)."""
+    masters = synced_app.after["masters"]
+    assert len(masters) > 0 and masters["feeders"].max() >= 2, masters  # the demo's masters fed by several funds

@@ -188,7 +188,10 @@ def master_of(store: "MarketStore", query: str) -> dict:
                             "run `market sync` if the store is empty")
     rows = store.query("SELECT * EXCLUDE (record) FROM feeders WHERE proj_id = ?", [proj_id])
     if not rows:
-        raise BadInputError(f"{quoted(query)} is not a feeder fund: it names no master fund and holds no foreign "
+        # named as people know it (its abbreviation), not by the id a view passes
+        named = store.query("SELECT proj_abbr_name FROM funds WHERE proj_id = ?", [proj_id])
+        name = (named[0]["proj_abbr_name"] if named else None) or query
+        raise BadInputError(f"{quoted(name)} is not a feeder fund: it names no master fund and holds no foreign "
                             "fund's units at 60 % of its NAV or more")
     return rows[0]
 

@@ -14,6 +14,7 @@ from dashboard.demo.successor_nav import dividend_rows
 from dashboard.market.nav_figures_table import refresh_nav_figures
 from dashboard.market.nav_store import from_market_frame, load_nav, window_rows
 from dashboard.market.store import MarketStore
+from tests.built_once import built_once, copy_built
 from tests.conftest import TODAY
 
 STORE_FILE = "market-demo.duckdb"
@@ -31,6 +32,15 @@ def build_feeder_store(directory: Path) -> Path:
         refresh_nav_figures(store, risk_free=0.0)
         store.publish(["nav", "distributions", "nav_figures"])
     return directory / STORE_FILE
+
+
+def feeder_store_once(tmp_path_factory, name: str) -> Path:
+    """A copy of its own (a directory `name` of the test's temporary folders) of the demo cache directory
+    `build_feeder_store` makes, built once in the whole run (tests/built_once.py) for every module that reads it
+    (the feeders, the siblings view, the feeder reports, the screener's NAV figures: four builds, one each, before);
+    the copy's store file's path. A copy, since a CLI command or a client over the directory may write to it."""
+    built, _ = built_once(tmp_path_factory, "feeder-store", build_feeder_store)
+    return copy_built(built, tmp_path_factory.mktemp(name) / "cache") / STORE_FILE
 
 
 def feeder_abbr(company: int, suffix: str) -> str:

@@ -4,6 +4,7 @@ and take minutes (see docs/performance.md)."""
 
 from __future__ import annotations
 
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -19,9 +20,22 @@ def test_there_are_benchmarks():
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
-def test_benchmark_starts(script):
-    done = subprocess.run([sys.executable, str(BENCHMARKS / script), "--help"], capture_output=True, text=True,
-                          timeout=120, cwd=BENCHMARKS.parent)
+def test_benchmark_starts(script, monkeypatch, capsys):
+    """`python benchmarks/SCRIPT --help`, run in this process as Python runs a script (its folder first on the
+    path, as `__main__`): a fresh process each cost a second or more of CPU for imports this process has made
+    (seventeen of them). The next test starts one in a fresh process of its own."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))  # (and sys.path as it was afterwards: the scripts add the root)
+    monkeypatch.setattr(sys, "argv", [str(BENCHMARKS / script), "--help"])
+    monkeypatch.chdir(BENCHMARKS.parent)
+    with pytest.raises(SystemExit) as done:
+        runpy.run_path(str(BENCHMARKS / script), run_name="__main__")
+    assert done.value.code in (0, None)
+    assert capsys.readouterr().out.startswith("usage:")
+
+
+def test_a_benchmark_starts_in_a_fresh_process():
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "bench_sessions.py"), "--help"], capture_output=True,
+                          text=True, timeout=120, cwd=BENCHMARKS.parent)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("usage:")
 

@@ -25,7 +25,6 @@ from dashboard.errors import BadInputError, SecApiError, quoted
 from dashboard.models.dca import ESTIMATE_NOTE, FEE_BOUNDS, POLICIES, DcaPlan, DcaResult, front_end_fee, simulate
 from dashboard.models.nav import EMPTY, MAX_YEARS, FundNav
 from dashboard.models.source import run
-from dashboard.present import dca as present
 from dashboard.present.nav import NAV_COLUMN_TITLES
 from dashboard.present.text import column_title
 
@@ -111,6 +110,8 @@ def read_plan(args: argparse.Namespace, today: date) -> DcaPlan:
 
 def run_plan_dca(args: argparse.Namespace, client, resolve: Callable[[str], tuple[str, dict | None]]) -> int:
     from dashboard.cli.plan import checked_report_path, write_html_report
+    from dashboard.present import dca as present  # (here, not above: it imports HoloViews and Panel, which every
+    # command paid for when `dashboard.cli.main` imported this module: 2-3 s of CPU a command)
 
     report = checked_report_path(args)
     plan = read_plan(args, client.today)
@@ -201,6 +202,8 @@ def _records(frame: pd.DataFrame, dates: tuple[str, ...]) -> list[dict]:
 
 
 def _outcome_json(outcome) -> dict:
+    from dashboard.present import dca as present
+
     return {"figures": present.figure_values(outcome), "end_date": outcome.end_date.isoformat(), "end_nav": outcome.end_nav,
             "purchases": _records(outcome.purchases, ("planned", "nav_date")),
             "distributions": _records(outcome.distributions, ("ex_date", "pay_date")),
@@ -208,6 +211,8 @@ def _outcome_json(outcome) -> dict:
 
 
 def _as_json(result: DcaResult, fee_source: str) -> dict:
+    from dashboard.present import dca as present
+
     plan = result.plan
     return {"class": result.label, "plan": {"monthly": plan.monthly, "day": plan.day, "from": plan.start.isoformat(),
                                             "to": plan.end.isoformat() if plan.end else None,
@@ -219,6 +224,8 @@ def _as_json(result: DcaResult, fee_source: str) -> dict:
 
 
 def _print(results: list[DcaResult], sources: list[str]) -> None:
+    from dashboard.present import dca as present
+
     for result, source in zip(results, sources):
         out(present.plan_text(result, source))
     out("")

@@ -728,3 +728,12 @@ def test_a_late_quarter_falls_back_to_the_one_before_with_a_note_in_every_output
     code, out, err = cli("fund", "holdings", proj_id, "--period", due, "--json")
     assert code == 0 and json.loads(out) == [] and "no data" in err
 
+
+
+def test_the_command_line_does_not_import_panel_or_holoviews():
+    """A command that draws nothing starts without the plotting stack (2-3 s of CPU a command when
+    `plan dca`'s charts module was imported with the parser)."""
+    code = "import sys, dashboard.cli.main; print(sorted({'panel', 'holoviews', 'bokeh'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert out.stdout.strip() == "[]"

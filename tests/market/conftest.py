@@ -97,6 +97,24 @@ def synced_once(tmp_path_factory, layout: str, **options) -> tuple[Path, Any]:
     return built_once(tmp_path_factory, name, build)
 
 
+CLI_MARKET = ["market", "sync", "--demo", "--only", "funds,companies,risk,fees,holdings", "--json"]
+
+
+def cli_synced_once(tmp_path_factory, name: str) -> Path:
+    """A cache directory of its own (a folder `name` of the test's temporary ones) holding the demo market as
+    `CLI_MARKET` (the command, its default quarters) syncs it: synced once in the whole run (tests/built_once.py)
+    and copied, for the modules that each synced it (or a part of it) for themselves before."""
+    def build(directory: Path) -> None:
+        from dashboard.cli import market as cli
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("SEC_DASHBOARD_CACHE_DIR", str(directory))
+            assert cli.main(CLI_MARKET) == 0
+
+    built, _ = built_once(tmp_path_factory, "cli-market", build)
+    return copy_built(built, tmp_path_factory.mktemp(name) / "cache")
+
+
 def copy_of(store: MarketStore, path: Path) -> MarketStore:
     """A store of its own holding what `store` holds (its file, checkpointed, copied): for a test that changes
     a whole sync's store without syncing the market once more."""

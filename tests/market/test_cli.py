@@ -11,16 +11,14 @@ import pytest
 
 from dashboard.cli import market as cli
 from dashboard.market.sync import SyncProgress
+from tests.market.conftest import cli_synced_once
 
 
 @pytest.fixture(scope="module")
 def synced_cache(tmp_path_factory):
-    """A cache directory with the demo market synced by the command (once: 19 tests read it)."""
-    cache = tmp_path_factory.mktemp("synced") / "cache"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("SEC_DASHBOARD_CACHE_DIR", str(cache))
-        assert cli.main(["market", "sync", "--demo", "--only", "funds,companies,risk,fees,holdings", "--json"]) == 0
-    return cache
+    """A cache directory with the demo market synced by the command (once in the run: 19 tests here and other
+    modules read it; tests/market/conftest.py's `cli_synced_once`)."""
+    return cli_synced_once(tmp_path_factory, "synced")
 
 
 @pytest.fixture

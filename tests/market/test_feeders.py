@@ -5,7 +5,6 @@ the fee drag is the model's on the stored fees, and the CLI prints what the stor
 from __future__ import annotations
 
 import json
-from datetime import date
 
 import numpy as np
 import pytest
@@ -13,31 +12,21 @@ import pytest
 from dashboard.cli.main import main
 from dashboard.demo.feeders import FEEDERS
 from dashboard.demo.generator import generate_demo_dataset
-from dashboard.demo.nav import market_nav_frame
-from dashboard.demo.successor_nav import dividend_rows
 from dashboard.market.feeders import class_costs, class_fees, masters, siblings, undecided
-from dashboard.market.nav_figures_table import refresh_nav_figures
-from dashboard.market.nav_store import class_distributions, class_nav, from_market_frame, load_nav, window_rows
+from dashboard.market.nav_store import class_distributions, class_nav
 from dashboard.market.store import MarketStore
 from dashboard.models.fee_drag import ClassFees, fee_drag
 from dashboard.models.feeders import BY_ISIN, BY_NAME, BY_NAME_TO_ISIN, NAME_FITS_SEVERAL, NO_MASTER
 from dashboard.models.nav_windows import dividend_series, nav_series, total_return_index
 from tests.conftest import TODAY
+from tests.feeder_store import feeder_store_once
 
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("feeders") / "cache"
-    assert main(["market", "sync", "--demo", "--cache-dir", str(directory), "--only",
-                 "funds,companies,risk,fees,holdings", "--quarters", "1", "--nav-days", "0", "--json"]) == 0
-    ds = generate_demo_dataset(today=TODAY)
-    nav = from_market_frame(market_nav_frame(ds.nav_profiles, TODAY))
-    dist = window_rows([], dividend_rows(ds, {}), date(2000, 1, 1), TODAY).distributions
-    with MarketStore(directory / "market-demo.duckdb") as store:
-        load_nav(store, nav, dist, fetched_on=TODAY)
-        refresh_nav_figures(store, risk_free=0.0)
-        store.publish(["nav", "distributions", "nav_figures"])
-    return directory
+    """The demo market's feeders, fees and whole NAV history synced and published (tests/feeder_store.py: built
+    once in the run, copied)."""
+    return feeder_store_once(tmp_path_factory, "feeders").parent
 
 
 @pytest.fixture(scope="module")

@@ -15,16 +15,16 @@ from dashboard.cli.main import main
 from dashboard.errors import BadInputError, quoted
 from dashboard.market.queries import screen
 from dashboard.market.store import MarketStore
+from tests.market.conftest import cli_synced_once
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("inputs") / "cache"
-    assert main(["market", "sync", "--demo", "--cache-dir", str(directory), "--only", "funds,companies,fees,risk",
-                 "--json"]) == 0
-    return directory
+    """The demo market's funds, companies, fees and risk levels synced by the command (with holdings besides:
+    tests/market/conftest.py's `cli_synced_once`, synced once in the run, copied)."""
+    return cli_synced_once(tmp_path_factory, "inputs")
 
 
 def _error_lines(capsys) -> list[str]:

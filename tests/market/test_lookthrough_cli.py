@@ -10,15 +10,14 @@ import pytest
 
 from dashboard.cli import market as cli
 from dashboard.market.store import MarketStore
+from tests.market.conftest import cli_synced_once
 
 
 @pytest.fixture(scope="module")
 def demo_cache(tmp_path_factory):
-    cache = tmp_path_factory.mktemp("lookthrough") / "cache"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("SEC_DASHBOARD_CACHE_DIR", str(cache))
-        assert cli.main(["market", "sync", "--demo", "--only", "funds,companies,holdings", "--json"]) == 0
-    return cache
+    """The demo market's funds, companies and holdings synced by the command (with risk levels and fees besides:
+    tests/market/conftest.py's `cli_synced_once`, synced once in the run, copied)."""
+    return cli_synced_once(tmp_path_factory, "lookthrough")
 
 
 @pytest.fixture

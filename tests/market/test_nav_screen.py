@@ -5,7 +5,6 @@ bad values exit 2; the NAV table's Parquet export by year; one class's chart ser
 from __future__ import annotations
 
 import json
-from datetime import date
 
 import duckdb
 import pandas as pd
@@ -14,7 +13,6 @@ import pytest
 from dashboard.cli.main import main
 from dashboard.demo.generator import generate_demo_dataset
 from dashboard.demo.nav import market_nav_frame
-from dashboard.demo.successor_nav import dividend_rows
 from dashboard.errors import BadInputError
 from dashboard.market.nav_figures_table import FIGURE_COLUMNS, refresh_nav_figures
 from dashboard.market.nav_store import class_distributions, class_nav, from_market_frame, load_nav, window_rows
@@ -23,22 +21,14 @@ from dashboard.market.snapshot import SnapshotError
 from dashboard.market.store import MarketStore
 from dashboard.models.nav_figures import class_figures
 from tests.conftest import TODAY
+from tests.feeder_store import feeder_store_once
 
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
-    """The demo market's funds and risk levels synced, its whole NAV history loaded, figures and snapshot made."""
-    directory = tmp_path_factory.mktemp("nav-screen") / "cache"
-    assert main(["market", "sync", "--demo", "--cache-dir", str(directory), "--only", "funds,companies,risk",
-                 "--nav-days", "0", "--json"]) == 0
-    ds = generate_demo_dataset(today=TODAY)
-    nav = from_market_frame(market_nav_frame(ds.nav_profiles, TODAY))
-    dist = window_rows([], dividend_rows(ds, {}), date(2000, 1, 1), TODAY).distributions
-    with MarketStore(directory / "market-demo.duckdb") as store:
-        load_nav(store, nav, dist, fetched_on=TODAY)
-        refresh_nav_figures(store, risk_free=0.0)
-        store.publish(["nav", "distributions", "nav_figures"])
-    return directory
+    """The demo market's funds and risk levels synced, its whole NAV history loaded, figures and snapshot made
+    (tests/feeder_store.py's store, which holds fees and holdings besides: built once in the run, copied)."""
+    return feeder_store_once(tmp_path_factory, "nav-screen").parent
 
 
 @pytest.fixture(scope="module")

@@ -17,15 +17,13 @@ from dashboard.models.fee_drag import fee_drag, gross_from_nav
 from dashboard.reports import fund_report_html
 from dashboard.reports.factsheet import factsheet_document
 from tests.conftest import TODAY
-from tests.feeder_store import build_feeder_store, feeder_abbr
+from tests.feeder_store import feeder_abbr, feeder_store_once
 from tests.reports.helpers import client_for
 
 
 @pytest.fixture(scope="module")
 def cache_dir(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("feeder-reports") / "cache"
-    build_feeder_store(directory)
-    return directory
+    return feeder_store_once(tmp_path_factory, "feeder-reports").parent
 
 
 @pytest.fixture(scope="module")

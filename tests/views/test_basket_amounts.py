@@ -6,21 +6,19 @@ from __future__ import annotations
 import pytest
 
 from dashboard.app import create_dashboard
-from dashboard.cli import market as market_cli
 from dashboard.config import ApiSettings
 from dashboard.demo.connect import open_client
 from dashboard.market.screen import MarketScreen
 from dashboard.views.allocation import AllocationView
 from tests.conftest import TODAY, run
+from tests.market.conftest import cli_synced_once
 
 
 @pytest.fixture(scope="module")
 def snapshot(tmp_path_factory):
-    cache = tmp_path_factory.mktemp("amounts") / "cache"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("SEC_DASHBOARD_CACHE_DIR", str(cache))
-        assert market_cli.main(["market", "sync", "--demo", "--only", "funds,companies,holdings", "--json"]) == 0
-    return cache / "market-demo.duckdb"
+    """The demo market's funds, companies and holdings synced by the command (with risk levels and fees besides:
+    tests/market/conftest.py's `cli_synced_once`, synced once in the run, copied)."""
+    return cli_synced_once(tmp_path_factory, "amounts") / "market-demo.duckdb"
 
 
 @pytest.fixture(scope="module")

@@ -16,12 +16,12 @@ from dashboard.present.text import COLUMN_TITLES
 from dashboard.views.explorer import siblings_card
 from dashboard.views.siblings import SiblingsView
 from tests.conftest import run
-from tests.feeder_store import build_feeder_store, feeder_abbr
+from tests.feeder_store import feeder_abbr, feeder_store_once
 
 
 @pytest.fixture(scope="module")
 def store_path(tmp_path_factory):
-    return build_feeder_store(tmp_path_factory.mktemp("siblings-view") / "cache")
+    return feeder_store_once(tmp_path_factory, "siblings-view")
 
 
 @pytest.fixture(scope="module")

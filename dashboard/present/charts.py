@@ -295,7 +295,8 @@ def fee_bars(fees: pd.DataFrame | None, value: str = "actual_value_num", fee_typ
     unit = units.mode().iloc[0] if not units.empty else ""
     # The current service publishes no unit with a fee (E12's units were dropped): its figures are the factsheet's
     # percentages, said so on the axis (an axis without a unit read as baht to some).
-    ylabel = f"{measure}, " + (unit if unit else "% (the service publishes no unit)")
+    # Short enough to fit under a phone's chart (the longer "% (the service publishes no unit)" was cut off).
+    ylabel = f"{measure}, " + (unit if unit else "%")
     title = f"{measure}" + (f": {fee_type}" if fee_type else " by fee type")
     if data["fee_type"].nunique() == 1:
         table = data[["series", value, "unit", "fee_type"]].astype({value: float})

@@ -338,7 +338,7 @@ def test_fee_bars_without_a_published_unit_say_their_figures_are_percentages():
     """The current service sends no fee unit (issue 39: the Fees chart's axes had none)."""
     unitless = FEES.assign(actual_value_unit=None, rate_unit=None)
     for value, measure in (("actual_value_num", "Actual charge"), ("rate_num", "Prospectus ceiling")):
-        assert drawn(charts.fee_bars(unitless, value=value)).y_label == f"{measure}, % (the service publishes no unit)"
+        assert drawn(charts.fee_bars(unitless, value=value)).y_label == f"{measure}, %"
 
 
 # ---- the regular-investing plan (Plan tab, `plan dca`'s report) ---------------------------------------

@@ -34,6 +34,7 @@ CLASS_TITLES = {"class_additional_desc": "Description"}
 # height): a table's header, paging bar and margins, and a row; the unit-class matches' title;
 # the search box's and the basket buttons' rows (drawn once their script has loaded).
 TABLE_FRAME_PX, TABLE_ROW_PX = 103, 36
+TABLE_MARGINS_PX = 10  # of the frame: a table's margins above and below (Panel's widget margin, 5 px)
 CLASS_MATCHES_TITLE_PX = 63
 SEARCH_ROW_PX, FUND_ACTIONS_PX = 66, 45
 RESULTS_PAGE, CLASSES_PAGE = 8, 5
@@ -268,12 +269,17 @@ class FundExplorer(pn.viewable.Viewer):
         search = self.state.search
         frame = results_frame(search.results)
         ids = frame["proj_id"].tolist() if not frame.empty else []
-        self.results.show(frame, selection=[ids.index(self.state.fund)] if self.state.fund in ids else [])
         classes = display_frame(search.classes, CLASS_COLUMNS)
-        self._classes.show(classes)
-        self._results_area.min_height = table_height(len(frame), RESULTS_PAGE, RESULT_ROW_PX)
-        self._class_matches.param.update(visible=not classes.empty, min_height=CLASS_MATCHES_TITLE_PX + table_height(
-            len(classes), CLASSES_PAGE))
+        results_px, classes_px = table_height(len(frame), RESULTS_PAGE, RESULT_ROW_PX), table_height(len(classes), CLASSES_PAGE)
+        # Each table no taller than the place kept for it (less its margins): Tabulator can lay out its first draw
+        # with every row's height, not a page's (the results' holder 4201 px tall for most of a second, seen about
+        # one load in five on a busy machine), and the overview below jumped by thousands of pixels after the first
+        # paint.
+        self.results.show(frame, selection=[ids.index(self.state.fund)] if self.state.fund in ids else [],
+                          max_height=results_px - TABLE_MARGINS_PX if results_px else None)
+        self._classes.show(classes, max_height=classes_px - TABLE_MARGINS_PX if classes_px else None)
+        self._results_area.min_height = results_px
+        self._class_matches.param.update(visible=not classes.empty, min_height=CLASS_MATCHES_TITLE_PX + classes_px)
 
     @staticmethod
     def _message_html(search_error: str, message: str, hint: str) -> str:

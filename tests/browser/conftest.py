@@ -68,10 +68,11 @@ def browser():
 
 
 class ConsoleLog:
-    """Errors the page logged or threw, so a test can assert there were none."""
+    """Errors the page logged or threw, so a test can assert there were none (`page_errors`: those it threw)."""
 
     def __init__(self):
         self.errors: list[str] = []
+        self.page_errors: list[str] = []
 
     def on_console(self, msg) -> None:
         if msg.type == "error" and not any(b in msg.text for b in BENIGN_CONSOLE):
@@ -80,7 +81,9 @@ class ConsoleLog:
     def on_pageerror(self, exc) -> None:
         # the script's stack says where, when the failure is rare (it is in the test's report)
         stack = (getattr(exc, "stack", None) or "").strip().splitlines()[1:6]
-        self.errors.append(f"page error: {exc}" + ("".join(f"\n    {line.strip()}" for line in stack)))
+        error = f"page error: {exc}" + ("".join(f"\n    {line.strip()}" for line in stack))
+        self.errors.append(error)
+        self.page_errors.append(error)
 
 
 @pytest.fixture
@@ -137,3 +140,93 @@ def serve_component(factory) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}/"
     finally:
         server.stop()
+
+
+def phone_or_desktop(width: int) -> dict[str, int]:
+    """A viewport `width` px wide: a phone's height below 600 px, a desktop's above."""
+    return {"width": width, "height": 844 if width < 600 else 900}
+
+
+@contextlib.contextmanager
+def opened_page(browser, url: str | None, width: int = 1280, *, height: int | None = None, errors: str = "all"):
+    """A fresh page (a browser context of its own: its own cache) `width` px wide, at `url` (when given) once its
+    document has loaded. Its errors are in `page.console_log`; when the test's body ends without failing there must
+    be none (`errors="thrown"`: none the page threw; "none": not checked). On a failure the page's tables are
+    noted. Closed after."""
+    from tests.browser.dashboard_server import tables_state
+
+    viewport = phone_or_desktop(width) if height is None else {"width": width, "height": height}
+    context = browser.new_context(viewport=viewport, locale="en-US")
+    page = context.new_page()
+    log = ConsoleLog()
+    page.on("console", log.on_console)
+    page.on("pageerror", log.on_pageerror)
+    page.console_log = log
+    try:
+        if url is not None:
+            page.goto(url, wait_until="domcontentloaded")
+        yield page
+        found = {"all": log.errors, "thrown": log.page_errors, "none": []}[errors]
+        assert not found, found
+    except Exception as exc:
+        exc.add_note(f"The page's tables when it failed:\n{tables_state(page)}")
+        raise
+    finally:
+        context.close()
+
+
+def settle(page, *, idle: bool = True, timeout: float = 30_000) -> None:
+    """Until what the page lays out anew has been drawn: three frames (a resize observer's callbacks run before the
+    next frame is painted, Bokeh draws on the one after) and, with `idle`, Bokeh idle. No fixed sleep."""
+    from tests.browser.dashboard_server import wait_idle
+
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => "
+                  "requestAnimationFrame(done))))")
+    if idle:
+        wait_idle(page, timeout)
+
+
+def shoot(page, path: Path, *, height: int | None = None, scroll_to=None, full_page: bool = False,
+          idle: bool = True, min_bytes: int = 20_000) -> Path:
+    """A screenshot once the page has settled: at `height` px tall (the width kept) with `scroll_to` (a locator)
+    at the top when given, the whole page with `full_page` (a component served alone: the page is what scrolls).
+    Checks the picture is not blank (`min_bytes`); the viewport is put back after."""
+    size = page.viewport_size
+    if height is not None:
+        page.set_viewport_size({"width": size["width"], "height": height})
+    try:
+        if scroll_to is not None:
+            scroll_to.evaluate("el => el.scrollIntoView({block: 'start'})")
+        settle(page, idle=idle)
+        page.screenshot(path=str(path), full_page=full_page)
+    finally:
+        if height is not None:
+            page.set_viewport_size(size)
+    assert path.stat().st_size > min_bytes, (path, path.stat().st_size)
+    return path
+
+
+def _server_log(artifacts_dir: Path, name: str) -> Path:
+    """A log of its own for each xdist worker (a session fixture runs once in each)."""
+    return artifacts_dir / f"{name}-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.log"
+
+
+@pytest.fixture(scope="session")
+def demo_dashboard(artifacts_dir):
+    """The demo dashboard (`--demo serve`), one for the run (for each worker): the tests that only read it share it,
+    each page a session of its own (a server's start is ~10 s of a loaded machine, once each module before)."""
+    from tests.browser.dashboard_server import DashboardProcess
+
+    with DashboardProcess(demo=True, log_path=_server_log(artifacts_dir, "demo-dashboard")) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def market_dashboard(market_cache, artifacts_dir):
+    """The demo dashboard on the demo market's snapshot (the Market tab shows the market, not its empty state), one for
+    the run (for each worker), shared as `demo_dashboard` is."""
+    from tests.browser.dashboard_server import DashboardProcess
+
+    with DashboardProcess(demo=True, env={"SEC_DASHBOARD_CACHE_DIR": str(market_cache)},
+                          log_path=_server_log(artifacts_dir, "market-dashboard")) as server:
+        yield server

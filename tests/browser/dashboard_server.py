@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from tests.helpers import free_port, wait_until_live
@@ -50,6 +52,7 @@ class DashboardProcess:
         self.startup_timeout = startup_timeout
         self.process: subprocess.Popen | None = None
         self._log = None
+        self._own_cache: str | None = None  # a cache directory made for this server (removed when it stops)
 
     @property
     def url(self) -> str:
@@ -66,11 +69,22 @@ class DashboardProcess:
         return [sys.executable, "-m", "dashboard", *(["--demo"] if self.demo else []), "serve",
                 "--port", str(self.port), "--address", "127.0.0.1", *self.serve_args]
 
-    def start(self) -> "DashboardProcess":
+    def environment(self) -> dict[str, str]:
+        """The server's environment: this one's without the service's settings, and a cache directory of its
+        own unless one is given (made here; `stop` removes it)."""
         env = {k: v for k, v in os.environ.items()
                if not k.startswith("SEC_") or k == "SEC_DASHBOARD_CACHE_DIR"}
         env["PYTHONPATH"] = os.pathsep.join([str(self.root), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         env.update(self.extra_env)
+        if not env.get("SEC_DASHBOARD_CACHE_DIR"):
+            # A server made by a module's fixture starts before the test's own isolated environment exists: it read
+            # and wrote the real per-user cache (~/.cache/sec-dashboard), shared by every run.
+            self._own_cache = self._own_cache or tempfile.mkdtemp(prefix="sec-dashboard-cache-")
+            env["SEC_DASHBOARD_CACHE_DIR"] = self._own_cache
+        return env
+
+    def start(self) -> "DashboardProcess":
+        env = self.environment()
         self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self.process = subprocess.Popen(self.command(), cwd=self.root, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         DashboardProcess.running.add(self)
@@ -95,6 +109,9 @@ class DashboardProcess:
         if self._log not in (None, subprocess.DEVNULL):
             self._log.close()
         self._log = None
+        if self._own_cache:
+            shutil.rmtree(self._own_cache, ignore_errors=True)
+            self._own_cache = None
 
     def log_tail(self, lines: int = 30) -> str:
         """The last lines of the server's log ("" without one)."""

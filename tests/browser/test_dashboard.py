@@ -32,9 +32,9 @@ KEY = "test-key"
 
 
 @pytest.fixture(scope="module")
-def demo_server(artifacts_dir):
-    with DashboardProcess(demo=True, log_path=artifacts_dir / "dashboard-demo-server.log") as server:
-        yield server
+def demo_server(demo_dashboard):
+    """The run's demo dashboard (conftest): this module only reads it."""
+    return demo_dashboard
 
 
 # Tornado logs these when a browser page closes while the server is still writing to its

@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.dashboard_server import DashboardProcess
+from tests.browser.conftest import opened_page, shoot
 
 pytestmark = pytest.mark.browser
 
@@ -28,20 +28,14 @@ def feeder(market_cache):
 
 
 @pytest.fixture(scope="module")
-def server(market_cache, artifacts_dir):
-    with DashboardProcess(demo=True, env={"SEC_DASHBOARD_CACHE_DIR": str(market_cache)},
-                          log_path=artifacts_dir / "explorer-siblings-server.log") as server:
-        yield server
+def server(market_dashboard):
+    """The run's demo dashboard on the demo market's snapshot (conftest): this module only reads it."""
+    return market_dashboard
 
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_explorer_draws_the_sibling_feeders_card_with_its_count(browser, server, artifacts_dir, feeder, width):
-    context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900}, locale="en-US")
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
-        page.goto(f"{server.url}?fund={feeder}&tab=explorer", wait_until="domcontentloaded")
+    with opened_page(browser, f"{server.url}?fund={feeder}&tab=explorer", width, errors="thrown") as page:
         card = page.get_by_text("Sibling feeders (the same master fund)").first
         expect(card).to_be_visible(timeout=90_000)
         count = page.get_by_text(re.compile(r"^\d+ funds? at \d+ compan(ies|y), \d+ unit classes$")).first
@@ -49,10 +43,4 @@ def test_the_explorer_draws_the_sibling_feeders_card_with_its_count(browser, ser
         feeders = int(count.inner_text().split()[0])
         assert feeders >= 2, count.inner_text()  # a sibling card: the fund and at least one sibling
         expect(page.get_by_role("button", name="Compare the sibling feeders side by side")).to_be_visible()
-        page.set_viewport_size({"width": width, "height": 2200})
-        card.evaluate("el => el.scrollIntoView({block: 'start'})")
-        page.wait_for_timeout(800)
-        page.screenshot(path=str(artifacts_dir / f"screen-explorer-siblings-{width}.png"))
-        assert not errors, errors
-    finally:
-        context.close()
+        shoot(page, artifacts_dir / f"screen-explorer-siblings-{width}.png", height=2200, scroll_to=card)

@@ -18,7 +18,7 @@ import concurrent.futures
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import ConsoleLog, serve_component
+from tests.browser.conftest import opened_page, serve_component, shoot
 from tests.browser.dashboard_server import CANVAS_RIGHT_JS
 from tests.feeder_store import build_feeder_store, feeder_abbr
 
@@ -94,25 +94,16 @@ def server(store_path, basket):
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_fee_drag_chart_draws_each_fund_and_states_its_inputs(browser, server, artifacts_dir, basket, width):
-    context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900}, locale="en-US")
-    page = context.new_page()
-    log = ConsoleLog()
-    page.on("console", log.on_console)
-    page.on("pageerror", log.on_pageerror)
-    try:
-        page.goto(server, wait_until="domcontentloaded")
+    with opened_page(browser, server, width) as page:
         expect(page.get_by_text("What the charged fees take over the years")).to_be_visible(timeout=90_000)
         expect(page.get_by_text("100,000 THB held 10 years", exact=False).first).to_be_visible(timeout=90_000)
         page.wait_for_function(f"() => {{ const d = ({DRAG_JS})(); return d && d.labels.length >= 2 && d.width; }}",
                                timeout=60_000)
-        # (not `wait_idle`: this view's document never reports idle, even made with its data; see the report)
-        page.wait_for_timeout(1500)
-        drawn = page.evaluate(DRAG_JS)
-        shot = artifacts_dir / f"screen-fee-drag-{width}.png"
-        page.screenshot(path=str(shot), full_page=True)  # a component alone: the page is what scrolls
         # the basket's two fee charts drew their bars (one per fund and class) beside the fee drag
-        assert page.evaluate(f"() => ({BARS_JS})()") >= 2 * len(basket)
-        assert shot.stat().st_size > 20_000
+        page.wait_for_function(f"() => ({BARS_JS})() >= {2 * len(basket)}", timeout=60_000)
+        drawn = page.evaluate(DRAG_JS)
+        # (not Bokeh idle: this view's document never reports idle, even made with its data; see the report)
+        shoot(page, artifacts_dir / f"screen-fee-drag-{width}.png", full_page=True, idle=False)
         # a line for each fund of the basket (named by its abbreviation, not its id), and the no-fees line
         # a line for each fund (at each class's own return there is no one no-fees line)
         assert len(drawn["labels"]) == len(basket), drawn
@@ -123,6 +114,3 @@ def test_the_fee_drag_chart_draws_each_fund_and_states_its_inputs(browser, serve
         assert drawn["width"] >= (200 if width < 600 else 600), drawn
         assert page.evaluate(CANVAS_RIGHT_JS) <= width + 1  # no chart runs past the screen's right edge
         expect(page.get_by_text("Yearly return before fees (%)", exact=False).first).to_be_visible()
-        assert not log.errors, log.errors
-    finally:
-        context.close()

@@ -13,8 +13,9 @@ import pytest
 from playwright.sync_api import expect
 
 from dashboard.models.dashboard_state import TAB_TITLES
+from tests.browser.conftest import opened_page
 from tests.browser.dashboard_server import (CANVAS_RIGHT_JS, COUNT_JS, DEVELOPER_WORDS, MY_TABS, TABS, TEXT_JS,
-                                           DashboardProcess, open_tab, screenshot_full, tables_state, wait_for_overview,
+                                           open_tab, screenshot_full, wait_for_overview,
                                            wait_idle)
 
 pytestmark = pytest.mark.browser
@@ -24,30 +25,19 @@ LONG = 60_000
 
 
 @pytest.fixture(scope="module")
-def server(market_cache, artifacts_dir):
-    """The demo dashboard with the demo market's snapshot (so the Market tab shows the market, not its empty state)."""
-    with DashboardProcess(demo=True, env={"SEC_DASHBOARD_CACHE_DIR": str(market_cache)},
-                          log_path=artifacts_dir / "i30-server.log") as server:
-        yield server
+def server(market_dashboard):
+    """The run's demo dashboard on the demo market's snapshot (conftest): this module only reads it."""
+    return market_dashboard
 
 
 @contextmanager
 def opened(browser, width: int, url: str | None = None, *, overview: bool = False):
     """A fresh page `width` px wide (a phone's height below 600 px), at `url` when given, and when `overview`, once
     the selected fund's overview is drawn; its context is closed after."""
-    context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900}, locale="en-US")
-    page = context.new_page()
-    try:
-        if url is not None:
-            page.goto(url, wait_until="domcontentloaded")
+    with opened_page(browser, url, width, errors="none") as page:
         if overview:
             wait_for_overview(page)
         yield page
-    except Exception as exc:
-        exc.add_note(f"The page's tables when it failed:\n{tables_state(page)}")
-        raise
-    finally:
-        context.close()
 
 
 def _demo():

@@ -14,7 +14,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.dashboard_server import COUNT_JS, DashboardProcess, tables_state, wait_idle
+from tests.browser.conftest import opened_page
+from tests.browser.dashboard_server import COUNT_JS, DashboardProcess, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -36,28 +37,19 @@ TEXT_JS = """() => { const parts = [];
 
 
 @pytest.fixture(scope="module")
-def server(market_cache, artifacts_dir):
-    with DashboardProcess(demo=True, env={"SEC_DASHBOARD_CACHE_DIR": str(market_cache)},
-                          log_path=artifacts_dir / "i30-market-server.log") as server:
-        yield server
+def server(market_dashboard):
+    """The run's demo dashboard on the demo market's snapshot (conftest): this module only reads it."""
+    return market_dashboard
 
 
 @contextmanager
 def market_page(browser, url: str, width: int = 1280):
     """A fresh page on the Market tab at `url`, once the snapshot's screen is drawn."""
-    context = browser.new_context(viewport={"width": width, "height": 900}, locale="en-US")
-    page = context.new_page()
-    try:
-        page.goto(url, wait_until="domcontentloaded")
+    with opened_page(browser, url, width, height=900, errors="none") as page:
         page.get_by_text("Market snapshot from").first.wait_for(timeout=LONG)
         page.wait_for_function(f"() => ({COUNT_JS})('.tabulator-row') > 0", timeout=LONG)
         wait_idle(page, LONG)
         yield page
-    except Exception as exc:
-        exc.add_note(f"The page's tables when it failed:\n{tables_state(page)}")
-        raise
-    finally:
-        context.close()
 
 
 def _query(page) -> dict[str, str]:

@@ -1,12 +1,14 @@
-"""The Market tab in the served dashboard, on a demo market snapshot synced first into a temporary cache
-directory: the screener's rows, a filter, and screenshots at 1280 and 390 px
+"""The Market tab's view served alone (`serve_component`), on a demo market snapshot synced first into a temporary
+cache directory: the screener's rows, a filter, and screenshots at 1280 and 390 px
 (test-artifacts/screen-market-1280.png and screen-market-390.png)."""
 
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
-from tests.browser.dashboard_server import COUNT_JS, DashboardProcess, screenshot_full, wait_idle
+from tests.browser.conftest import opened_page, serve_component, shoot
+from tests.browser.dashboard_server import COUNT_JS, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -30,24 +32,41 @@ SPILLING_CELLS_JS = """() => {
 }"""
 
 
+def market_view(cache_dir):
+    """The Market tab's view alone on the snapshot in `cache_dir`, read before the view is served (the dashboard reads
+    it before the tab is shown)."""
+    import asyncio
+    import concurrent.futures
+
+    import panel as pn
+
+    import dashboard.app  # noqa: F401 - the extensions the dashboard's page loads (Tabulator)
+    from dashboard.config import ApiSettings
+    from dashboard.market.screen import MarketScreen
+    from dashboard.models.dashboard_state import DEMO_DEFAULT_QUERY, DashboardState
+    from dashboard.models.source import default_client
+    from dashboard.views.market import MarketView
+
+    settings = ApiSettings.from_env(demo=True, cache_dir=cache_dir, environ={})  # as `--demo serve` with this cache
+    state = DashboardState(client=default_client(settings), default_query=DEMO_DEFAULT_QUERY, tab="market")
+    state.market = MarketScreen(settings=settings)
+    view = MarketView(state=state, market=state.market, demo=True)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # (the server's loop is this thread's)
+        pool.submit(asyncio.run, view.refresh()).result(timeout=120)
+    return pn.Column(view, sizing_mode="stretch_width")
+
+
 @pytest.fixture(scope="module")
-def server(market_cache, artifacts_dir):
-    with DashboardProcess(demo=True, env={"SEC_DASHBOARD_CACHE_DIR": str(market_cache)},
-                          log_path=artifacts_dir / "market-server.log") as server:
-        yield server
+def server(market_cache):
+    """The Market tab's view served alone (the test is about it: the whole dashboard's first load is not)."""
+    with serve_component(lambda: market_view(market_cache)) as url:
+        yield url
 
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_market_tab_screens_the_whole_market(browser, server, artifacts_dir, width):
-    from playwright.sync_api import expect
-
-    context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900}, locale="en-US")
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
-        page.goto(server.url + "?tab=market", wait_until="domcontentloaded")
-        page.get_by_text("Market snapshot from").first.wait_for(timeout=60_000)
+    with opened_page(browser, server, width, errors="thrown") as page:
+        expect(page.get_by_text("Market snapshot from").first).to_be_visible(timeout=60_000)
         page.wait_for_function(MANY_ROWS_JS, timeout=30_000)
         wait_idle(page, 30_000)
         line = page.get_by_text("match the filters").first
@@ -64,9 +83,4 @@ def test_market_tab_screens_the_whole_market(browser, server, artifacts_dir, wid
         # beside every box, which read as a narrow empty column before "Fund".
         spills = page.evaluate(SPILLING_CELLS_JS)
         assert not spills, spills
-        shot = artifacts_dir / f"screen-market-{width}.png"
-        screenshot_full(page, shot)
-        assert shot.stat().st_size > 5_000
-        assert not errors, errors
-    finally:
-        context.close()
+        shoot(page, artifacts_dir / f"screen-market-{width}.png", full_page=True, min_bytes=5_000)

@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from dashboard.demo.generator import generate_demo_dataset
 
-from tests.browser.conftest import ConsoleLog, serve_component
+from tests.browser.conftest import opened_page, serve_component, shoot
 from tests.browser.dashboard_server import COUNT_JS, screenshot_full, wait_idle
 
 pytestmark = pytest.mark.browser
@@ -77,29 +77,20 @@ def link():
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_nav_tab_draws_the_fund_and_the_basket(browser, server, artifacts_dir, link, width):
-    context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900}, locale="en-US")
-    page = context.new_page()
-    log = ConsoleLog()
-    page.on("console", log.on_console)
-    page.on("pageerror", log.on_pageerror)
-    try:
-        query, paying = link
-        page.goto(server, wait_until="domcontentloaded")
+    query, paying = link
+    with opened_page(browser, server, width) as page:
         page.wait_for_function(f"() => ({COUNT_JS})('.bk-Figure') >= {NAV_FIGURES}", timeout=60_000)
         published = page.locator(".tabulator-cell[tabulator-field='published']")
-        published.first.wait_for(timeout=60_000)
+        expect(published.first).to_be_visible(timeout=60_000)
         funds = page.locator(".tabulator-cell[tabulator-field='Fund']")
-        funds.first.wait_for(timeout=60_000)
+        expect(funds.first).to_be_visible(timeout=60_000)
         wait_idle(page, 30_000)
         shot = artifacts_dir / f"screen-nav-{width}.png"
         screenshot_full(page, shot)
         assert shot.stat().st_size > 20_000
-        size = page.viewport_size  # the basket's chart, its notes and table in one picture
-        page.set_viewport_size({"width": width, "height": 1500})
-        page.get_by_text("The basket on one chart").evaluate("el => el.scrollIntoView({block: 'start'})")
-        page.wait_for_timeout(700)  # responsive plots re-layout to the new size
-        page.screenshot(path=str(artifacts_dir / f"screen-nav-basket-{width}.png"))
-        page.set_viewport_size(size)
+        # the basket's chart, its notes and table in one picture
+        shoot(page, artifacts_dir / f"screen-nav-basket-{width}.png", height=1500,
+              scroll_to=page.get_by_text("The basket on one chart"))
 
         labels = page.locator(".tabulator-cell[tabulator-field='label']").all_inner_texts()
         assert "Return, 1 year" in labels
@@ -113,6 +104,3 @@ def test_the_nav_tab_draws_the_fund_and_the_basket(browser, server, artifacts_di
         page.wait_for_function(f"() => ({COUNT_JS})('.bk-Figure') >= {NAV_FIGURES}", timeout=20_000)
         wait_idle(page, 20_000)
         assert years
-        assert not log.errors, log.errors
-    finally:
-        context.close()

@@ -9,9 +9,10 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from playwright.sync_api import expect
 
 from dashboard.demo.generator import generate_demo_dataset
-from tests.browser.conftest import ConsoleLog, serve_component
+from tests.browser.conftest import opened_page, serve_component
 from tests.browser.dashboard_server import COUNT_JS, screenshot_full, wait_idle
 
 pytestmark = pytest.mark.browser
@@ -61,16 +62,10 @@ def server(chosen):
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_plan_is_drawn_beside_the_lump_sum_and_another_class(browser, server, artifacts_dir, chosen, width):
-    context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900}, locale="en-US")
-    page = context.new_page()
-    log = ConsoleLog()
-    page.on("console", log.on_console)
-    page.on("pageerror", log.on_pageerror)
-    try:
-        page.goto(server, wait_until="domcontentloaded")
+    with opened_page(browser, server, width) as page:
         page.wait_for_function(f"() => ({COUNT_JS})('.bk-Figure') >= 1", timeout=60_000)
         cells = page.locator(".tabulator-cell[tabulator-field='plan_1']")  # the other class's column
-        cells.first.wait_for(timeout=90_000)
+        expect(cells.first).to_be_visible(timeout=90_000)
         wait_idle(page, 30_000)
         shot = artifacts_dir / f"screen-dca-{width}.png"
         screenshot_full(page, shot)
@@ -79,6 +74,3 @@ def test_the_plan_is_drawn_beside_the_lump_sum_and_another_class(browser, server
         assert "Money-weighted return, a year (XIRR, %)" in figures
         assert page.get_by_text("not investment advice", exact=False).count() >= 1
         assert page.get_by_text(f"{chosen[1]}: monthly", exact=False).count() >= 1
-        assert not log.errors, log.errors
-    finally:
-        context.close()

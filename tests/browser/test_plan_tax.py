@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.dashboard_server import COUNT_JS, DashboardProcess, screenshot_full, wait_idle
+from tests.browser.dashboard_server import COUNT_JS, screenshot_full, wait_idle
 
 pytestmark = pytest.mark.browser
 LONG = 60_000
@@ -37,10 +37,9 @@ INPUT_JS = """(label) => { let found = null;
 
 
 @pytest.fixture(scope="module")
-def server(market_cache, artifacts_dir):
-    with DashboardProcess(demo=True, env={"SEC_DASHBOARD_CACHE_DIR": str(market_cache)},
-                          log_path=artifacts_dir / "plan-tax-server.log") as server:
-        yield server
+def server(market_dashboard):
+    """The run's demo dashboard on the demo market's snapshot (conftest): this module only reads it."""
+    return market_dashboard
 
 
 @pytest.mark.parametrize("width", [1280, 390])

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from dashboard.reports import fund_report_html, write_report
-from tests.browser.dashboard_server import DashboardProcess, wait_for_overview
+from tests.browser.dashboard_server import wait_for_overview
 from tests.conftest import TODAY
 from tests.reports.helpers import client_for, full_funds
 
@@ -24,9 +24,9 @@ def slug(name: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def server(artifacts_dir):
-    with DashboardProcess(demo=True, log_path=artifacts_dir / "screens-server.log") as server:
-        yield server
+def server(demo_dashboard):
+    """The run's demo dashboard (conftest): this module only reads it."""
+    return demo_dashboard
 
 
 def test_search_results_fit_beside_the_basket(browser, server):

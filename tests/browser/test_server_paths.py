@@ -11,7 +11,6 @@ import urllib.request
 
 import pytest
 
-from tests.browser.dashboard_server import DashboardProcess
 from tests.browser.test_dashboard import assert_clean_log
 
 TRAVERSALS = [
@@ -41,9 +40,9 @@ def raw_get(port: int, path: str) -> tuple[int, bytes]:
 
 
 @pytest.fixture(scope="module")
-def server(artifacts_dir):
-    with DashboardProcess(demo=True, log_path=artifacts_dir / "dashboard-paths-server.log") as running:
-        yield running
+def server(demo_dashboard):
+    """The run's demo dashboard (conftest): this module only reads it."""
+    return demo_dashboard
 
 
 @pytest.mark.parametrize("path", TRAVERSALS)
@@ -53,14 +52,14 @@ def test_a_traversal_path_is_a_4xx_without_a_file(server, path):
     assert b"root:" not in body and b"Traceback" not in body
 
 
-def test_the_server_logged_no_traceback_and_the_page_still_serves(server, artifacts_dir):
+def test_the_server_logged_no_traceback_and_the_page_still_serves(server):
     for path in TRAVERSALS:
         raw_get(server.port, path)
     with urllib.request.urlopen(server.url, timeout=30) as answer:
         assert answer.status == 200 and b"<html" in answer.read().lower()
-    log = (artifacts_dir / "dashboard-paths-server.log").read_text()
+    log = server.log_path.read_text()
     assert "Component not found" in log  # the log was written, and says what was refused
-    assert_clean_log(artifacts_dir / "dashboard-paths-server.log")
+    assert_clean_log(server.log_path)
 
 
 def test_the_footer_sits_below_a_long_tab(server, browser):

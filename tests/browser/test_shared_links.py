@@ -13,7 +13,7 @@ import urllib.parse
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.dashboard_server import DashboardProcess, count, wait_idle
+from tests.browser.dashboard_server import count, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -34,9 +34,9 @@ COVERED_JS = """([x, y]) => { let root = document, el = null;
 
 
 @pytest.fixture(scope="module")
-def demo_server(artifacts_dir):
-    with DashboardProcess(demo=True, log_path=artifacts_dir / "shared-links-server.log") as server:
-        yield server
+def demo_server(demo_dashboard):
+    """The run's demo dashboard (conftest): this module only reads it."""
+    return demo_dashboard
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,8 @@ import json
 
 import pytest
 
-from tests.browser.conftest import ConsoleLog, serve_component
-from tests.browser.dashboard_server import COUNT_JS, wait_idle
+from tests.browser.conftest import opened_page, serve_component, shoot
+from tests.browser.dashboard_server import COUNT_JS
 from tests.feeder_store import build_feeder_store, feeder_abbr
 
 pytestmark = pytest.mark.browser
@@ -70,13 +70,7 @@ def server(store_path, fund):
 @pytest.mark.parametrize("width", WIDTHS)
 def test_one_masters_feeders_side_by_side_as_the_command_line_prints_them(browser, server, artifacts_dir, cli_rows,
                                                                            width):
-    context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900}, locale="en-US")
-    page = context.new_page()
-    log = ConsoleLog()
-    page.on("console", log.on_console)
-    page.on("pageerror", log.on_pageerror)
-    try:
-        page.goto(server, wait_until="domcontentloaded")
+    with opened_page(browser, server, width) as page:
         # the unit class column is the sibling table's alone (the masters' and the undecided tables have none)
         cells = ".tabulator-cell[tabulator-field='class']"
         try:
@@ -84,10 +78,7 @@ def test_one_masters_feeders_side_by_side_as_the_command_line_prints_them(browse
         except Exception:
             page.screenshot(path=str(artifacts_dir / f"screen-siblings-{width}-failed.png"))
             raise
-        wait_idle(page, 30_000)
-        shot = artifacts_dir / f"screen-siblings-{width}.png"
-        page.screenshot(path=str(shot), full_page=True)  # a component alone: the page is what scrolls
-        assert shot.stat().st_size > 20_000
+        shoot(page, artifacts_dir / f"screen-siblings-{width}.png", full_page=True)
         funds = page.locator(".sd-siblings-table .tabulator-cell[tabulator-field='proj_abbr_name']").all_inner_texts()
         if len(funds) != len(cli_rows):  # the class names the table where the page's CSS engine cannot
             funds = page.locator(".tabulator-cell[tabulator-field='proj_abbr_name']").all_inner_texts()[:len(cli_rows)]
@@ -96,6 +87,3 @@ def test_one_masters_feeders_side_by_side_as_the_command_line_prints_them(browse
         assert page.get_by_text("Matched by", exact=False).count() >= 1
         assert page.get_by_text("Masters with the most Thai feeders").count() == 1
         assert page.get_by_text("not guessed", exact=False).count() >= 1  # an undecided feeder's reason
-        assert not log.errors, log.errors
-    finally:
-        context.close()

@@ -68,7 +68,8 @@ class SiblingsView(pn.viewable.Viewer, SessionBound):
                                          family.param.has_store), name="siblings-summary")
         self.table = TableSlot(percent=SIBLING_PERCENT, number=SIBLING_POINTS, page_size=20, hidden_columns=["proj_id"],
                                frozen_columns=["proj_abbr_name"], widths=SIBLING_TEXT_WIDTHS, stylesheets=[WRAP_TEXT_CSS],
-                               name="siblings-table", css_classes=["sd-siblings-table"])
+                               name="siblings-table", css_classes=["sd-siblings-table"],
+                               hide_empty=True)  # the note above says why there is no table, not a row of titles
         self.undecided = TableSlot(percent=["holding_pct"], page_size=10, hidden_columns=["proj_id"],
                                    name="siblings-undecided")
         family.param.watch(self.invalidate, ["data", "masters", "undecided", "has_store"])

@@ -89,8 +89,11 @@ def test_picking_a_master_shows_its_feeders(family, reader):
 def test_a_fund_that_is_not_a_feeder_says_so_and_the_overview_has_no_section(family, reader):
     other = reader.query("SELECT proj_id, proj_abbr_name FROM funds "
                          "WHERE proj_id NOT IN (SELECT proj_id FROM feeders) LIMIT 1")[0]
+    view = SiblingsView(family=family)
     run(family.refresh(other["proj_id"]))
     assert family.data is None and "is not a feeder fund" in family.message
+    # the note alone: no table of column titles under it
+    assert view.table.table is None and view.table.__panel__().objects == []
     # the fund is named by its abbreviation, not by the id the view passed
     assert other["proj_abbr_name"] in family.message and other["proj_id"] not in family.message
     assert siblings_card(family) == ""

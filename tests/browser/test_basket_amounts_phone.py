@@ -6,28 +6,17 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.dashboard_server import DashboardProcess, wait_idle
+from tests.browser.conftest import opened_page, settle
+from tests.browser.dashboard_server import wait_idle
 
 pytestmark = pytest.mark.browser
 
 FIGURES = ("percent_of_basket", "baht_held")  # the columns of this section's tables alone on the Allocation tab
 
 
-@pytest.fixture(scope="module")
-def server(market_cache, artifacts_dir):
-    with DashboardProcess(demo=True, env={"SEC_DASHBOARD_CACHE_DIR": str(market_cache)},
-                          log_path=artifacts_dir / "basket-amounts-phone-server.log") as server:
-        yield server
-
-
 @pytest.mark.parametrize("width", (390, 1280))
-def test_the_figures_are_on_screen(browser, server, artifacts_dir, width):
-    context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900}, locale="en-US")
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
-        page.goto(server.url + "?tab=allocation", wait_until="domcontentloaded")
+def test_the_figures_are_on_screen(browser, market_dashboard, artifacts_dir, width):
+    with opened_page(browser, market_dashboard.url + "?tab=allocation", width, errors="thrown") as page:
         page.get_by_text("The basket with amounts").first.wait_for(timeout=90_000)
         wait_idle(page, 60_000)
         boxes = page.locator("input[placeholder='amount']")
@@ -40,7 +29,7 @@ def test_the_figures_are_on_screen(browser, server, artifacts_dir, width):
         wait_idle(page, 60_000)
         page.set_viewport_size({"width": width, "height": 2600})
         page.get_by_text("Asset allocation, weighted by amount").first.evaluate("el => el.scrollIntoView({block: 'start'})")
-        page.wait_for_timeout(800)
+        settle(page)
         page.screenshot(path=str(artifacts_dir / f"screen-basket-amounts-phone-{width}.png"))
         for field in FIGURES:
             cells = page.locator(f".tabulator-row .tabulator-cell[tabulator-field='{field}']")
@@ -49,6 +38,3 @@ def test_the_figures_are_on_screen(browser, server, artifacts_dir, width):
             assert len(shown) >= 6, field  # the allocation's rows and the holdings' first page
             # every figure cell lies wholly inside the page's width: nothing to scroll sideways for
             assert max(box["x"] + box["width"] for box in shown) <= width, field
-        assert not errors, errors
-    finally:
-        context.close()

@@ -48,20 +48,27 @@ BARS_JS = """() => { let n = 0; for (const doc of Bokeh.documents) {
   return n; }"""
 
 
-def fees_view(store_path, proj_ids: list[str]):
-    import panel as pn
-
+def fees_state(store_path, proj_ids: list[str]):
+    """A demo dashboard state on the snapshot at `store_path` with `proj_ids` in its basket, not yet read."""
     import dashboard.app  # noqa: F401 - the extensions the dashboard's page loads (Tabulator)
     from dashboard.config import ApiSettings
     from dashboard.market.screen import MarketScreen
     from dashboard.models.dashboard_state import DEMO_DEFAULT_QUERY, DashboardState
     from dashboard.models.source import default_client
-    from dashboard.views.fees import FeesView
 
     state = DashboardState(client=default_client(ApiSettings.from_env(demo=True, environ={})),
                            default_query=DEMO_DEFAULT_QUERY)
     state.market = MarketScreen(snapshot_dir=str(store_path))
     assert state.apply_url({"basket": ",".join(proj_ids)}) == []
+    return state
+
+
+def fees_view(store_path, proj_ids: list[str]):
+    import panel as pn
+
+    from dashboard.views.fees import FeesView
+
+    state = fees_state(store_path, proj_ids)
     # the first load, before the view is made (the server's loop is this thread's: the load runs on a loop of its own)
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         assert pool.submit(asyncio.run, state.start()).result(timeout=120) == []

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import ConsoleLog, serve_component
 from tests.browser.dashboard_server import CANVAS_RIGHT_JS, wait_idle
-from tests.browser.test_fee_drag import BARS_JS, FEEDERS
+from tests.browser.test_fee_drag import BARS_JS, FEEDERS, fees_state
 from tests.feeder_store import build_feeder_store, feeder_abbr
 
 pytestmark = pytest.mark.browser
@@ -31,17 +31,9 @@ def fees_view_unread(store_path, proj_ids: list[str]):
     """The Fees view made before its basket is read, the basket read when the page is ready (as the shell does)."""
     import panel as pn
 
-    import dashboard.app  # noqa: F401 - the extensions the dashboard's page loads (Tabulator)
-    from dashboard.config import ApiSettings
-    from dashboard.market.screen import MarketScreen
-    from dashboard.models.dashboard_state import DEMO_DEFAULT_QUERY, DashboardState
-    from dashboard.models.source import default_client
     from dashboard.views.fees import FeesView
 
-    state = DashboardState(client=default_client(ApiSettings.from_env(demo=True, environ={})),
-                           default_query=DEMO_DEFAULT_QUERY)
-    state.market = MarketScreen(snapshot_dir=str(store_path))
-    assert state.apply_url({"basket": ",".join(proj_ids)}) == []
+    state = fees_state(store_path, proj_ids)
     view = FeesView(state=state)
     pn.state.onload(state.start)
     return pn.Column(view, sizing_mode="stretch_width")

@@ -14,7 +14,8 @@ import copy
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.dashboard_server import COUNT_JS, DashboardProcess, screenshot_full, tables_state, wait_idle
+from tests.browser.conftest import opened_page
+from tests.browser.dashboard_server import COUNT_JS, DashboardProcess, screenshot_full, wait_idle
 from tests.browser.test_issue30 import OVERFLOW_JS
 
 pytestmark = pytest.mark.browser
@@ -49,11 +50,6 @@ COLUMN_RIGHT_JS = """(field) => { let right = 0;
   walk(document); return right; }"""
 
 
-def _page(browser, width: int):
-    context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900}, locale="en-US")
-    return context, context.new_page()
-
-
 def _scrollbars_show(page) -> None:
     """Every table wider than its place at this width scrolls sideways, its scrollbar styled to be seen."""
     wide = page.evaluate(HIDDEN_COLUMNS_JS)
@@ -61,18 +57,9 @@ def _scrollbars_show(page) -> None:
     return wide
 
 
-@pytest.fixture(scope="module")
-def server(market_cache, artifacts_dir):
-    with DashboardProcess(demo=True, env={"SEC_DASHBOARD_CACHE_DIR": str(market_cache)},
-                          log_path=artifacts_dir / "i39-server.log") as server:
-        yield server
-
-
 @pytest.mark.parametrize("width", (1280, 390))
-def test_the_market_tab_at_each_width(browser, server, market_cache, artifacts_dir, width):
-    context, page = _page(browser, width)
-    try:
-        page.goto(server.url + "?tab=market", wait_until="domcontentloaded")
+def test_the_market_tab_at_each_width(browser, market_dashboard, market_cache, artifacts_dir, width):
+    with opened_page(browser, market_dashboard.url + "?tab=market", width, errors="none") as page:
         page.get_by_text("Market snapshot from").first.wait_for(timeout=LONG)
         page.wait_for_function(f"() => ({COUNT_JS})('.tabulator-row') > 10", timeout=LONG)
         page.wait_for_function(f"() => ({COUNT_JS})('.bk-Figure') >= 2", timeout=LONG)
@@ -86,20 +73,13 @@ def test_the_market_tab_at_each_width(browser, server, market_cache, artifacts_d
         shot = artifacts_dir / f"i39-market-{width}.png"
         screenshot_full(page, shot)
         assert shot.stat().st_size > 20_000
-    except Exception as exc:
-        exc.add_note(f"The page's tables when it failed:\n{tables_state(page)}")
-        raise
-    finally:
-        context.close()
 
 
-def test_the_licensee_tab_with_a_persons_approvals(browser, server, artifacts_dir):
+def test_the_licensee_tab_with_a_persons_approvals(browser, market_dashboard, artifacts_dir):
     from dashboard.demo.generator import generate_demo_dataset
 
     person = sorted(generate_demo_dataset().approvals)[0]
-    context, page = _page(browser, 1280)
-    try:
-        page.goto(server.url + f"?tab=licensee&person={person}", wait_until="domcontentloaded")
+    with opened_page(browser, market_dashboard.url + f"?tab=licensee&person={person}", 1280, errors="none") as page:
         expect(page.get_by_text("Licensed person (id)").first).to_be_visible(timeout=LONG)
         expect(page.get_by_label("Person identifier", exact=True)).to_have_value(person, timeout=LONG)
         page.wait_for_function(f"() => ({COUNT_JS})('.tabulator-row') > 3", timeout=LONG)
@@ -108,11 +88,6 @@ def test_the_licensee_tab_with_a_persons_approvals(browser, server, artifacts_di
         shot = artifacts_dir / "i39-licensee-1280.png"
         screenshot_full(page, shot)
         assert shot.stat().st_size > 20_000
-    except Exception as exc:
-        exc.add_note(f"The page's tables when it failed:\n{tables_state(page)}")
-        raise
-    finally:
-        context.close()
 
 
 @pytest.fixture(scope="module")
@@ -140,9 +115,7 @@ def test_the_holdings_tab_of_a_fund_whose_newest_quarter_is_late(browser, late_f
     from dashboard.api.periods import quarter_name
 
     server, proj_id, due, before = late_fund
-    context, page = _page(browser, 1280)
-    try:
-        page.goto(server.url + f"?fund={proj_id}&tab=holdings", wait_until="domcontentloaded")
+    with opened_page(browser, server.url + f"?fund={proj_id}&tab=holdings", 1280, errors="none") as page:
         note = f"{quarter_name(due)} is not published for this fund yet"
         expect(page.get_by_text(note, exact=False).first).to_be_visible(timeout=LONG)
         expect(page.get_by_text(f"{quarter_name(before)}: ", exact=False).first).to_be_visible(timeout=LONG)
@@ -157,8 +130,3 @@ def test_the_holdings_tab_of_a_fund_whose_newest_quarter_is_late(browser, late_f
         shot = artifacts_dir / "i39-holdings-late-1280.png"
         screenshot_full(page, shot)
         assert shot.stat().st_size > 20_000
-    except Exception as exc:
-        exc.add_note(f"The page's tables when it failed:\n{tables_state(page)}")
-        raise
-    finally:
-        context.close()

@@ -3,7 +3,6 @@ bounded number of requests; pages that overlap leave nothing counted twice, on b
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 
 import pytest
@@ -14,6 +13,7 @@ from dashboard.errors import MalformedResponseError
 from dashboard.market.store import MarketStore
 from dashboard.market.sync import sync_blocking
 from tests.conftest import TODAY
+from tests.market.conftest import independent_copy
 from tests.market.hostile import MisbehavingPages, misbehaving_client
 
 OVERLAPPING = ("fees", "performance", "allocation", "minimums", "holdings")
@@ -21,7 +21,7 @@ OVERLAPPING = ("fees", "performance", "allocation", "minimums", "holdings")
 
 @pytest.fixture
 def app(dataset):
-    return create_app(copy.deepcopy(dataset), require_key=False, today=TODAY, layout="successor")
+    return create_app(independent_copy(dataset), require_key=False, today=TODAY, layout="successor")
 
 
 def _sync(service, tmp_path, name: str, **options):

@@ -3,13 +3,15 @@ resumable, incremental, duplicates and bad NAVs counted; the schema-1 store migr
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 import logging
 import math
 import random
+import shutil
+from dataclasses import dataclass
 from datetime import date, timedelta
+from pathlib import Path
 from urllib.parse import parse_qs
 
 import duckdb
@@ -29,6 +31,7 @@ from dashboard.market.store import MarketStore
 from dashboard.market.sync import sync_blocking
 from dashboard.market.tables import SCHEMA_VERSION
 from tests.conftest import TODAY
+from tests.market.conftest import independent_copy
 
 NAV_DAYS = 30
 
@@ -41,7 +44,7 @@ class NavMarket:
     """A successor-layout simulator over a copy of the demo data set, and clients of it on any day."""
 
     def __init__(self, dataset, **options):
-        self.dataset = copy.deepcopy(dataset)
+        self.dataset = independent_copy(dataset)
         self.app = create_app(self.dataset, require_key=False, today=TODAY, layout="successor", **options)
         self.clients = []
 
@@ -83,6 +86,55 @@ def nav_market(dataset):
         market.close()
 
 
+@dataclass
+class Synced:
+    """One NAV sync of the demo market, made once a module for the tests that read it (each sync of the whole
+    market's NAV is seconds of CPU): its closed store's directory, its result, the calls it sent and what it asked."""
+
+    directory: Path
+    result: object
+    calls: int
+    queries: list
+    windows_asked: list
+    rows: dict  # `stored` of its store
+
+    @property
+    def path(self) -> Path:
+        return self.directory / "market.duckdb"
+
+    def copy(self, destination: Path) -> Path:
+        """A store of the test's own (the store file and its published snapshot copied): the path of its file."""
+        shutil.copytree(self.directory, destination)
+        return destination / "market.duckdb"
+
+
+def sync_once(dataset, directory: Path, **options) -> Synced:
+    market = NavMarket(dataset)
+    try:
+        with MarketStore(directory / "market.duckdb") as store:
+            market.app.reset_counters()
+            result = market.sync(store, **options)
+            return Synced(directory, result, market.app.request_count, list(market.app.queries),
+                          market.nav_windows_asked(), stored(store))
+    finally:
+        market.close()
+
+
+@pytest.fixture(scope="module")
+def nav_synced(dataset, tmp_path_factory) -> Synced:
+    """A sync of NAV_DAYS of the whole market's NAV (the module's plain sync; read-only: `copy` it to write)."""
+    return sync_once(dataset, tmp_path_factory.mktemp("nav-synced"))
+
+
+@pytest.fixture(scope="module")
+def long_synced(dataset, tmp_path_factory) -> Synced:
+    """A sync of 200 days of NAV: long enough for the demo's distributions and a month's return (read-only)."""
+    return sync_once(dataset, tmp_path_factory.mktemp("nav-synced-200"), nav_days=LONG_DAYS)
+
+
+LONG_DAYS = 200
+
+
 def service_rows(dataset, first: date, last: date, quirks=frozenset()) -> list[dict]:
     return nav_rows(dataset, {"start_nav_date": first.isoformat(), "end_nav_date": last.isoformat()}, quirks)
 
@@ -104,16 +156,15 @@ def span(today: date = TODAY, days: int = NAV_DAYS) -> tuple[date, date]:
     return today - timedelta(days=days), today - timedelta(days=1)
 
 
-def test_a_sync_stores_every_class_nav_of_the_window_as_the_service_sent(nav_market, tmp_path):
-    market = nav_market()
-    with MarketStore(tmp_path / "market.duckdb") as store:
-        result = market.sync(store)
+def test_a_sync_stores_every_class_nav_of_the_window_as_the_service_sent(nav_synced, dataset):
+    result = nav_synced.result
+    with MarketStore(nav_synced.path) as store:  # (opened, read)
         assert result.complete and result.datasets == {"nav": "fetched"}
-        want = expected(market.dataset, *span())
+        want = expected(dataset, *span())
         assert len(want) > 1000 and stored(store) == want
         # one whole-market call sequence per window: no proj_id ever sent, pages of the one paging routine
-        assert all("proj_id" not in q for _m, p, q in market.app.queries if "daily-info" in p)
-        assert market.nav_windows_asked() == sorted((a.isoformat(), b.isoformat())
+        assert all("proj_id" not in q for _m, p, q in nav_synced.queries if "daily-info" in p)
+        assert nav_synced.windows_asked == sorted((a.isoformat(), b.isoformat())
                                                     for _k, a, b in windows(TODAY, needed_days(TODAY, NAV_DAYS, {})))
         assert store.meta("nav")["nav"]["rows"] == len(want) and store.meta("nav")["nav"]["complete"]
         assert not [k for k in store.meta() if k.startswith("nav:")]  # no window left under way
@@ -122,10 +173,10 @@ def test_a_sync_stores_every_class_nav_of_the_window_as_the_service_sent(nav_mar
         assert entry["rows"] == len(want) and entry["complete"] and entry["fetched_at"]
 
 
-def test_a_rerun_the_same_day_sends_nothing_and_the_next_day_only_the_new_day_and_the_overlap(nav_market, tmp_path):
+def test_a_rerun_the_same_day_sends_nothing_and_the_next_day_only_the_new_day_and_the_overlap(nav_market, nav_synced,
+                                                                                              tmp_path):
     market = nav_market()
-    with MarketStore(tmp_path / "market.duckdb") as store:
-        market.sync(store)
+    with MarketStore(nav_synced.copy(tmp_path / "store")) as store:  # a sync of today, made minutes ago at most
         market.app.reset_counters()
         again = market.sync(store)
         assert again.calls == 0 and market.app.request_count == 0 and again.datasets == {"nav": "fresh"}
@@ -180,20 +231,23 @@ def test_duplicates_kept_once_the_later_winning_and_bad_navs_dropped_and_counted
         assert result.dropped["nav"] == bad > 0
         got = stored(store)
         assert len(got) == len(latest) - bad
-        twice = [r for r in latest.values() if r["last_upd_date"] != min(x["last_upd_date"] for x in raw
-                 if (x["proj_id"], x["fund_class_name"], x["nav_date"]) == (r["proj_id"], r["fund_class_name"], r["nav_date"]))]
+        # the rows sent twice whose later sending differs: each key's first sending found in one pass over the
+        # rows (a search of every row for each key was 6,000 x 6,000 comparisons, seconds of CPU)
+        earliest: dict[tuple, str] = {}
+        for x in raw:
+            key = (x["proj_id"], x["fund_class_name"], x["nav_date"])
+            earliest[key] = min(earliest.get(key, x["last_upd_date"]), x["last_upd_date"])
+        twice = [r for r in latest.values()
+                 if r["last_upd_date"] != earliest[(r["proj_id"], r["fund_class_name"], r["nav_date"])]]
         assert twice and all(got[(r["proj_id"], clean_class(r["fund_class_name"]), date.fromisoformat(r["nav_date"]))][0]
                              == r["last_val"] for r in twice if r["last_val"] > 0)
         assert all(v[0] > 0 for v in got.values())
 
 
 @pytest.mark.parametrize("how", ["interrupt", "failure"])
-def test_an_interrupted_or_failed_sync_goes_on_from_the_pages_stored(nav_market, tmp_path, how):
+def test_an_interrupted_or_failed_sync_goes_on_from_the_pages_stored(nav_market, nav_synced, tmp_path, how):
     market = nav_market()
-    full = MarketStore(tmp_path / "full.duckdb")
-    market.app.reset_counters()
-    market.sync(full)
-    total = market.app.request_count
+    total = nav_synced.calls  # an uninterrupted sync's calls
     in_flight = 8  # NAV_CONCURRENCY windows side by side, a page each
     # Stopped with calls still to send: past total - in_flight the last calls may all be out already, and
     # a failure injected then would meet none (seen once: "DID NOT RAISE").
@@ -216,9 +270,8 @@ def test_an_interrupted_or_failed_sync_goes_on_from_the_pages_stored(nav_market,
     assert result.complete and result.datasets == {"nav": "fetched"}
     resumed = market.app.request_count
     assert first_run + resumed <= total + in_flight * (4 if how == "failure" else 1), (stop_at, first_run, resumed, total)
-    assert stored(store) == stored(full)  # no row lost, none doubled
+    assert stored(store) == nav_synced.rows  # no row lost, none doubled: what an uninterrupted sync stores
     store.close()
-    full.close()
 
 
 def test_the_older_layout_has_no_whole_market_nav_and_says_so(market_factory, tmp_path, caplog):
@@ -229,11 +282,10 @@ def test_the_older_layout_has_no_whole_market_nav_and_says_so(market_factory, tm
     assert any("one fund's NAV one day per call" in r.getMessage() for r in caplog.records)
 
 
-def test_a_reader_sees_the_nav_and_its_figures_after_a_sync(nav_market, tmp_path):
-    market = nav_market()
-    with MarketStore(tmp_path / "market.duckdb") as store:
-        market.sync(store, nav_days=60)
-        with MarketStore(tmp_path / "market.duckdb", read_only=True) as reader:
+def test_a_reader_sees_the_nav_and_its_figures_after_a_sync(long_synced):
+    with MarketStore(long_synced.path) as store:  # the writer still open (opened, read)
+        assert stored(store) == long_synced.rows and len(long_synced.rows) > 1000
+        with MarketStore(store.path, read_only=True) as reader:
             assert reader.query("SELECT count(*) AS n FROM nav")[0]["n"] == store.query("SELECT count(*) AS n FROM nav")[0]["n"]
             proj_id, name = next(iter(stored(store)))[:2]
             assert class_nav(reader, proj_id, name).equals(class_nav(store, proj_id, name))
@@ -259,21 +311,19 @@ def test_a_schema_1_store_is_migrated_in_place_with_one_line(tmp_path, caplog):
     assert len(lines) == 1 and f"migrated from store schema 1 to {SCHEMA_VERSION}" in lines[0] and "rebuilt" not in lines[0]
 
 
-def test_the_distributions_of_the_span_come_in_one_call_sequence_a_run(nav_market, tmp_path):
+def test_the_distributions_of_the_span_come_in_one_call_sequence_a_run(long_synced, dataset):
     from dashboard.demo.successor_nav import dividend_rows
 
-    market = nav_market()
-    days = 200
-    with MarketStore(tmp_path / "market.duckdb") as store:
-        market.sync(store, nav_days=days)
+    days = LONG_DAYS  # the demo's first distributions in the span (none in the last 60 days)
+    with MarketStore(long_synced.path) as store:  # (opened, read)
         first, last = span(days=days)
         want = sorted((r["proj_id"], clean_class(r["class_abbr_name"]), date.fromisoformat(r["book_close_date"][:10]),
-                       r["dividend_value"]) for r in dividend_rows(market.dataset, {})
+                       r["dividend_value"]) for r in dividend_rows(dataset, {})
                       if first.isoformat() <= r["book_close_date"][:10] <= last.isoformat())
         got = sorted((r["proj_id"], r["class"], r["ex_date"], r["per_unit"])
                      for r in store.query("SELECT * FROM distributions"))
         assert got == want and len(want) > 0
-        asked = [parse_qs(q) for _m, p, q in market.app.queries if p.endswith("/dividend-history")]
+        asked = [parse_qs(q) for _m, p, q in long_synced.queries if p.endswith("/dividend-history")]
         firsts = [q for q in asked if "next_cursor" not in q]
         assert len(firsts) == 1 and firsts[0]["start_dividend_date"] == [first.isoformat()]
 

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import gc
 import html
+import os
 import time
 import weakref
 from typing import Any
@@ -241,10 +242,11 @@ def _live(kind: type) -> int:
     return sum(isinstance(o, kind) for o in gc.get_objects())
 
 
-@pytest.fixture
-def served(monkeypatch):
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
     """The dashboard served in this process on a free loopback port (demo data), sessions ending 0.1 s after
-    their last connection closes; yields (port, weak references to each session's page and document)."""
+    their last connection closes, once a module (a served dashboard is seconds of CPU to start); yields (port,
+    the list each session's page and document are recorded in, as weak references)."""
     import panel as pn
 
     import dashboard.server.serve as serve_module
@@ -257,12 +259,25 @@ def served(monkeypatch):
         made.append((weakref.ref(page), weakref.ref(pn.state.curdoc)))
         return page
 
-    monkeypatch.setattr(serve_module, "session_page", recording_session_page)
-    frozen = gc.get_freeze_count()
-    with served_dashboard(check_unused_sessions_milliseconds=100,
-                          unused_session_lifetime_milliseconds=100) as port:
-        assert gc.get_freeze_count() <= frozen  # settle=False: the test process's heap is not frozen
-        yield port, made
+    with pytest.MonkeyPatch.context() as patch:
+        # made before any test's own isolated environment (tests/conftest.py): isolated the same way here
+        for var in [name for name in os.environ if name.startswith("SEC_")]:
+            patch.delenv(var)
+        patch.setenv("SEC_DASHBOARD_CACHE_DIR", str(tmp_path_factory.mktemp("sessions-user-cache")))
+        patch.setattr(serve_module, "session_page", recording_session_page)
+        frozen = gc.get_freeze_count()
+        with served_dashboard(check_unused_sessions_milliseconds=100,
+                              unused_session_lifetime_milliseconds=100) as port:
+            assert gc.get_freeze_count() <= frozen  # settle=False: the test process's heap is not frozen
+            yield port, made
+
+
+@pytest.fixture
+def served(server):
+    """(port, weak references to the page and document of each session opened in this test)."""
+    port, made = server
+    made.clear()  # (the server's own first page, or an earlier test's sessions)
+    return port, made
 
 
 def test_closed_sessions_release_their_dashboard_and_document(served, caplog):
@@ -291,21 +306,31 @@ def test_closed_sessions_release_their_dashboard_and_document(served, caplog):
                 await asyncio.sleep(0.3)
             await session.close()
 
-    asyncio.run(use_sessions())
-    assert len(made) == SESSIONS
-    # The server thread keeps its current document in a context variable until another session runs
-    # there, so the last session's page may outlive it: one, never one per session.
-    # Nothing released for 15 s (a collection each half second) ends the wait early: what is kept then stays (the
-    # canary below waited out the whole minute, two collections a second, every run).
-    deadline = time.monotonic() + 60
-    kept, since = None, time.monotonic()
-    while time.monotonic() < deadline and (now := sum(doc() is not None for _, doc in made)) > 1:
-        if now != kept:
-            kept, since = now, time.monotonic()
-        elif time.monotonic() - since > 15:
-            break
-        time.sleep(0.5)
-        gc.collect()
+    # The heap from before the sessions is frozen until the wait below ends (as a served process's is, settle_heap),
+    # so each collection of the wait looks at what was made since (a whole heap's collection each half second was
+    # a quarter of this module's CPU); then unfrozen and collected once more: a session kept only by garbage from
+    # before is released, and everything counted, as before (gc.get_objects, which _live counts, omits the frozen).
+    gc.collect()
+    gc.freeze()
+    try:
+        asyncio.run(use_sessions())
+        assert len(made) == SESSIONS
+        # The server thread keeps its current document in a context variable until another session runs
+        # there, so the last session's page may outlive it: one, never one per session.
+        # Nothing released for 15 s (a collection each half second) ends the wait early: what is kept then stays
+        # (the canary below waited out the whole minute, two collections a second, every run).
+        deadline = time.monotonic() + 60
+        kept, since = None, time.monotonic()
+        while time.monotonic() < deadline and (now := sum(doc() is not None for _, doc in made)) > 1:
+            if now != kept:
+                kept, since = now, time.monotonic()
+            elif time.monotonic() - since > 15:
+                break
+            time.sleep(0.5)
+            gc.collect()
+    finally:
+        gc.unfreeze()
+    gc.collect()
     assert sum(page() is not None for page, _ in made) <= 1
     assert sum(doc() is not None for _, doc in made) <= 1
     assert _live(DashboardApp) <= baseline_apps + 1 and _live(DashboardState) <= baseline_states + 1

@@ -247,6 +247,22 @@ class SnapshotViews:
         """The published generation the views point at (as of the last `refresh`)."""
         return self._signature
 
+    def published_with(self, table: str, inputs: Iterable[str]) -> bool:
+        """Whether the generation the views point at published `table` no earlier than every file of `inputs`
+        (tables; "holdings" stands for each quarter's file): a table derived from them was then computed from these
+        very files. An export (plain TABLE.parquet names, every file written at once) counts as one generation."""
+        files = (self.manifest or {}).get("files", {})
+        if table not in files:
+            return False
+        kept = _generation(files[table])
+        wanted = set(inputs)
+        for key, name in files.items():
+            if key_table(key) in wanted:
+                made = _generation(name)
+                if (kept is None) != (made is None) or (kept is not None and made > kept):
+                    return False
+        return True
+
     def _stat(self) -> Any:
         try:
             st = (self.directory / MANIFEST).stat()
@@ -308,6 +324,12 @@ def live_progress(data: dict | None, now: float | None = None) -> dict | None:
     if data.get("host") == socket.gethostname() and isinstance(pid, int) and not _alive(pid):
         return None
     return data
+
+
+def _generation(name: Any) -> int | None:
+    """The generation a published part's file name carries (`TABLE.GENERATION.parquet`); None for an export's."""
+    part = _PART.match(name) if isinstance(name, str) else None
+    return int(part["gen"]) if part else None
 
 
 def _file_signature(path: Path) -> Any:

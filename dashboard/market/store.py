@@ -168,6 +168,16 @@ class MarketStore:
             return ("snapshot", self._views.signature)
         return ("writer", self._swaps)
 
+    def kept(self, table: str, inputs: Iterable[str]) -> bool:
+        """Whether a table of answers kept per snapshot (`tables.KEPT_TABLES`) may be served as it is: for a reader,
+        when the snapshot published it with or after every table it is computed from (`inputs`). The writer
+        computes afresh: its tables change before a publish computes the kept answers again."""
+        if self._views is None:
+            return False
+        self._refresh()
+        with self._lock:
+            return self._views.published_with(table, inputs)
+
     def _run(self, sql: str, params: Sequence[Any] | None, fetch, frames: Mapping[str, pd.DataFrame] | None = None):
         self._refresh()
         for attempt in (1, 2):
@@ -394,6 +404,9 @@ class MarketStore:
         self._write_check()
         with self._lock:
             names = list(SNAPSHOT_TABLES) if tables is None else [t for t in dict.fromkeys(tables)]
+            # the answers kept per snapshot, computed again from what this publish changes (market/kept.py)
+            from dashboard.market.kept import refresh_kept
+            names += [t for t in refresh_kept(self, names, period=period) if t not in names]
             parts: dict[str, str] = {}
             drop: list[str] = []
             for table in names:

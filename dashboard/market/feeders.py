@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from dashboard.errors import BadInputError, quoted
-from dashboard.market.tables import record_frame
+from dashboard.market.tables import KEPT_INPUTS, record_frame
 from dashboard.models.fee_drag import (DEFAULT_AMOUNT, DEFAULT_RETURN_PCT, DEFAULT_YEARS, ClassFees, check_inputs,
                                        fee_drag, gross_from_nav, median)
 from dashboard.models.feeders import FOREIGN_FUND_CODES, FUND_UNIT_CODES, master_lines, match_masters
@@ -337,11 +337,12 @@ def siblings(store: "MarketStore", query: str) -> dict:
 
 # What the returns are computed from: a reader serves the kept ones (`sibling_returns`, computed when a publish
 # changes one of these) only when its snapshot published them with or after each of these.
-SIBLING_INPUTS = ("feeders", "funds", "classes", "fees", "nav", "distributions")
+SIBLING_INPUTS = KEPT_INPUTS["sibling_returns"]
 RETURN_FIELDS = ("nav_date", "total_return_1y", "total_return_3y_ann", "diff_1y_vs_cheapest", "diff_3y_vs_cheapest")
 
 
-def _add_returns(store: "MarketStore", rows: list[dict], cheapest: dict | None, master_id: str | None = None) -> date | None:
+def _add_returns(store: "MarketStore", rows: list[dict], cheapest: dict | None,
+                 master_id: str | None = None) -> date | None:
     kept = _kept_returns(store, master_id, rows) if master_id is not None else None
     end, figures = kept if kept is not None else _returns(store, rows, cheapest)
     if end is None:

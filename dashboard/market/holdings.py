@@ -16,6 +16,7 @@ from typing import Any
 from dashboard.errors import BadInputError, quoted
 from dashboard.market.lookthrough import LookThrough, look_through, lines_sql
 from dashboard.market.store import MarketStore
+from dashboard.market.tables import KEPT_INPUTS
 from dashboard.records.counts import count_text
 
 HOLDER_FIELDS = ("proj_id", "proj_abbr_name", "period", "percent_nav", "assetliab_value", "issue_code", "isin_code",
@@ -262,7 +263,7 @@ def most_held(store: MarketStore, period: str | None = None, *, limit: int | Non
 
 # What the most held are computed from: a reader serves the kept ones (`most_held_kept`, computed when a publish
 # changes one of these) only when its snapshot published them with or after each of these.
-MOST_HELD_INPUTS = ("holdings", "funds", "classes")
+MOST_HELD_INPUTS = KEPT_INPUTS["most_held_kept"]
 
 
 def most_held_afresh(store: MarketStore, quarter: str, *, limit: int | None = None,

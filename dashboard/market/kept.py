@@ -23,19 +23,19 @@ if TYPE_CHECKING:
 
 
 def refresh_kept(store: "MarketStore", tables: Sequence[str], *, period: str | None = None) -> list[str]:
-    """Compute again the kept tables that depend on `tables` (about to be published), in one transaction; the kept
-    tables written. `period`: a publish of one quarter of holdings changes only that quarter's answers and later ones
-    (a look-through reads the quarters up to its own)."""
+    """Compute again the kept tables that depend on `tables` (about to be published), or are among them, each in one
+    transaction; the kept tables written. `period`: a publish of one quarter of holdings changes only that quarter's
+    answers and later ones (a look-through reads the quarters up to its own)."""
     from dashboard.market.feeders import SIBLING_INPUTS, sibling_returns_frame
     from dashboard.market.holdings import MOST_HELD_INPUTS
 
     changed = set(tables)
     written = []
-    if changed & set(SIBLING_INPUTS):
+    if changed & {*SIBLING_INPUTS, "sibling_returns"}:
         _replace(store, "sibling_returns", sibling_returns_frame(store))
         written.append("sibling_returns")
-    if changed & set(MOST_HELD_INPUTS):
-        only_from = period if changed & set(MOST_HELD_INPUTS) == {"holdings"} else None
+    if changed & {*MOST_HELD_INPUTS, "most_held_kept"}:
+        only_from = period if changed & {*MOST_HELD_INPUTS, "most_held_kept"} == {"holdings"} else None
         _replace(store, "most_held_kept", most_held_frame(store, only_from), only_from=only_from)
         written.append("most_held_kept")
     return written

@@ -30,15 +30,15 @@ from dashboard.config import ApiSettings
 from dashboard.errors import BadInputError, SecApiError
 from dashboard.market.storefile import (DEMO_STORE_FILE, STORE_FILE, StoreBusyError, check_writable, held_elsewhere,
                                         make_private_dir, move_aside, schema_problem, snapshot_dir, store_path)
-from dashboard.market.snapshot import (PROGRESS, Publisher, SnapshotViews, default_dir, export_dir,
+from dashboard.market.snapshot import (PROGRESS, Publisher, SnapshotViews, default_dir, export_dir, published_with,
                                        export_tables, live_progress, progress_record, read_json, write_export_manifest,
                                        write_json)
 from dashboard.market.figures import refresh_fund_figures
 from dashboard.market.feeders import refresh_feeders
 from dashboard.market.nav_export import check_nav_dir, export_nav_by_year
 from dashboard.market.nav_figures_table import refresh_nav_peers
-from dashboard.market.tables import (PENDING, SCHEMA_VERSION, SNAPSHOT_TABLES, check_table, create_tables, migrate,
-                                     record_frame, snapshot_schemas, stored_columns, to_json)
+from dashboard.market.tables import (KEPT_INPUTS, KEPT_TABLES, PENDING, SCHEMA_VERSION, SNAPSHOT_TABLES, check_table,
+                                     create_tables, migrate, record_frame, snapshot_schemas, stored_columns, to_json)
 
 log = logging.getLogger("dashboard.market")
 PUBLISH_SQL = {"nav": "SELECT * FROM nav ORDER BY proj_id, class, nav_date"}
@@ -81,6 +81,8 @@ class MarketStore:
         try:
             if self._publisher.manifest is None or self.info(PENDING) is not None:
                 self.publish()
+            elif stale := [t for t in KEPT_TABLES if not published_with(self._publisher.manifest, t, KEPT_INPUTS[t])]:
+                self.publish(stale)  # published before answers were kept (an older version): keep them now, once
         except BaseException:
             self.con.close()
             raise
@@ -146,6 +148,9 @@ class MarketStore:
     def reader(self) -> duckdb.DuckDBPyConnection:
         """A cursor of its own (for another thread): it sees committed snapshots only."""
         self._refresh()
+        if self._views is not None:
+            with self._lock:
+                self._views.ensure(self._views.schemas)  # its queries do not pass through `query`
         return self.con.cursor()
 
     # ---- reading -------------------------------------------------------------------------------
@@ -180,6 +185,9 @@ class MarketStore:
 
     def _run(self, sql: str, params: Sequence[Any] | None, fetch, frames: Mapping[str, pd.DataFrame] | None = None):
         self._refresh()
+        if self._views is not None:
+            with self._lock:
+                self._views.ensure(self._views.named(sql))  # a reader's views: those this query names
         for attempt in (1, 2):
             cur = self.con.cursor()
             try:
@@ -455,6 +463,8 @@ class MarketStore:
         check_nav_dir(out)
         with self._lock:
             self._refresh()
+            if self._views is not None:
+                self._views.ensure(self._views.schemas)  # every table (the NAVs too), read through a cursor
             cur = self.con.cursor()
             try:
                 written = export_tables(cur, out, tables)

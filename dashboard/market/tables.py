@@ -94,6 +94,9 @@ KEPT_TABLES = {
     "most_held_kept": ("period VARCHAR, looked_through BOOLEAN, security VARCHAR, issue_code VARCHAR, "
                        "isin_code VARCHAR, issuer VARCHAR, funds BIGINT, total_value DOUBLE, percent_nav_avg DOUBLE"),
 }
+# What each is computed from: a reader serves one only when its snapshot published it with or after each of these.
+KEPT_INPUTS = {"sibling_returns": ("feeders", "funds", "classes", "fees", "nav", "distributions"),
+               "most_held_kept": ("holdings", "funds", "classes")}
 SNAPSHOT_EXTRA.update(KEPT_TABLES)
 SNAPSHOT_TABLES = (*TABLES, *SNAPSHOT_EXTRA)
 # Set in the transaction of a swap, cleared once it is published: a writer that finds it set (a

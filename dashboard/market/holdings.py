@@ -256,7 +256,7 @@ def most_held(store: MarketStore, period: str | None = None, *, limit: int | Non
                            "ORDER BY funds DESC, total_value DESC NULLS LAST, security"
                            + (f" LIMIT {int(limit)}" if limit is not None else ""),
                            [quarter, looked_through is not False])
-        if rows or not store.query("SELECT 1 FROM holdings WHERE period = ? LIMIT 1", [quarter]):
+        if rows or limit == 0 or not store.query("SELECT 1 FROM holdings WHERE period = ? LIMIT 1", [quarter]):
             return rows
     return most_held_afresh(store, quarter, limit=limit, looked_through=looked_through)
 

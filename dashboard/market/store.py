@@ -459,6 +459,8 @@ class MarketStore:
         nothing is written then).
         """
         tables = [t for t in SNAPSHOT_TABLES if t != "nav"]  # the NAVs: a directory partitioned by year
+        # answers kept per snapshot only when this snapshot's are current (its readers compute afresh without them)
+        tables = [t for t in tables if t not in KEPT_TABLES or self.kept(t, KEPT_INPUTS[t])]
         out = export_dir(directory, self.snapshot_dir, tables)
         check_nav_dir(out)
         with self._lock:

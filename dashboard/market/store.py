@@ -66,6 +66,7 @@ class MarketStore:
         self._views: SnapshotViews | None = None
         self._publisher: Publisher | None = None
         self._swaps = 0  # the writer's swaps so far (`signature`)
+        self._kept_later = 0  # inside `kept_later`: publishes leave the kept answers to its end
         if read_only:
             self.snapshot_dir = snapshot_dir(settings, path)
             self.path = self.snapshot_dir
@@ -81,8 +82,8 @@ class MarketStore:
         try:
             if self._publisher.manifest is None or self.info(PENDING) is not None:
                 self.publish()
-            elif stale := [t for t in KEPT_TABLES if not published_with(self._publisher.manifest, t, KEPT_INPUTS[t])]:
-                self.publish(stale)  # published before answers were kept (an older version): keep them now, once
+            else:
+                self.publish_kept()  # published before answers were kept (an older version, a sync cut short): now
         except BaseException:
             self.con.close()
             raise
@@ -412,9 +413,10 @@ class MarketStore:
         self._write_check()
         with self._lock:
             names = list(SNAPSHOT_TABLES) if tables is None else [t for t in dict.fromkeys(tables)]
-            # the answers kept per snapshot, computed again from what this publish changes (market/kept.py)
-            from dashboard.market.kept import refresh_kept
-            names += [t for t in refresh_kept(self, names, period=period) if t not in names]
+            if not self._kept_later:
+                # the answers kept per snapshot, computed again from what this publish changes (market/kept.py)
+                from dashboard.market.kept import refresh_kept
+                names += [t for t in refresh_kept(self, names, period=period) if t not in names]
             parts: dict[str, str] = {}
             drop: list[str] = []
             for table in names:
@@ -436,6 +438,36 @@ class MarketStore:
             self._publisher.publish(self.con, parts, drop=drop)
             if self.info(PENDING) is not None:
                 self.con.execute("DELETE FROM info WHERE name = ?", [PENDING])
+
+    @contextmanager
+    def kept_later(self) -> Iterator[None]:
+        """Publishes inside leave the answers kept per snapshot stale (readers compute afresh meanwhile); they are
+        computed once on leaving: a sync publishes each dataset as it completes, and computing them after each
+        would repeat the work a dozen times."""
+        self._write_check()
+        self._kept_later += 1
+        try:
+            yield
+        except Exception:  # a sync stopped (its budget, an error): what it published is kept for, if that works
+            self._kept_later -= 1
+            if not self._kept_later:
+                try:
+                    self.publish_kept()
+                except Exception as exc:  # the error that stopped the work is the one to report
+                    log.warning("the answers kept per snapshot were not computed (%s); readers compute them", exc)
+            raise
+        except BaseException:  # interrupted: left stale (readers compute afresh; the next publish keeps them)
+            self._kept_later -= 1
+            raise
+        self._kept_later -= 1
+        if not self._kept_later:
+            self.publish_kept()
+
+    def publish_kept(self) -> None:
+        """Compute and publish the answers kept per snapshot that the published snapshot holds stale or not at all."""
+        stale = [t for t in KEPT_TABLES if not published_with(self._publisher.manifest, t, KEPT_INPUTS[t])]
+        if stale:
+            self.publish(stale)
 
     def _write_check(self) -> None:
         if self.read_only:

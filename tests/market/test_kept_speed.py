@@ -126,3 +126,24 @@ def test_a_new_snapshot_of_holdings_serves_new_most_held_not_the_old(store_path)
                                                             f"SELECT * FROM holdings WHERE period = '{quarter}'"})
         assert not reader.kept("most_held_kept", MOST_HELD_INPUTS)
         assert _rows(holdings.most_held(reader, limit=None)) == _rows(holdings.most_held(writer, limit=None))
+
+
+def test_inside_kept_later_publishes_leave_the_kept_answers_to_its_end(store_path):
+    """A sync publishes each dataset as it completes and keeps the answers once, at its end: meanwhile readers
+    compute afresh from what is published, never the old kept answers."""
+    with MarketStore(store_path) as writer, MarketStore(store_path, read_only=True) as reader:
+        assert reader.kept("sibling_returns", SIBLING_INPUTS) and reader.kept("most_held_kept", MOST_HELD_INPUTS)
+        pick = next(p for p in _feeders(reader) if any(r["total_return_1y"] is not None
+                                                       for r in siblings(reader, p)["rows"]))
+        before = siblings(reader, pick)
+        with writer.kept_later():
+            with writer.transaction() as con:
+                con.execute("UPDATE nav SET nav = nav * 1.2 WHERE proj_id = ? AND nav_date = "
+                            "(SELECT max(nav_date) FROM nav WHERE proj_id = ?)", [pick, pick])
+            writer.publish(["nav"])
+            assert not reader.kept("sibling_returns", SIBLING_INPUTS)
+            assert reader.kept("most_held_kept", MOST_HELD_INPUTS)  # not computed from the NAVs: still current
+            meanwhile = siblings(reader, pick)
+            assert meanwhile == siblings(writer, pick) and _returns(meanwhile) != _returns(before)
+        assert reader.kept("sibling_returns", SIBLING_INPUTS)
+        assert siblings(reader, pick) == meanwhile

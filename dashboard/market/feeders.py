@@ -89,12 +89,13 @@ def class_fees(store: "MarketStore", proj_ids: Sequence[str]) -> dict[tuple[str,
     for row in rows:
         grouped.setdefault((row["proj_id"], row["class"]), []).append(row)
     out = {}
+    kinds = {d: fee_type_key(d) for d in {r["fee_type_desc"] for r in rows}}  # a handful of spellings, many lines
     for key, lines in grouped.items():
         charged = [(r["fee_type_desc"], _charged(r["actual_value_num"], r["actual_value"])) for r in lines]
         ceiling = [(r["fee_type_desc"], r["rate_num"]) for r in lines]
 
         def kind(pairs, wanted):
-            found = [v for d, v in pairs if fee_type_key(d) == wanted and v is not None]
+            found = [v for d, v in pairs if kinds[d] == wanted and v is not None]
             return found[0] if found else None
 
         out[key] = {"charged": ClassFees(fee_total(charged), kind(charged, "front_end"), kind(charged, "back_end")),

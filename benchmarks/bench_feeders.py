@@ -6,10 +6,13 @@ Prints:
   2. the rebuild of masters + siblings after a sync: `refresh_feeders` (the derived table, rewritten whenever
      funds or holdings are swapped in) followed by `masters()` (the Market tab's list) and `siblings()` of
      every master's first feeder [target < 2 s];
-  3. `fund siblings QUERY` from the store: `siblings()` on a reader of the published snapshot, over the
+  3. the answers kept per snapshot (market/kept.py): the sibling returns of every master, computed when a publish
+     changes the NAVs, fees, classes or feeders (part of "computed in the store after a sync");
+  4. `fund siblings QUERY` from the store: `siblings()` on a reader of the published snapshot, over the
      feeders of the largest masters taken in turn [target < 200 ms], and the whole command (`--json`) in
-     this process;
-Each as median and p95 over --runs runs, with min and max (the machine's noise: 2 shared cores).
+     this process (a new reader of the snapshot each time, as a command opens one);
+Each as median and p95 over --runs runs, with min and max (the machine's noise: 2 shared cores), and the
+median CPU time (process time, all threads: less dependent on what else runs), with the load average.
 Not a timed test: the figures depend on the machine and on what else runs on it.
 
 `--keep DIR` builds the store in DIR once and reuses it on later runs (the build takes minutes).
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import statistics
 import sys
 import tempfile
@@ -38,17 +42,23 @@ from dashboard.demo.nav import market_nav_frame  # noqa: E402
 from dashboard.demo.simulator import create_app  # noqa: E402
 from dashboard.demo.successor_nav import dividend_rows  # noqa: E402
 from dashboard.market.feeders import masters, refresh_feeders, siblings  # noqa: E402
+from dashboard.market.kept import refresh_kept  # noqa: E402
 from dashboard.market.nav_figures_table import refresh_nav_figures  # noqa: E402
 from dashboard.market.nav_store import from_market_frame, load_nav, window_rows  # noqa: E402
 from dashboard.market.store import MarketStore  # noqa: E402
 from dashboard.market.sync import sync_blocking  # noqa: E402
 
 
+_CPU: list[float] = []  # the CPU times of the runs `_timed` measured last
+
+
 def spread(values: list[float]) -> str:
     ms = sorted(v * 1000 for v in values)
     p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
+    cpu = f"   cpu median {statistics.median(_CPU) * 1000:7.1f} ms" if len(_CPU) == len(values) else ""
+    _CPU.clear()
     return (f"median {statistics.median(ms):8.1f} ms   p95 {p95:8.1f} ms   min {ms[0]:7.1f}   max {ms[-1]:7.1f}"
-            f"   (n={len(ms)})")
+            f"   (n={len(ms)}){cpu}")
 
 
 def build(path: Path, scale: str, today: date) -> None:
@@ -98,20 +108,18 @@ def main() -> None:
         line("funds / feeders / masters / undecided", f"{counts['funds']:,} / {counts['feeders']:,} / "
              f"{counts['masters']:,} / {counts['undecided']:,}   ({navs:,} NAV rows)")
         runs = max(3, args.runs // 4)
-        times = []
-        for _ in range(runs):
-            started = time.perf_counter()
-            rebuild(store)
-            times.append(time.perf_counter() - started)
-        line("rebuild: feeders table + masters + all siblings", spread(times), "< 2 s")
-        refresh = []
-        for _ in range(runs):
-            started = time.perf_counter()
+        line("load average at the start", f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        line("rebuild: feeders table + masters + all siblings", spread([_timed(lambda: rebuild(store))
+                                                                        for _ in range(runs)]), "< 2 s")
+
+        def refresh() -> None:
             with store.transaction() as con:
                 refresh_feeders(con)
-            refresh.append(time.perf_counter() - started)
-        line("  of which the feeders table", spread(refresh))
+
+        line("  of which the feeders table", spread([_timed(refresh) for _ in range(runs)]))
         line("  masters()", spread([_timed(lambda: masters(store)) for _ in range(runs)]))
+        line("kept sibling returns of every master (at publish)",
+             spread([_timed(lambda: refresh_kept(store, ["sibling_returns"])) for _ in range(runs)]))
         store.publish()
     with MarketStore(path, read_only=True) as reader:
         top = masters(reader, limit=5)
@@ -121,23 +129,25 @@ def main() -> None:
         times = [_timed(lambda p=picks[i % len(picks)]: siblings(reader, p)) for i in range(args.runs)]
         line(f"siblings() on the snapshot ({len(picks)} feeders, <= {widest} classes)", spread(times), "< 200 ms")
     from dashboard.cli.main import main as cli
-    cache = str(workdir)
     times = []
     for i in range(args.runs):
         sink = io.StringIO()
-        started = time.perf_counter()
-        with contextlib.redirect_stdout(sink):
-            code = cli(["fund", "siblings", picks[i % len(picks)], "--json", "--store", str(path)])
-        times.append(time.perf_counter() - started)
-        assert code == 0, sink.getvalue()[:300]
+
+        def command(pick=picks[i % len(picks)]) -> None:
+            with contextlib.redirect_stdout(sink):
+                assert cli(["fund", "siblings", pick, "--json", "--store", str(path)]) == 0, sink.getvalue()[:300]
+
+        times.append(_timed(command))
     line("`fund siblings QUERY --json` in-process", spread(times), "< 200 ms")
-    del cache
+    line("load average at the end", f"{os.getloadavg()[0]:.1f}")
 
 
 def _timed(fn) -> float:
-    started = time.perf_counter()
+    cpu, started = time.process_time(), time.perf_counter()
     fn()
-    return time.perf_counter() - started
+    wall = time.perf_counter() - started
+    _CPU.append(time.process_time() - cpu)
+    return wall
 
 
 if __name__ == "__main__":

@@ -8,7 +8,11 @@ prints, median and p95 over --runs runs each, read through a snapshot reader as 
   3. the overlap of 5 funds, looked through (two of them the funds of funds);
   4. a 30-fund basket with amounts looked through: holdings added up across the funds, and the pairs' overlap
      (target, issue 37: under 1 s).
-The machine is shared: run it twice and read the spread between runs as the noise.
+  5. the answers kept per snapshot (market/kept.py): the most held of every stored quarter, direct and looked
+     through, computed when a publish changes the holdings, funds or classes; and the most held looked through
+     on a new reader (its first question: the view made, the kept table read).
+The machine is shared: run it twice and read the spread between runs as the noise; each line also gives the
+median CPU time (process time, all threads), which depends less on what else runs.
 
     python benchmarks/bench_lookthrough.py [--scale market|small] [--quarters 2] [--runs 30]
 """
@@ -36,6 +40,7 @@ from dashboard.demo.generator import generate_demo_dataset  # noqa: E402
 from dashboard.demo.simulator import create_app  # noqa: E402
 from dashboard.market import holdings  # noqa: E402
 from dashboard.market.basket_holdings import basket_holdings, basket_overlap  # noqa: E402
+from dashboard.market.kept import refresh_kept  # noqa: E402
 from dashboard.market.lookthrough import look_through  # noqa: E402
 from dashboard.market.store import MarketStore, open_reader  # noqa: E402
 from dashboard.market.sync import sync_blocking  # noqa: E402
@@ -43,19 +48,27 @@ from dashboard.market.sync import sync_blocking  # noqa: E402
 TODAY = date(2026, 11, 20)
 
 
+_CPU: list[float] = []  # the CPU times of the runs `timed` measured last
+
+
 def quantiles(values: list[float]) -> str:
     ms = sorted(v * 1000 for v in values)
     p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
-    return f"median {statistics.median(ms):8.2f} ms   p95 {p95:8.2f} ms   (n={len(ms)})"
+    cpu = f"   cpu median {statistics.median(_CPU) * 1000:7.2f} ms" if len(_CPU) == len(values) else ""
+    _CPU.clear()
+    return f"median {statistics.median(ms):8.2f} ms   p95 {p95:8.2f} ms   (n={len(ms)}){cpu}"
 
 
-def timed(fn, runs: int) -> list[float]:
-    fn()  # one warm-up (the reader's first look at the snapshot)
+def timed(fn, runs: int, warm: bool = True) -> list[float]:
+    if warm:
+        fn()  # one warm-up (the reader's first look at the snapshot)
     out = []
+    _CPU.clear()
     for _ in range(runs):
-        started = time.perf_counter()
+        cpu, started = time.process_time(), time.perf_counter()
         fn()
         out.append(time.perf_counter() - started)
+        _CPU.append(time.process_time() - cpu)
     return out
 
 
@@ -131,6 +144,15 @@ def main() -> None:
              "< 1 s")
         line("30-fund basket: holdings added up only",
              quantiles(timed(lambda: basket_holdings(reader, amounts), max(5, args.runs // 3))))
+
+        line("kept most held, every quarter (at publish)",
+             quantiles(timed(lambda: refresh_kept(store, ["most_held_kept"]), 3, warm=False)))
+
+        def cold() -> None:
+            with open_reader(path=Path(tmp) / "market.duckdb") as fresh:
+                holdings.most_held(fresh, looked_through=True)
+
+        line("most held, looked through, a new reader's first", quantiles(timed(cold, max(5, args.runs // 3))))
         print(f"  load average at the end: {os.getloadavg()[0]:.1f}", flush=True)
         reader.close()
         store.close()

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from dashboard.errors import BadInputError, quoted
-from dashboard.market.tables import record_frame
+from dashboard.market.tables import KEPT_INPUTS, record_frame
 from dashboard.models.fee_drag import (DEFAULT_AMOUNT, DEFAULT_RETURN_PCT, DEFAULT_YEARS, ClassFees, check_inputs,
                                        fee_drag, gross_from_nav, median)
 from dashboard.models.feeders import FOREIGN_FUND_CODES, FUND_UNIT_CODES, master_lines, match_masters
@@ -89,12 +89,13 @@ def class_fees(store: "MarketStore", proj_ids: Sequence[str]) -> dict[tuple[str,
     for row in rows:
         grouped.setdefault((row["proj_id"], row["class"]), []).append(row)
     out = {}
+    kinds = {d: fee_type_key(d) for d in {r["fee_type_desc"] for r in rows}}  # a handful of spellings, many lines
     for key, lines in grouped.items():
         charged = [(r["fee_type_desc"], _charged(r["actual_value_num"], r["actual_value"])) for r in lines]
         ceiling = [(r["fee_type_desc"], r["rate_num"]) for r in lines]
 
         def kind(pairs, wanted):
-            found = [v for d, v in pairs if fee_type_key(d) == wanted and v is not None]
+            found = [v for d, v in pairs if kinds[d] == wanted and v is not None]
             return found[0] if found else None
 
         out[key] = {"charged": ClassFees(fee_total(charged), kind(charged, "front_end"), kind(charged, "back_end")),
@@ -326,7 +327,7 @@ def siblings(store: "MarketStore", query: str) -> dict:
     cheapest = _cheapest(rows)
     if cheapest is not None:
         cheapest["is_cheapest"] = True
-    nav_date = _add_returns(store, rows, cheapest)
+    nav_date = _add_returns(store, rows, cheapest, own["master_id"])
     master = {k: own[k] for k in ("master_id", "master_name", "master_isins")}
     master["feeders"] = len(proj_ids)
     master["companies"] = len({f.get("unique_id") for f in funds.values()} - {None})
@@ -335,31 +336,104 @@ def siblings(store: "MarketStore", query: str) -> dict:
             "rows": rows, "cheapest": cheapest, "nav_date": nav_date}
 
 
-def _add_returns(store: "MarketStore", rows: list[dict], cheapest: dict | None) -> date | None:
-    newest = store.query("SELECT max(nav_date) AS d FROM nav")[0]["d"]
-    if newest is None:
+# What the returns are computed from: a reader serves the kept ones (`sibling_returns`, computed when a publish
+# changes one of these) only when its snapshot published them with or after each of these.
+SIBLING_INPUTS = KEPT_INPUTS["sibling_returns"]
+RETURN_FIELDS = ("nav_date", "total_return_1y", "total_return_3y_ann", "diff_1y_vs_cheapest", "diff_3y_vs_cheapest")
+
+
+def _add_returns(store: "MarketStore", rows: list[dict], cheapest: dict | None,
+                 master_id: str | None = None) -> date | None:
+    kept = _kept_returns(store, master_id, rows) if master_id is not None else None
+    end, figures = kept if kept is not None else _returns(store, rows, cheapest)
+    if end is None:
         return None
     keys = [(r["proj_id"], r["class"]) for r in rows]
-    series = _tri(store, keys, newest - timedelta(days=3 * 366 + 15))
-    if not series:
-        return None
-    end = int(min(days[-1] for days, _ in series.values()))
     vol = {(r["proj_id"], r["class"]): r["volatility_1y"] for r in store.query(
         f"SELECT proj_id, class, volatility_1y FROM nav_figures WHERE proj_id IN ({', '.join('?' * len(keys))})",
         [k[0] for k in keys])}
-    base = series.get((cheapest["proj_id"], cheapest["class"])) if cheapest else None
     for row in rows:
-        tri = series.get((row["proj_id"], row["class"]))
         row["volatility_1y"] = vol.get((row["proj_id"], row["class"]))
+        row.update(figures.get((row["proj_id"], row["class"]), {}))
+    return end
+
+
+def _returns(store: "MarketStore", rows: list[dict], cheapest: dict | None) -> tuple[date | None, dict]:
+    """The day the returns are measured to (None: no NAV) and each class's RETURN_FIELDS, from the stored NAVs."""
+    newest = store.query("SELECT max(nav_date) AS d FROM nav")[0]["d"]
+    if newest is None:
+        return None, {}
+    keys = [(r["proj_id"], r["class"]) for r in rows]
+    return _returns_of(_tri(store, keys, _since(newest)), rows, cheapest)
+
+
+def _since(newest: date) -> date:
+    return newest - timedelta(days=3 * 366 + 15)
+
+
+def _returns_of(series: dict, rows: list[dict], cheapest: dict | None) -> tuple[date | None, dict]:
+    """`_returns` from the classes' total-return indexes (`_tri`; more classes than the rows' may be given)."""
+    series = {k: series[k] for k in ((r["proj_id"], r["class"]) for r in rows) if k in series}
+    if not series:
+        return None, {}
+    end = int(min(days[-1] for days, _ in series.values()))
+    base = series.get((cheapest["proj_id"], cheapest["class"])) if cheapest else None
+    figures = {}
+    for row in rows:
+        key = (row["proj_id"], row["class"])
+        tri = series.get(key)
         if tri is None:
             continue
-        row["nav_date"] = _day(end)
-        row["total_return_1y"] = _window_return(tri, end, 1, False)
-        row["total_return_3y_ann"] = _window_return(tri, end, 3, True)
-        if base is not None:
-            row["diff_1y_vs_cheapest"] = _window_return(tri, end, 1, False, base)
-            row["diff_3y_vs_cheapest"] = _window_return(tri, end, 3, True, base)
-    return _day(end)
+        figures[key] = {"nav_date": _day(end),
+                        "total_return_1y": _window_return(tri, end, 1, False),
+                        "total_return_3y_ann": _window_return(tri, end, 3, True),
+                        "diff_1y_vs_cheapest": _window_return(tri, end, 1, False, base) if base is not None else None,
+                        "diff_3y_vs_cheapest": _window_return(tri, end, 3, True, base) if base is not None else None}
+    return _day(end), figures
+
+
+def _kept_returns(store: "MarketStore", master_id: str, rows: list[dict]) -> tuple[date | None, dict] | None:
+    """`_returns` as kept for this snapshot (`sibling_returns`), or None when it is not kept for every row."""
+    if not rows or not store.kept("sibling_returns", SIBLING_INPUTS):
+        return None
+    found = store.query("SELECT * FROM sibling_returns WHERE master_id = ?", [master_id])
+    by_key = {(r["proj_id"], r["class"]): r for r in found}
+    if any((r["proj_id"], r["class"]) not in by_key for r in rows):
+        return None
+    end = found[0]["master_nav_date"]
+    figures = {key: {f: r[f] for f in RETURN_FIELDS} for key, r in by_key.items() if r["nav_date"] is not None}
+    return end, figures
+
+
+def sibling_returns_frame(store: "MarketStore") -> pd.DataFrame:
+    """Every master's sibling classes with their returns (KEPT_TABLES["sibling_returns"]), as `siblings` computes
+    them afresh: the rows a publish keeps for readers. The NAVs of every feeder are read once."""
+    members = store.query("SELECT master_id, proj_id FROM feeders WHERE master_id IS NOT NULL ORDER BY master_id, proj_id")
+    proj_ids = sorted({m["proj_id"] for m in members})
+    fees = class_fees(store, proj_ids)
+    classes = _classes(store, proj_ids, fees)
+    families: dict[str, list[dict]] = {}
+    for m in members:
+        for name in classes[m["proj_id"]]:
+            charged = (fees.get((m["proj_id"], name)) or {}).get("charged") or ClassFees(None, None, None)
+            families.setdefault(m["master_id"], []).append(
+                {"proj_id": m["proj_id"], "class": name, "total_expense": charged.total_expense,
+                 "front_fee": charged.front, "back_fee": charged.back})
+    newest = store.query("SELECT max(nav_date) AS d FROM nav")[0]["d"] if families else None
+    keys = [(r["proj_id"], r["class"]) for rows in families.values() for r in rows]
+    series = _tri(store, keys, _since(newest)) if newest is not None else {}
+    out = []
+    for master_id, rows in families.items():
+        end, figures = _returns_of(series, rows, _cheapest(rows))
+        for r in rows:
+            f = figures.get((r["proj_id"], r["class"]), {})
+            out.append({"master_id": master_id, "proj_id": r["proj_id"], "class": r["class"], "master_nav_date": end,
+                        **{name: f.get(name) for name in RETURN_FIELDS}})
+    columns = ["master_id", "proj_id", "class", "master_nav_date", *RETURN_FIELDS]
+    frame = pd.DataFrame(out, columns=columns, dtype=object)
+    for name in ("master_nav_date", "nav_date"):  # as ISO text, which the table's DATE columns read exactly
+        frame[name] = [d.isoformat() if d is not None else None for d in frame[name]]
+    return frame
 
 
 def _day(number: int) -> date:

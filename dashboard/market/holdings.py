@@ -16,6 +16,7 @@ from typing import Any
 from dashboard.errors import BadInputError, quoted
 from dashboard.market.lookthrough import LookThrough, look_through, lines_sql
 from dashboard.market.store import MarketStore
+from dashboard.market.tables import KEPT_INPUTS
 from dashboard.records.counts import count_text
 
 HOLDER_FIELDS = ("proj_id", "proj_abbr_name", "period", "percent_nav", "assetliab_value", "issue_code", "isin_code",
@@ -247,6 +248,27 @@ def most_held(store: MarketStore, period: str | None = None, *, limit: int | Non
         return []
     if limit is not None and int(limit) < 0:
         raise BadInputError("the limit must be 0 or more")
+    whole = looked_through is True or looked_through is False or (looked_through.roots is None
+                                                                   and looked_through.period == quarter)
+    if whole and store.kept("most_held_kept", MOST_HELD_INPUTS):
+        rows = store.query("SELECT security, issue_code, isin_code, issuer, period, funds, total_value, percent_nav_avg "
+                           "FROM most_held_kept WHERE period = ? AND looked_through = ? "
+                           "ORDER BY funds DESC, total_value DESC NULLS LAST, security"
+                           + (f" LIMIT {int(limit)}" if limit is not None else ""),
+                           [quarter, looked_through is not False])
+        if rows or limit == 0 or not store.query("SELECT 1 FROM holdings WHERE period = ? LIMIT 1", [quarter]):
+            return rows
+    return most_held_afresh(store, quarter, limit=limit, looked_through=looked_through)
+
+
+# What the most held are computed from: a reader serves the kept ones (`most_held_kept`, computed when a publish
+# changes one of these) only when its snapshot published them with or after each of these.
+MOST_HELD_INPUTS = KEPT_INPUTS["most_held_kept"]
+
+
+def most_held_afresh(store: MarketStore, quarter: str, *, limit: int | None = None,
+                     looked_through: bool | LookThrough = False) -> list[dict]:
+    """`most_held` of a checked quarter computed from the holdings (what a publish keeps for readers)."""
     isin, issue = _clean_sql("isin_code"), _clean_sql("issue_code")
     params: list = []
     frames = None

@@ -157,6 +157,7 @@ class LookThrough:
     units: list[Unit]
     not_expanded: list[NotExpanded]
     names: dict[str, str]
+    roots: tuple[str, ...] | None = None  # the funds asked about; None: every fund with holdings in the quarter
 
     @property
     def expanded_roots(self) -> list[str]:
@@ -278,7 +279,7 @@ def _look_through(store: MarketStore, period: str, roots: Sequence[str] | None) 
         marks = ", ".join("?" * len(reached))
         names = {r["proj_id"]: r["proj_abbr_name"] for r in store.query(
             f"SELECT proj_id, proj_abbr_name FROM funds WHERE proj_id IN ({marks})", reached) if r["proj_abbr_name"]}
-    return LookThrough(period, units, left, names)
+    return LookThrough(period, units, left, names, tuple(roots) if roots is not None else None)
 
 
 def lines_sql(view: LookThrough, *, only: Sequence[str] | None = None) -> tuple[str, list, dict[str, pd.DataFrame]]:

@@ -235,17 +235,31 @@ class SnapshotViews:
         self.directory = directory
         self.schemas = schemas  # table -> "col TYPE, ..." for its empty stand-in
         self._signature: Any = object()
-        self._files: dict[str, tuple[str, ...]] = {}
+        # A view is made when a query first names its table (`ensure`): a command reading a few tables does not pay
+        # for binding every table's files (a DuckDB view reads its Parquet files' footers when it is made).
+        self._wanted: dict[str, tuple[str, ...]] = {t: () for t in schemas}  # the newest generation's files
+        self._files: dict[str, tuple[str, ...]] = {}  # the views made -> the files they read
+        self._empty: set[str] = set()  # the empty stand-ins made
+        self._names = re.compile(r"\b(" + "|".join(sorted(map(re.escape, schemas), key=len, reverse=True)) + r")\b",
+                                 re.IGNORECASE)
         self.manifest: dict | None = None
-        for table, columns in schemas.items():
-            con.execute(f"CREATE TABLE _empty_{table} ({columns})")
-            con.execute(f"CREATE VIEW {table} AS SELECT * FROM _empty_{table}")
-            self._files[table] = ()
 
     @property
     def signature(self) -> Any:
         """The published generation the views point at (as of the last `refresh`)."""
         return self._signature
+
+    def published_with(self, table: str, inputs: Iterable[str]) -> bool:
+        """`published_with` of the generation the views point at."""
+        return published_with(self.manifest, table, inputs)
+
+    def named(self, sql: str) -> set[str]:
+        """The snapshot's tables a query's text names (a name in a string or an alias too: a view made needlessly)."""
+        return {m.lower() for m in self._names.findall(sql)}
+
+    def ensure(self, tables: Iterable[str]) -> None:
+        """Make the views of these tables that are not made yet, over the files of the generation refreshed to."""
+        self._point({t: self._wanted[t] for t in tables if t in self.schemas and t not in self._files})
 
     def _stat(self) -> Any:
         try:
@@ -271,24 +285,35 @@ class SnapshotViews:
                 path = self.directory / f"{table}.parquet"
                 if path.is_file():
                     wanted[table].append(str(path))
-        changed = {t: tuple(f) for t, f in wanted.items() if force or tuple(f) != self._files.get(t)}
-        # one transaction: a query in another thread sees every view of one generation, never a mix
+        self._point({t: tuple(wanted[t]) for t, files in self._files.items() if force or tuple(wanted[t]) != files})
+        self._wanted = {t: tuple(f) for t, f in wanted.items()}
+        self.manifest = manifest
+        self._signature = signature
+
+    def _point(self, views: dict[str, tuple[str, ...]]) -> None:
+        """(Re)make these views over these files (an empty table of the right columns for none), in one transaction:
+        a query in another thread sees every view of one generation, never a mix."""
+        if not views:
+            return
+        empty = set()
         self.con.execute("BEGIN")
         try:
-            for table, files in changed.items():
+            for table, files in views.items():
                 if files:
                     listed = ", ".join(f"'{sql_path(Path(f))}'" for f in files)
                     self.con.execute(f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM "
                                      f"read_parquet([{listed}])")
                 else:
+                    if table not in self._empty:
+                        self.con.execute(f"CREATE TABLE IF NOT EXISTS _empty_{table} ({self.schemas[table]})")
+                        empty.add(table)
                     self.con.execute(f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM _empty_{table}")
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")
             raise
-        self._files.update(changed)
-        self.manifest = manifest
-        self._signature = signature
+        self._empty |= empty
+        self._files.update(views)
 
 
 def progress_record(**fields: Any) -> dict:
@@ -308,6 +333,29 @@ def live_progress(data: dict | None, now: float | None = None) -> dict | None:
     if data.get("host") == socket.gethostname() and isinstance(pid, int) and not _alive(pid):
         return None
     return data
+
+
+def published_with(manifest: dict | None, table: str, inputs: Iterable[str]) -> bool:
+    """Whether a manifest's generation published `table` no earlier than every file of `inputs` (tables; "holdings"
+    stands for each quarter's file): a table derived from them was then computed from these very files. An export
+    (plain TABLE.parquet names, every file written at once) counts as one generation."""
+    files = (manifest or {}).get("files", {})
+    if table not in files:
+        return False
+    kept = _generation(files[table])
+    wanted = set(inputs)
+    for key, name in files.items():
+        if key_table(key) in wanted:
+            made = _generation(name)
+            if (kept is None) != (made is None) or (kept is not None and made is not None and made > kept):
+                return False
+    return True
+
+
+def _generation(name: Any) -> int | None:
+    """The generation a published part's file name carries (`TABLE.GENERATION.parquet`); None for an export's."""
+    part = _PART.match(name) if isinstance(name, str) else None
+    return int(part["gen"]) if part else None
 
 
 def _file_signature(path: Path) -> Any:
@@ -339,4 +387,4 @@ def _unlink(path: Path) -> None:
 
 __all__ = ["FORMAT", "KEEP_GENERATIONS", "MANIFEST", "MARKET_DIR_ENV", "PROGRESS", "Publisher", "SnapshotError",
            "SnapshotViews", "check_manifest_ours", "check_ours", "copy_to", "default_dir", "env_dir", "is_ours",
-           "key_table", "live_progress", "progress_record", "read_json", "read_manifest", "write_json"]
+           "key_table", "live_progress", "progress_record", "published_with", "read_json", "read_manifest", "write_json"]

@@ -30,15 +30,15 @@ from dashboard.config import ApiSettings
 from dashboard.errors import BadInputError, SecApiError
 from dashboard.market.storefile import (DEMO_STORE_FILE, STORE_FILE, StoreBusyError, check_writable, held_elsewhere,
                                         make_private_dir, move_aside, schema_problem, snapshot_dir, store_path)
-from dashboard.market.snapshot import (PROGRESS, Publisher, SnapshotViews, default_dir, export_dir,
+from dashboard.market.snapshot import (PROGRESS, Publisher, SnapshotViews, default_dir, export_dir, published_with,
                                        export_tables, live_progress, progress_record, read_json, write_export_manifest,
                                        write_json)
 from dashboard.market.figures import refresh_fund_figures
 from dashboard.market.feeders import refresh_feeders
 from dashboard.market.nav_export import check_nav_dir, export_nav_by_year
 from dashboard.market.nav_figures_table import refresh_nav_peers
-from dashboard.market.tables import (PENDING, SCHEMA_VERSION, SNAPSHOT_TABLES, check_table, create_tables, migrate,
-                                     record_frame, snapshot_schemas, stored_columns, to_json)
+from dashboard.market.tables import (KEPT_INPUTS, KEPT_TABLES, PENDING, SCHEMA_VERSION, SNAPSHOT_TABLES, check_table,
+                                     create_tables, migrate, record_frame, snapshot_schemas, stored_columns, to_json)
 
 log = logging.getLogger("dashboard.market")
 PUBLISH_SQL = {"nav": "SELECT * FROM nav ORDER BY proj_id, class, nav_date"}
@@ -66,6 +66,7 @@ class MarketStore:
         self._views: SnapshotViews | None = None
         self._publisher: Publisher | None = None
         self._swaps = 0  # the writer's swaps so far (`signature`)
+        self._kept_later = 0  # inside `kept_later`: publishes leave the kept answers to its end
         if read_only:
             self.snapshot_dir = snapshot_dir(settings, path)
             self.path = self.snapshot_dir
@@ -81,6 +82,8 @@ class MarketStore:
         try:
             if self._publisher.manifest is None or self.info(PENDING) is not None:
                 self.publish()
+            else:
+                self.publish_kept()  # published before answers were kept (an older version, a sync cut short): now
         except BaseException:
             self.con.close()
             raise
@@ -146,6 +149,9 @@ class MarketStore:
     def reader(self) -> duckdb.DuckDBPyConnection:
         """A cursor of its own (for another thread): it sees committed snapshots only."""
         self._refresh()
+        if self._views is not None:
+            with self._lock:
+                self._views.ensure(self._views.schemas)  # its queries do not pass through `query`
         return self.con.cursor()
 
     # ---- reading -------------------------------------------------------------------------------
@@ -168,8 +174,21 @@ class MarketStore:
             return ("snapshot", self._views.signature)
         return ("writer", self._swaps)
 
+    def kept(self, table: str, inputs: Iterable[str]) -> bool:
+        """Whether a table of answers kept per snapshot (`tables.KEPT_TABLES`) may be served as it is: for a reader,
+        when the snapshot published it with or after every table it is computed from (`inputs`). The writer
+        computes afresh: its tables change before a publish computes the kept answers again."""
+        if self._views is None:
+            return False
+        self._refresh()
+        with self._lock:
+            return self._views.published_with(table, inputs)
+
     def _run(self, sql: str, params: Sequence[Any] | None, fetch, frames: Mapping[str, pd.DataFrame] | None = None):
         self._refresh()
+        if self._views is not None:
+            with self._lock:
+                self._views.ensure(self._views.named(sql))  # a reader's views: those this query names
         for attempt in (1, 2):
             cur = self.con.cursor()
             try:
@@ -394,6 +413,10 @@ class MarketStore:
         self._write_check()
         with self._lock:
             names = list(SNAPSHOT_TABLES) if tables is None else [t for t in dict.fromkeys(tables)]
+            if not self._kept_later:
+                # the answers kept per snapshot, computed again from what this publish changes (market/kept.py)
+                from dashboard.market.kept import refresh_kept
+                names += [t for t in refresh_kept(self, names, period=period) if t not in names]
             parts: dict[str, str] = {}
             drop: list[str] = []
             for table in names:
@@ -415,6 +438,36 @@ class MarketStore:
             self._publisher.publish(self.con, parts, drop=drop)
             if self.info(PENDING) is not None:
                 self.con.execute("DELETE FROM info WHERE name = ?", [PENDING])
+
+    @contextmanager
+    def kept_later(self) -> Iterator[None]:
+        """Publishes inside leave the answers kept per snapshot stale (readers compute afresh meanwhile); they are
+        computed once on leaving: a sync publishes each dataset as it completes, and computing them after each
+        would repeat the work a dozen times."""
+        self._write_check()
+        self._kept_later += 1
+        try:
+            yield
+        except Exception:  # a sync stopped (its budget, an error): what it published is kept for, if that works
+            self._kept_later -= 1
+            if not self._kept_later:
+                try:
+                    self.publish_kept()
+                except Exception as exc:  # the error that stopped the work is the one to report
+                    log.warning("the answers kept per snapshot were not computed (%s); readers compute them", exc)
+            raise
+        except BaseException:  # interrupted: left stale (readers compute afresh; the next publish keeps them)
+            self._kept_later -= 1
+            raise
+        self._kept_later -= 1
+        if not self._kept_later:
+            self.publish_kept()
+
+    def publish_kept(self) -> None:
+        """Compute and publish the answers kept per snapshot that the published snapshot holds stale or not at all."""
+        stale = [t for t in KEPT_TABLES if not published_with(self._publisher.manifest, t, KEPT_INPUTS[t])]
+        if stale:
+            self.publish(stale)
 
     def _write_check(self) -> None:
         if self.read_only:
@@ -438,10 +491,14 @@ class MarketStore:
         nothing is written then).
         """
         tables = [t for t in SNAPSHOT_TABLES if t != "nav"]  # the NAVs: a directory partitioned by year
+        # answers kept per snapshot only when this snapshot's are current (its readers compute afresh without them)
+        tables = [t for t in tables if t not in KEPT_TABLES or self.kept(t, KEPT_INPUTS[t])]
         out = export_dir(directory, self.snapshot_dir, tables)
         check_nav_dir(out)
         with self._lock:
             self._refresh()
+            if self._views is not None:
+                self._views.ensure(self._views.schemas)  # every table (the NAVs too), read through a cursor
             cur = self.con.cursor()
             try:
                 written = export_tables(cur, out, tables)

@@ -220,18 +220,19 @@ class MarketSync:
             self.result.plan.append(NAV_KEY)
         self._write_progress(force=True)
         try:
-            if layout == LAYOUT_SUCCESSOR:
-                await self._successor_all([DATASETS[n] for n in DATASET_NAMES if n in names])
-                if NAV_KEY in names and self.nav_days:
-                    await NavSync(self, self.nav_days).run()
-            else:
-                for name in DATASET_NAMES:
-                    if name in names:
-                        await self._legacy_dataset(DATASETS[name])
-                if NAV_KEY in names and self.nav_days:
-                    self.result.datasets[NAV_KEY] = "not offered"
-                    log.warning("the older service gives one fund's NAV one day per call, so the market's NAV "
-                                "history is not synced on it; the current service's whole-market NAV is")
+            with self.store.kept_later():  # the answers kept per snapshot: once, when the datasets are in
+                if layout == LAYOUT_SUCCESSOR:
+                    await self._successor_all([DATASETS[n] for n in DATASET_NAMES if n in names])
+                    if NAV_KEY in names and self.nav_days:
+                        await NavSync(self, self.nav_days).run()
+                else:
+                    for name in DATASET_NAMES:
+                        if name in names:
+                            await self._legacy_dataset(DATASETS[name])
+                    if NAV_KEY in names and self.nav_days:
+                        self.result.datasets[NAV_KEY] = "not offered"
+                        log.warning("the older service gives one fund's NAV one day per call, so the market's NAV "
+                                    "history is not synced on it; the current service's whole-market NAV is")
         except _Budget:
             self.result.complete = False
             log.info("market sync stopped after %d calls (--max-calls); run it again to go on", self.calls)

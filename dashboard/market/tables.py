@@ -84,6 +84,20 @@ NAV_TABLES = {
 }
 NAV_DAYS_DDL = "CREATE TABLE IF NOT EXISTS nav_days (day DATE PRIMARY KEY, fetched_on DATE, rows INTEGER)"
 SNAPSHOT_EXTRA.update(NAV_TABLES)
+# Answers that depend on a snapshot alone, computed once when a publish changes what they are computed from and
+# published with it (market/kept.py): readers serve them instead of computing them per question. A store file
+# without them (written before they existed) gets them empty on opening, and readers compute afresh meanwhile.
+KEPT_TABLES = {
+    "sibling_returns": ("master_id VARCHAR, proj_id VARCHAR, class VARCHAR, master_nav_date DATE, nav_date DATE, "
+                        "total_return_1y DOUBLE, total_return_3y_ann DOUBLE, diff_1y_vs_cheapest DOUBLE, "
+                        "diff_3y_vs_cheapest DOUBLE"),
+    "most_held_kept": ("period VARCHAR, looked_through BOOLEAN, security VARCHAR, issue_code VARCHAR, "
+                       "isin_code VARCHAR, issuer VARCHAR, funds BIGINT, total_value DOUBLE, percent_nav_avg DOUBLE"),
+}
+# What each is computed from: a reader serves one only when its snapshot published it with or after each of these.
+KEPT_INPUTS = {"sibling_returns": ("feeders", "funds", "classes", "fees", "nav", "distributions"),
+               "most_held_kept": ("holdings", "funds", "classes")}
+SNAPSHOT_EXTRA.update(KEPT_TABLES)
 SNAPSHOT_TABLES = (*TABLES, *SNAPSHOT_EXTRA)
 # Set in the transaction of a swap, cleared once it is published: a writer that finds it set (a
 # publish failed or was killed) publishes everything again when it opens.
@@ -98,7 +112,7 @@ def create_tables(con: duckdb.DuckDBPyConnection) -> None:
     for table, columns in TABLES.items():
         cols = ", ".join(f"{name} {kind}" for name, kind in columns)
         con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({cols}, record VARCHAR)")
-    for table, cols in NAV_TABLES.items():
+    for table, cols in {**NAV_TABLES, **KEPT_TABLES}.items():
         con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({cols})")
     con.execute(NAV_DAYS_DDL)
     if con.execute("SELECT count(*) FROM info WHERE name = 'schema_version'").fetchone()[0] == 0:
@@ -114,7 +128,8 @@ def snapshot_schemas() -> dict[str, str]:
 def stored_columns() -> dict[str, list[str]]:
     """Each dataset table's column names, `record` last (what a store file of this version holds)."""
     columns = {t: [n for n, _ in cols] + ["record"] for t, cols in TABLES.items()}
-    return {**columns, **{t: [c.strip().split(" ")[0] for c in cols.split(",")] for t, cols in NAV_TABLES.items()}}
+    typed = {**NAV_TABLES, **KEPT_TABLES}
+    return {**columns, **{t: [c.strip().split(" ")[0] for c in cols.split(",")] for t, cols in typed.items()}}
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> str | None:

@@ -34,21 +34,24 @@ def test_stored_without_outputs_and_explained(path):
 
 
 class Kernel:
-    """One Jupyter kernel that runs notebook after notebook, each in a namespace of its own (`%reset -f`)
-    and a cache directory of its own: a kernel's start and the imports of Panel, HoloViews and the
-    package took about 4 s of each run's 6 to 9 (measured), twelve times over."""
+    """One Jupyter kernel that runs notebook after notebook, each in a namespace of its own (`%reset -f`), a cache
+    directory of its own and the SEC_ variables of its run (the demo's or the keyed service's, set in the kernel's
+    environment before the notebook's first cell): a kernel's start and the imports of Panel, HoloViews and the
+    package took about 4 s of each run's 6 to 9 (measured): one kernel serves the demo runs and the keyed runs."""
 
-    def __init__(self, **env: str):
+    def __init__(self):
         from jupyter_client import KernelManager
 
         environ = {k: v for k, v in os.environ.items() if not k.startswith("SEC_")}
         environ["PYTHONPATH"] = str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")
-        environ.update(env)
         self.manager = KernelManager(kernel_name="python3")
         self.manager.start_kernel(env=environ, cwd=str(ROOT / "notebooks"))
 
-    def run(self, nb: nbformat.NotebookNode, cache_dir: Path) -> None:
-        fresh = nbformat.v4.new_code_cell(f"%reset -f\nimport os\nos.environ['SEC_DASHBOARD_CACHE_DIR'] = {str(cache_dir)!r}")
+    def run(self, nb: nbformat.NotebookNode, cache_dir: Path, env: dict[str, str]) -> None:
+        settings = {**env, "SEC_DASHBOARD_CACHE_DIR": str(cache_dir)}
+        fresh = nbformat.v4.new_code_cell(
+            "%reset -f\nimport os\n[os.environ.pop(n) for n in list(os.environ) if n.startswith('SEC_')]\n"
+            f"os.environ.update({settings!r})")
         nb.cells.insert(0, fresh)
         client = NotebookClient(nb, km=self.manager, timeout=180, kernel_name="python3",
                                 resources={"metadata": {"path": str(ROOT / "notebooks")}})
@@ -64,27 +67,29 @@ class Kernel:
 
 
 @pytest.fixture(scope="module")
-def demo_kernel():
-    kernel = Kernel(SEC_DASHBOARD_DEMO="1")
+def kernel():
+    kernel = Kernel()
     yield kernel
     kernel.close()
 
 
-@pytest.fixture(scope="module")
-def keyed_kernel(simulator_server):
+DEMO = {"SEC_DASHBOARD_DEMO": "1"}
+
+
+@pytest.fixture
+def keyed(simulator_server) -> dict[str, str]:
+    """The variables of a run against the keyed service's stand-in."""
     from tests.conftest import KEY
 
-    kernel = Kernel(SEC_API_KEY=KEY, SEC_API_BASE_URL=simulator_server.base_url)
-    yield kernel
-    kernel.close()
+    return {"SEC_API_KEY": KEY, "SEC_API_BASE_URL": simulator_server.base_url}
 
 
-def execute(path: Path, kernel: Kernel, tmp_path: Path, parameters: str = "") -> tuple[list, str]:
+def execute(path: Path, kernel: Kernel, env: dict[str, str], tmp_path: Path, parameters: str = "") -> tuple[list, str]:
     nb = nbformat.read(path, as_version=4)
     if parameters:  # as papermill does: the given values go right after the cell tagged "parameters"
         at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
         nb.cells.insert(at + 1, nbformat.v4.new_code_cell(parameters))
-    kernel.run(nb, tmp_path / "cache")
+    kernel.run(nb, tmp_path / "cache", env)
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
     executed[path.stem] = nb
@@ -107,8 +112,8 @@ DEMO_PARAMETERS = {"04_licence_check": 'QUERY = "Mekong"'}
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_runs_top_to_bottom_on_demo_data(path, demo_kernel, tmp_path):
-    _, text = execute(path, demo_kernel, tmp_path, DEMO_PARAMETERS.get(path.stem, ""))
+def test_runs_top_to_bottom_on_demo_data(path, kernel, tmp_path):
+    _, text = execute(path, kernel, DEMO, tmp_path, DEMO_PARAMETERS.get(path.stem, ""))
     assert "DEMO DATA" in text or "demo data" in text, "demo data is labelled as such"
     # something interactive was displayed (Panel/Bokeh output), not just text
     assert "application/vnd.holoviews_exec.v0+json" in text or "application/vnd.bokehjs_exec.v0+json" in text
@@ -128,7 +133,10 @@ def test_runs_top_to_bottom_on_demo_data(path, demo_kernel, tmp_path):
 
 def keyed_parameters(dataset) -> dict[str, str]:
     """What each walk-through is given when it runs against a keyed service: the values a user would type into
-    its `parameters` cell (the stand-in serves the demo data, so the names and identifiers are the demo's)."""
+    its `parameters` cell (the stand-in serves the demo data, so the names and identifiers are the demo's).
+    The NAV windows are short here (a month of daily NAV, a year of history): this run is about the service and
+    its key, and the demo run goes through the walk-throughs' whole default windows (08's year of every class's
+    daily NAV was 18 of its 21 s of CPU, each run)."""
     (case_uid, case_id), _ = next(iter(dataset.enforcement.items()))
     person = next(p for p in dataset.approvals if dataset.duties.get(p))
     return {
@@ -138,9 +146,9 @@ def keyed_parameters(dataset) -> dict[str, str]:
         "04_licence_check": (f'QUERY = "Mekong"\nPERSON_ID = "{person}"\nCASE_UID = "{case_uid}"\nCASE_ID = "{case_id}"\n'
                              f'ALERT_ID = "{next(iter(dataset.alerts))}"'),
         "05_market": 'QUERY = "Equity"',
-        "06_nav_history": 'QUERY = "Demo"',
+        "06_nav_history": 'QUERY = "Demo"\nYEARS = 1',
         "07_plans": 'QUERY = "RMF"',
-        "08_feeders_and_costs": 'QUERY = ""',
+        "08_feeders_and_costs": 'QUERY = ""\nNAV_DAYS = 31',
     }
 
 
@@ -150,13 +158,14 @@ def test_every_notebook_is_given_its_parameters_in_the_keyed_run(dataset):
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_every_notebook_runs_against_the_real_format_service_with_a_key(path, simulator, dataset, keyed_kernel, tmp_path):
+def test_every_notebook_runs_against_the_real_format_service_with_a_key(path, simulator, dataset, kernel, keyed,
+                                                                       tmp_path):
     """The current service's stand-in (the simulator on loopback, current-service paths only, a key required),
     not demo mode: each notebook runs top to bottom on what its parameters cell is given, and never shows the key."""
     from tests.conftest import KEY
 
     simulator.app.layout = "successor"
-    _, text = execute(path, keyed_kernel, tmp_path, keyed_parameters(dataset)[path.stem])
+    _, text = execute(path, kernel, keyed, tmp_path, keyed_parameters(dataset)[path.stem])
     assert simulator.app.request_count > 0, "the notebook used the service, not the embedded demo"
     assert KEY not in text and KEY[:12] not in text
     assert "DEMO DATA" not in text

@@ -78,18 +78,28 @@ GENERATED = datetime(2026, 11, 21, 9, 30, 5, tzinfo=timezone(timedelta(hours=7))
 
 def factsheet_report(tmp_path_factory, layout: str, proj_id: str) -> str:
     """The factsheet report of a demo fund (the demo data set of tests.conftest.TODAY, made at GENERATED) on one
-    layout, rendered once in the run (tests/built_once.py) for the modules that read the same report: a report
-    draws a dozen charts (seconds of CPU each time)."""
+    layout, rendered once in the run (`report_once`)."""
+    return report_once(tmp_path_factory, layout, [proj_id])
+
+
+def report_once(tmp_path_factory, layout: str, proj_ids: list[str]) -> str:
+    """The report of demo funds (a factsheet of one, a comparison of several; the demo data set of
+    tests.conftest.TODAY, made at GENERATED) on one layout, rendered once in the run (tests/built_once.py) for the
+    modules that read the same report: a report draws a dozen charts (seconds of CPU each time). Its client's
+    cache directory is the build's own (empty) directory: no market snapshot is there, so the report has no market
+    context, whatever a developer's own cache holds (tests/reports/test_market_context.py reads that)."""
     from dashboard.demo.generator import generate_demo_dataset
     from dashboard.reports import fund_report_html
     from tests.built_once import built_once
     from tests.conftest import TODAY
 
-    def build(_directory) -> str:
-        client = client_for(generate_demo_dataset(today=TODAY), TODAY, layout=layout)
+    def build(directory) -> str:
+        settings = ApiSettings.from_env(demo=True, layout=layout, environ={}, cache_dir=directory)
+        client = client_for(generate_demo_dataset(today=TODAY), TODAY, layout=layout, settings=settings)
         try:
-            return fund_report_html(client, [proj_id], generated_at=GENERATED)
+            return fund_report_html(client, list(proj_ids), generated_at=GENERATED)
         finally:
             client.close()
 
-    return built_once(tmp_path_factory, f"report-{layout}-{proj_id}", build)[1]
+    name = "report-" + layout + "-" + "-".join(proj_ids)
+    return built_once(tmp_path_factory, name, build)[1]

@@ -16,7 +16,7 @@ from dashboard.market.sync import sync_blocking
 from dashboard.reports import fund_report_html
 from dashboard.reports.factsheet import factsheet_document
 from tests.conftest import TODAY
-from tests.reports.helpers import client_for, full_funds
+from tests.reports.helpers import client_for, factsheet_report, full_funds
 
 DATASETS = "companies,funds,fees,risk"  # what the market context reads (no holdings: a quicker sync)
 UNLIMITED = 10**9  # no pacing against the in-process simulator
@@ -88,10 +88,15 @@ def expected_context(store: MarketStore, proj_id: str) -> dict:
     }
 
 
-def test_the_report_puts_the_funds_fee_and_risk_among_its_peers(client, store, fund):
-    doc = factsheet_document(client, fund["proj_id"], market=store)
-    page = doc.render()
-    text = words(section(page, "market") or "")
+@pytest.fixture(scope="module")
+def found_page(client, store, fund):
+    """The fund's report as the command line makes it: the market snapshot next to the client's settings is found
+    and read without being handed in (two tests read this one report: a report is seconds of CPU to draw)."""
+    return fund_report_html(client, [fund["proj_id"]])
+
+
+def test_the_report_puts_the_funds_fee_and_risk_among_its_peers(found_page, store, fund):
+    text = words(section(found_page, "market") or "")
     assert text, "a market context section when a market store is given"
     want = expected_context(store, fund["proj_id"])
     assert want["peers"] > 1
@@ -104,15 +109,14 @@ def test_the_report_puts_the_funds_fee_and_risk_among_its_peers(client, store, f
     assert "prospectus ceilings" in text  # says which fee is compared
 
 
-def test_the_report_finds_the_published_snapshot_of_its_settings(client, store, fund):
-    page = fund_report_html(client, [fund["proj_id"]])
-    assert section(page, "market"), "the snapshot next to the settings' store is read without being handed in"
+def test_the_report_finds_the_published_snapshot_of_its_settings(found_page):
+    assert section(found_page, "market"), "the snapshot next to the settings' store is read without being handed in"
 
 
-def test_without_a_market_store_the_report_says_nothing_about_the_market(dataset, fund, tmp_path):
-    empty = ApiSettings.from_env(demo=True, layout="successor", environ={}, cache_dir=tmp_path)
-    with client_for(dataset, TODAY, "successor", settings=empty, rate_limit_calls=UNLIMITED) as client:
-        page = fund_report_html(client, [fund["proj_id"]])
+def test_without_a_market_store_the_report_says_nothing_about_the_market(fund, tmp_path_factory):
+    # The same fund's report over a cache directory with no market store in it (its own empty build directory),
+    # rendered once in the run for the modules that read it (tests/reports/helpers.py).
+    page = factsheet_report(tmp_path_factory, "successor", fund["proj_id"])
     assert section(page, "market") is None
     assert "Market context" not in page and "peers" not in page
     assert section(page, "risk")  # the rest of the report is all there

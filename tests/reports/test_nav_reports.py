@@ -1,5 +1,6 @@
 """The NAV sections of the reports: the factsheet's NAV chart and figures table, the comparison's rebased chart
-and table, offline, with service text escaped and the older service's limit said."""
+and table, offline, with service text escaped and the older service's limit said. The first full fund's
+factsheet and comparison reports are the ones rendered once in the run for every module that reads them (tests/reports/helpers.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from dashboard.demo.generator import generate_demo_dataset
 from dashboard.reports import fund_report_html
 from tests.conftest import TODAY
-from tests.reports.helpers import HOSTILE_ABBR, RAW_MARKUP, client_for, full_funds
+from tests.reports.helpers import HOSTILE_ABBR, RAW_MARKUP, client_for, factsheet_report, full_funds, report_once
 
 
 @pytest.fixture(scope="module")
@@ -26,13 +27,9 @@ def section(html: str, ident: str) -> str:
     return match.group(1)
 
 
-def test_the_factsheet_report_draws_the_nav_and_its_figures_beside_the_published(dataset_module):
+def test_the_factsheet_report_draws_the_nav_and_its_figures_beside_the_published(dataset_module, tmp_path_factory):
     fund = full_funds(dataset_module)[0]
-    client = client_for(dataset_module, TODAY, layout="successor")
-    try:
-        html = fund_report_html(client, [fund["proj_id"]])
-    finally:
-        client.close()
+    html = factsheet_report(tmp_path_factory, "successor", fund["proj_id"])  # rendered once in the run
     nav = section(html, "nav")
     assert "NAV history and returns" in nav and 'aria-label="NAV history"' in nav
     classes = [c["name"] for c in dataset_module.nav_profiles[fund["proj_id"]]["classes"]]
@@ -44,13 +41,9 @@ def test_the_factsheet_report_draws_the_nav_and_its_figures_beside_the_published
     assert not re.search(r"<script[^>]+src=", html)  # offline: Bokeh inline, nothing fetched
 
 
-def test_the_comparison_report_rebases_the_funds_on_their_common_start(dataset_module):
+def test_the_comparison_report_rebases_the_funds_on_their_common_start(dataset_module, tmp_path_factory):
     ids = [f["proj_id"] for f in full_funds(dataset_module)[:3]]
-    client = client_for(dataset_module, TODAY, layout="successor")
-    try:
-        html = fund_report_html(client, ids)
-    finally:
-        client.close()
+    html = report_once(tmp_path_factory, "successor", ids)  # rendered once in the run (test_reports.py reads it)
     nav = section(html, "nav")
     assert 'aria-label="NAV rebased to 100"' in nav
     rows = re.findall(r"<tr><td>[^<]+</td>(?:<td[^>]*>[^<]*</td>){8}</tr>", nav)
@@ -74,11 +67,7 @@ def test_service_text_in_the_nav_section_is_escaped(dataset_module):
     assert "EVIL&lt;b&gt;FUND&lt;/b&gt;" in nav and not any(raw in nav for raw in RAW_MARKUP)
 
 
-def test_the_older_service_report_says_recent_weeks_only(dataset_module):
+def test_the_older_service_report_says_recent_weeks_only(dataset_module, tmp_path_factory):
     fund = full_funds(dataset_module)[0]
-    client = client_for(dataset_module, TODAY, layout="legacy")
-    try:
-        nav = section(fund_report_html(client, [fund["proj_id"]]), "nav")
-    finally:
-        client.close()
+    nav = section(factsheet_report(tmp_path_factory, "legacy", fund["proj_id"]), "nav")  # rendered once in the run
     assert "Recent weeks only" in nav and "one day per call" in nav

@@ -4,6 +4,7 @@ even when there are no records."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 from collections.abc import Callable, Mapping
 
@@ -75,8 +76,9 @@ def records_frame(kind: str, records: list[dict] | dict | None) -> pd.DataFrame:
     elif isinstance(records, Mapping):
         records = [records]
     if not records:
-        # Every session starts with an empty frame of each part, its own (nothing shared with other sessions).
-        return _empty_frame(kind)
+        # Every session starts with an empty frame of each part, its own (nothing shared with other sessions):
+        # a copy of the kind's one empty frame, which is built once (a score of typed empty columns cost ~20 ms).
+        return _empty_frame(kind).copy()
     for index, record in enumerate(records):
         if not isinstance(record, Mapping):
             raise TypeError(f"record {index} is a {type(record).__name__}, not a dict")
@@ -91,7 +93,9 @@ def records_frame(kind: str, records: list[dict] | dict | None) -> pd.DataFrame:
     return pd.DataFrame(data, columns=list(columns), index=pd.RangeIndex(len(records)))
 
 
+@functools.lru_cache(maxsize=None)
 def _empty_frame(kind: str) -> pd.DataFrame:
+    """The kind's empty frame, made once per process and never handed out (`records_frame` gives copies)."""
     columns = frame_columns(kind)
     data = {column: _column(field_type(kind, column), []) for column in columns}
     return pd.DataFrame(data, columns=list(columns), index=pd.RangeIndex(0))

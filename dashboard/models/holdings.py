@@ -85,7 +85,23 @@ class HoldingsByQuarter(param.Parameterized):
         if params.get("factsheet") is None:
             params["factsheet"] = FundFactsheet()
         super().__init__(**params)
+        # What `lines` and `changes` worked out, by quarter(s), with the factsheet frames they came from: the tab's
+        # summary, charts, tables and counts ask for the same quarter's lines a dozen times per render. An entry
+        # serves only while the factsheet still holds those very frames (a new load is new frames).
+        self._derived: dict[tuple, tuple[tuple, pd.DataFrame]] = {}
         self._sync_periods()
+
+    def _source(self, period: str) -> pd.DataFrame | None:
+        return (self.factsheet.holdings or {}).get(period)
+
+    def _remembered(self, key: tuple, sources: tuple, build) -> pd.DataFrame:
+        """`build()`, or what it gave before from the same source frames; the caller gets its own copy."""
+        kept = self._derived.get(key)
+        if kept is None or len(kept[0]) != len(sources) or any(a is not b for a, b in zip(kept[0], sources)):
+            if len(self._derived) > 64:
+                self._derived.clear()
+            kept = self._derived[key] = (sources, build())
+        return kept[1].copy()
 
     @param.depends("factsheet.holdings", "factsheet.periods", watch=True)
     def _sync_periods(self) -> None:
@@ -136,7 +152,8 @@ class HoldingsByQuarter(param.Parameterized):
         if period not in self.periods:
             offered = f"{self.periods[-1]} to {self.periods[0]}" if self.periods else "none (no fund loaded)"
             raise BadInputError(f"period {period} is not a valid quarter; valid quarters: {offered}")
-        return portfolio_lines(self.factsheet.holdings.get(period))
+        source = self._source(period)
+        return self._remembered(("lines", period), (source,), lambda: portfolio_lines(source))
 
     def table(self, period: str | None = None) -> pd.DataFrame:
         """Full table for one quarter, largest first."""
@@ -201,6 +218,10 @@ class HoldingsByQuarter(param.Parameterized):
             raise BadInputError("choose two different quarters to compare")
         if start > end:
             start, end = end, start
+        return self._remembered(("changes", start, end), (self._source(start), self._source(end)),
+                                lambda: self._changes(start, end))
+
+    def _changes(self, start: str, end: str) -> pd.DataFrame:
         first, last = self.lines(start), self.lines(end)
         if first.empty or last.empty:
             return empty_changes()

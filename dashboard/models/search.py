@@ -9,6 +9,7 @@ from dashboard.api.endpoints import ascii_digits, looks_like_proj_id, validate_p
 from dashboard.errors import BadInputError
 from dashboard.models.source import ServiceModel, outcome
 from dashboard.records import records_frame
+from dashboard.records.answers import result_frame
 
 
 class FundSearch(ServiceModel):
@@ -29,10 +30,14 @@ class FundSearch(ServiceModel):
             self.classes = records_frame("unit_class", [])
 
     async def _search(self, name: str) -> dict:
-        funds, classes = await self.api.async_client.fetch_many([("E1", {"name": name}), ("E3", {"name": name})], return_exceptions=False)
-        (funds, _, stale_f), (classes, _, stale_c) = outcome(funds), outcome(classes)
-        return {"query": name, "amc_id": "", "results": records_frame("fund", funds or []),
-                "records": funds or [], "classes": records_frame("unit_class", classes or []), "stale": stale_f or stale_c,
+        found, matched = await self.api.async_client.fetch_many([("E1", {"name": name}), ("E3", {"name": name})],
+                                                                return_exceptions=False)
+        (funds, _, stale_f), (classes, _, stale_c) = outcome(found), outcome(matched)
+        # (each session's default search is the same cached answer: its frame is built once, see result_frame)
+        return {"query": name, "amc_id": "", "results": result_frame(found) if funds else records_frame("fund", []),
+                "records": funds or [],
+                "classes": result_frame(matched) if classes else records_frame("unit_class", []),
+                "stale": stale_f or stale_c,
                 "message": "" if funds or classes else f"no fund or unit class matches {name!r}"}
 
     async def _amc(self, unique_id: str) -> dict:

@@ -59,14 +59,32 @@ def normalise(result: Answer) -> Any:
 
 
 def result_frame(result: Answer) -> "pd.DataFrame":
-    """The answer as a typed DataFrame, built for the caller from the memoised records (callers may
-    change it freely).
+    """The answer as a typed DataFrame of the caller's own (callers may change it freely).
 
-    Not a copy of a memoised frame: under copy-on-write `DataFrame.copy()` hands out views of the
-    kept frame's index and columns, and every view leaves a weak reference on the frame the process
-    keeps (pandas prunes them only when their number doubles past 500): hundreds per kept frame,
-    scattered through the heap, after a crowd of sessions."""
-    return records_frame(result.endpoint.record_kind, normalise(result) or [])
+    A cached answer's frame is built once from its memoised records; each caller gets a new frame made from
+    the kept columns (~6x cheaper than typing the records again: 12 -> 2 ms for a 107-fund search). The kept
+    columns are arrays outside any DataFrame, not a kept frame: under copy-on-write a `DataFrame.copy()` (or a
+    column read) hands out views of a kept frame's index and blocks, and every view leaves a weak reference on
+    the frame the process keeps (pandas prunes them only when their number doubles past 500): hundreds per kept
+    frame, scattered through the heap, after a crowd of sessions. Keyed by the answer's identity, as its
+    records: a new answer is never given an old answer's frame."""
+    kind = result.endpoint.record_kind
+    if not result.cache_key:
+        return records_frame(kind, normalise(result) or [])
+    columns, rows = _memoised("frame", result, lambda: _detached(records_frame(kind, normalise(result) or [])))
+    return _frame_of(columns, rows)
+
+
+def _detached(frame: "pd.DataFrame") -> tuple[dict[str, Any], int]:
+    """A frame's columns as arrays of their own (copies, in no DataFrame), and its number of rows."""
+    return {column: frame[column].array.copy() for column in frame.columns}, len(frame)
+
+
+def _frame_of(columns: dict[str, Any], rows: int) -> "pd.DataFrame":
+    """A new frame of the kept columns (copied into it: a dict's arrays are copied by the DataFrame)."""
+    import pandas as pd
+
+    return pd.DataFrame(columns, columns=list(columns), index=pd.RangeIndex(rows), copy=True)
 
 
 def remember_records(result: Answer, records: Any) -> Any:

@@ -190,6 +190,8 @@ class TableSlot(pn.viewable.Viewer):
         self.table: pn.widgets.Tabulator | None = None
         self._frame: pd.DataFrame | None = None
         self._shown_options: dict[str, Any] = {}
+        self._held = False
+        self._pending: tuple[pd.DataFrame, list[int] | None, dict[str, Any]] | None = None
         self._place = pn.Column(sizing_mode="stretch_width", margin=0, name=table_params.get("name", "table-slot"))
 
     def __panel__(self):
@@ -198,6 +200,9 @@ class TableSlot(pn.viewable.Viewer):
     def show(self, frame: pd.DataFrame, selection: list[int] | None = None, **options: Any) -> None:
         """Show `frame` (with rows `selection` selected) in a new table; nothing when it is what is shown.
         `options` override the slot's table options for this frame (say, which columns are percentages)."""
+        if self._held:
+            self._pending = (frame, selection, options)
+            return
         selection = list(selection or [])
         current = self._frame
         if (current is not None and list(current.columns) == list(frame.columns) and current.equals(frame)
@@ -224,9 +229,25 @@ class TableSlot(pn.viewable.Viewer):
         self.table = table
         self._place.objects = [table]
 
-    # What a reader of the slot (a test, a download) asks of the table shown.
+    def hold(self) -> None:
+        """Make no table until `release`: `show` meanwhile only keeps what to show. A view filling its tables by
+        several lookups in a row (the Licensee tab's first lookups) makes each table once, with its last rows,
+        not once per step (each Tabulator costs the server ~25 ms of CPU)."""
+        self._held = True
+
+    def release(self) -> None:
+        """Show what was asked for while held (the last `show`), in a new table; nothing if nothing was."""
+        self._held = False
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            frame, selection, options = pending
+            self.show(frame, selection, **options)
+
+    # What a reader of the slot (a test, a download) asks of the table shown (or to be shown, while held).
     @property
     def value(self) -> pd.DataFrame:
+        if self._pending is not None:
+            return self._pending[0]
         return self._frame if self._frame is not None else pd.DataFrame()
 
     @property

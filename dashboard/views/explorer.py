@@ -167,8 +167,10 @@ class FundExplorer(pn.viewable.Viewer):
         self.results = TableSlot(titles=RESULT_TITLES, selectable=1, page_size=RESULTS_PAGE, hidden_columns=["proj_id"],
                                  name="fund-results", widths=RESULT_WIDTHS, layout="fit_columns",
                                  css_classes=["sd-results"], stylesheets=[WRAP_NAMES_CSS], on_select=self._on_select)
+        # No table while no unit class matches (most searches): its place is hidden then, and a table of headers
+        # nobody sees cost a Tabulator per search on the server.
         self._classes = TableSlot(titles=CLASS_TITLES, selectable=1, page_size=CLASSES_PAGE, hidden_columns=["proj_id"],
-                                  on_select=self._on_select_class)
+                                  on_select=self._on_select_class, hide_empty=True)
         self._classes_title = pn.pane.Markdown("Unit classes whose abbreviation matches: pick one to open its fund",
                                                margin=(8, 8, 0, 8))
         self.message = html_pane(pn.bind(self._message_html, state.param.search_error, state.search.param.message,

@@ -167,6 +167,10 @@ class LicenseeView(pn.viewable.Viewer):
     enforcement_id = param.String(default="", doc="The person or company identifier of the case to look up next.")
     case_id = param.String(default="", doc="The case reference to look up next.")
 
+    prefill_follows = param.Boolean(default=False, doc="Whether `prefill` runs right after the view is made (the "
+                                    "dashboard's first opening of the tab): the tables then wait for its lookups and "
+                                    "are made once, with their rows, not first empty.")
+
     def __init__(self, **params):
         super().__init__(**params)
         lic, ex = self.licence, self.examples
@@ -178,6 +182,8 @@ class LicenseeView(pn.viewable.Viewer):
                                         **options)
                        for frame, (slug, columns, titles, options) in TABLES.items()}
         for frame, (_slug, columns, _titles, _options) in TABLES.items():
+            if self.prefill_follows:
+                self.tables[frame].hold()  # released by `prefill`
             self.tables[frame].show(display_frame(self._shown(frame), columns))
         #: Each lookup's note: its failure, or what it found when it found nothing.
         self.notes = {key: html_pane("") for key in
@@ -440,6 +446,17 @@ class LicenseeView(pn.viewable.Viewer):
     async def prefill(self) -> None:
         """Run the lookups a shared link asks for (person, case), and the example lookups (demo mode),
         so the tab opens with content."""
+        # Each table made once, with what the last of the lookups left in it (companies, then former licensees,
+        # each remade the duties table: a dozen Tabulators nobody saw).
+        for table in self.tables.values():
+            table.hold()
+        try:
+            await self._lookups()
+        finally:
+            for table in self.tables.values():
+                table.release()
+
+    async def _lookups(self) -> None:
         lic, ex = self.licence, self.examples
         if not ex:
             if lic.person_id:

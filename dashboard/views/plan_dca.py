@@ -112,7 +112,13 @@ class DcaView(TabView):
                 await self.history.load(fund, years=YEARS_LOADED)
             except SecApiError as exc:
                 notify_error(exc, "The NAV history could not be loaded")
-            self._loaded()
+            # The pickers and the plan set for the new fund, then one simulation and chart: each of the
+            # class, comparison and dates set below re-simulated and redrew the plan (four renders per fund).
+            self._settling = True
+            try:
+                self._loaded()
+            finally:
+                self._settling = False
         self.render()
 
     def _loaded(self) -> None:
@@ -163,9 +169,12 @@ class DcaView(TabView):
 
     # ---- simulating and drawing ---------------------------------------------------------------------
 
+    _settling = False  # while `refresh` sets the plan for a new fund (it renders once when done)
+
     def _inputs_changed(self, *_) -> None:
         self.input_error = ""
-        self.invalidate()
+        if not self._settling:
+            self.invalidate()
 
     def _typed_wrong(self, line: str) -> None:
         self.input_error = line

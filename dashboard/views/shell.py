@@ -155,13 +155,14 @@ class DashboardApp(pn.viewable.Viewer):
 
     # ---- tabs ---------------------------------------------------------------------------------------
 
-    def view(self, tab: str) -> pn.viewable.Viewer:
-        """The tab's view, made the first time it is asked for."""
+    def view(self, tab: str, prefill_follows: bool = False) -> pn.viewable.Viewer:
+        """The tab's view, made the first time it is asked for (the Licensee tab's tables waiting for its
+        `prefill` when that comes next)."""
         view = self.views.get(tab)
         if view is None:
             state = self.state
             if tab == "licensee":
-                view = LicenseeView(licence=state.licence, examples=self.examples)
+                view = LicenseeView(licence=state.licence, examples=self.examples, prefill_follows=prefill_follows)
             elif tab == "market":
                 view = MarketView(state=state, market=self.market, demo=self.demo)
             elif tab == "holdings":
@@ -206,7 +207,7 @@ class DashboardApp(pn.viewable.Viewer):
             try:
                 if waits:
                     await self._first_load_ended.wait()
-                view = self.view(tab)
+                view = self.view(tab, prefill_follows="prefill" in reads)
                 for read in reads:
                     await (view.refresh() if read == "refresh" else self._prefill_licensee())
             finally:
@@ -249,7 +250,7 @@ class DashboardApp(pn.viewable.Viewer):
         if not self._licensee_due():
             return
         self._licensee_filled = True
-        await self.view("licensee").prefill()
+        await self.view("licensee", prefill_follows=True).prefill()
 
     async def start(self):
         """The first load: the URL's fund and basket, or the default search (run once per session)."""

@@ -238,3 +238,22 @@ def test_a_quarter_chosen_for_a_late_fund_does_not_stick_to_the_next_fund():
     model.period = PREVIOUS  # the user's choice
     sheet.param.update(holdings={p: frame(rows) for p, rows in {**BASE, OLDER: BASE[PREVIOUS]}.items()})
     assert model.period == PREVIOUS
+
+
+def test_lines_and_changes_worked_out_once_per_answer_and_each_caller_gets_its_own(model):
+    """The tab asks for the same quarter a dozen times: the lines and the changes are worked out once for the
+    frames the factsheet holds, each caller changing its copy freely; a new load (new frames) is worked out anew."""
+    first = model.lines(LATEST)
+    assert_frame_equal(first, portfolio_lines(model.factsheet.holdings[LATEST]))
+    first["percent_nav"] = 0.0
+    first.drop(first.index, inplace=True)
+    assert model.lines(LATEST)["percent_nav"].tolist() == [40.0, 35.1, 25.0]  # not the caller's changes
+    changes = model.changes(PREVIOUS, LATEST)
+    changes["change_pp"] = np.nan
+    assert model.changes(PREVIOUS, LATEST)["change_pp"].notna().all()
+    # The same fund loaded again with AAA at 10 %: a new answer, never the old lines or changes.
+    model.factsheet.holdings = {**model.factsheet.holdings,
+                                LATEST: frame([holding("AAA", 10.0), holding("BBB", 35.1)])}
+    assert model.lines(LATEST)["percent_nav"].tolist() == [10.0, 35.1]
+    moved = model.changes(PREVIOUS, LATEST).set_index("security")
+    assert moved.loc["AAA", "change_pp"] == pytest.approx(-20.0) and moved.loc["AAA", "change"] == "decreased"

@@ -52,3 +52,26 @@ def test_what_does_not_normalise_is_refused_with_the_endpoint_named():
     with pytest.raises(MalformedResponseError) as error:
         checked_records(endpoint("E16"), {"not": "a list"}, "E16 former_licensees")
     assert str(error.value).startswith("E16 former_licensees: ") and error.value.endpoint == "E16"
+
+
+def test_a_cached_answers_frame_is_built_once_the_same_as_from_its_records_and_a_new_answer_gets_its_own():
+    import pandas as pd
+
+    from dashboard.records import records_frame
+
+    ep = endpoint("E16")
+    other = {**COMPANY, "unique_id": "0105536000002", "name_en": "Other Co.", "last_upd_date": None}
+    answer = Answer(ep, [COMPANY, other], cache_key="test|frame-once|E16")
+    expected = records_frame("licensee", normalise(answer))
+    frames = [result_frame(answer) for _ in range(3)]
+    for frame in frames:
+        pd.testing.assert_frame_equal(frame, expected, check_exact=True)
+        assert type(frame.index) is pd.RangeIndex
+    # each its own: no index, column labels or values shared (nothing a caller does reaches another)
+    assert frames[0].index is not frames[1].index and frames[0].columns is not frames[1].columns
+    frames[0].loc[1, "name_en"] = "changed"
+    assert frames[1].loc[1, "name_en"] == "Other Co."
+    # the same cache entry fetched again (a new answer): its own frame, never the old one
+    again = Answer(ep, [COMPANY], cache_key="test|frame-once|E16", fetched_at=2.0)
+    assert result_frame(again)["name_en"].tolist() == ["Demo Co."]
+    assert result_frame(answer)["name_en"].tolist() == ["Demo Co.", "Other Co."]

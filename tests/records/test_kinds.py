@@ -689,6 +689,15 @@ def test_an_empty_frame_changed_by_its_caller_leaves_the_next_one_empty():
     assert list(again.columns) == list(SPEC_FIELDS["fee"]) + list(ADDED_FIELDS["fee"])
 
 
+def test_empty_frames_share_no_axis_or_column_with_each_other():
+    """Each empty frame is made new from its kind's dtypes: two share no index, column labels or column values
+    (a copy of one kept frame would, and each copy leaves a weak reference on the kept frame's axes)."""
+    first, second = records_frame("fund", []), records_frame("fund", [])
+    assert first.index is not second.index and first.columns is not second.columns
+    assert not any(pd.Series(first[c]).array is pd.Series(second[c]).array for c in first.columns)
+    pd.testing.assert_frame_equal(first, second)
+
+
 def test_frame_numeric_and_date_columns():
     records = normalise_payload("holding", [EXAMPLES["holding"][0], {}], list_expected=True)
     frame = records_frame("holding", records)

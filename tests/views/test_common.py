@@ -80,3 +80,21 @@ def test_a_slot_replaces_its_table_and_never_changes_the_one_shown():
     assert slot.table.value["proj_id"].tolist() == ["C", "B"] and slot.selection == [0]
     slot.selection = [1]  # as a click in the browser
     assert picked == [[1]] and slot.table.selection == [1]
+
+
+def test_a_held_slot_makes_one_table_with_the_last_frame_when_released():
+    slot = TableSlot(selectable=1)
+    slot.show(pd.DataFrame({"proj_id": ["A"]}))
+    shown = slot.table
+    slot.hold()
+    slot.show(pd.DataFrame({"proj_id": ["B"]}))
+    slot.show(pd.DataFrame({"proj_id": ["C", "D"]}), selection=[1])
+    assert slot.table is shown and slot.__panel__().objects == [shown]  # nothing made while held
+    assert slot.value["proj_id"].tolist() == ["C", "D"]  # what is to be shown
+    slot.release()
+    assert slot.table is not shown and slot.table.value["proj_id"].tolist() == ["C", "D"] and slot.selection == [1]
+    assert shown.value["proj_id"].tolist() == ["A"]  # never patched
+    made = slot.table
+    slot.hold()
+    slot.release()  # nothing asked meanwhile: nothing made
+    assert slot.table is made

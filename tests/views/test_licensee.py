@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import panel as pn
 import panel_material_ui as pmui
 
@@ -178,3 +179,20 @@ def test_a_company_with_nobody_on_duty_says_so_under_the_heading_on_the_tab(data
         assert not lic.personnel.empty and view.duty_note.object == ""
     finally:
         client.close()
+
+
+def test_the_first_lookups_make_each_table_once_with_their_rows(demo_client):
+    """Opened by the dashboard (`prefill_follows`), the tab's tables wait for its first lookups: each is made once,
+    with the rows the lookups left, the same rows as a view whose tables were first made empty."""
+    from dashboard.app import demo_examples
+
+    examples = demo_examples(demo_client.today)
+    before = LicenseeView(licence=LicenceCheck(client=demo_client), examples=examples)
+    run(before.prefill())
+    view = LicenseeView(licence=LicenceCheck(client=demo_client), examples=examples, prefill_follows=True)
+    assert all(slot.table is None for slot in view.tables.values())  # none made before the lookups
+    run(view.prefill())
+    for name, slot in view.tables.items():
+        assert slot.table is not None and slot.__panel__().objects == [slot.table]
+        pd.testing.assert_frame_equal(slot.table.value, before.tables[name].table.value)
+    assert not view.tables["companies"].value.empty and not view.tables["duties"].value.empty

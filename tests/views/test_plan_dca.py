@@ -111,3 +111,14 @@ def test_a_plan_under_a_year_shows_the_return_for_the_period(view):
     assert not lump.annualised and lump.span_days < 365
     shown = figures.loc["Money-weighted return for the period (not annualised, %)", "lump_0"]
     assert shown == f"{lump.money_weighted_pct:+.2f}".replace("+-", "-")
+
+
+def test_a_new_funds_plan_is_simulated_and_drawn_once(app):
+    """Setting the pickers and the plan for the fund (class, comparison, dates) draws nothing until they are all
+    set: one chart, of the plan the first test works out."""
+    view = DcaView(state=app.state)
+    drawn = []
+    view.chart.param.watch(lambda e: drawn.append(e.new), "object")
+    run(view.refresh())
+    assert len(drawn) == 1 and isinstance(drawn[0], hv.Overlay)
+    assert view.plan.class_key == view.history.classes()[0] and view.plan.result is not None

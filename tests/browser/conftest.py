@@ -206,6 +206,19 @@ def shoot(page, path: Path, *, height: int | None = None, scroll_to=None, full_p
     return path
 
 
+@contextlib.contextmanager
+def cpu_noted(server, artifacts_dir: Path, name: str):
+    """Around a shared server's life: the CPU seconds it used, appended to test-artifacts/server-cpu.txt (what the
+    browser tests cost the server, per worker: docs/test-speed-browser.md)."""
+    try:
+        yield server
+    finally:
+        with contextlib.suppress(OSError, AssertionError, ValueError):
+            used = server.cpu_seconds()
+            with open(artifacts_dir / "server-cpu.txt", "a") as out:
+                out.write(f"{name} {os.environ.get('PYTEST_XDIST_WORKER', 'main')} {used:.1f} CPU-s\n")
+
+
 def _server_log(artifacts_dir: Path, name: str) -> Path:
     """A log of its own for each xdist worker (a session fixture runs once in each)."""
     return artifacts_dir / f"{name}-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.log"
@@ -217,7 +230,8 @@ def demo_dashboard(artifacts_dir):
     each page a session of its own (a server's start is ~10 s of a loaded machine, once each module before)."""
     from tests.browser.dashboard_server import DashboardProcess
 
-    with DashboardProcess(demo=True, log_path=_server_log(artifacts_dir, "demo-dashboard")) as server:
+    with DashboardProcess(demo=True, log_path=_server_log(artifacts_dir, "demo-dashboard")) as server, \
+            cpu_noted(server, artifacts_dir, "demo-dashboard"):
         yield server
 
 
@@ -228,5 +242,6 @@ def market_dashboard(market_cache, artifacts_dir):
     from tests.browser.dashboard_server import DashboardProcess
 
     with DashboardProcess(demo=True, env={"SEC_DASHBOARD_CACHE_DIR": str(market_cache)},
-                          log_path=_server_log(artifacts_dir, "market-dashboard")) as server:
+                          log_path=_server_log(artifacts_dir, "market-dashboard")) as server, \
+            cpu_noted(server, artifacts_dir, "market-dashboard"):
         yield server

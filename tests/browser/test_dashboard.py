@@ -15,11 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.dashboard_server import (
-    DashboardProcess,
-    count,
-    open_tab,
-    screenshot_full,
-    wait_for_overview,
+    DashboardProcess, count, open_tab, screenshot_full, wait_for_overview, wait_js,
 )
 
 pytestmark = pytest.mark.browser
@@ -73,7 +69,7 @@ def test_demo_dashboard_end_to_end(demo_server, page, artifacts_dir):
     expect(page.get_by_text("DEMO DATA — fictional funds and companies")).to_be_visible(timeout=30_000)
     wait_for_overview(page)
     # first visit: a default search, a selected fund and a basket, all in the address
-    page.wait_for_function("() => new URLSearchParams(location.search).get('basket')")
+    wait_js(page, "() => new URLSearchParams(location.search).get('basket')")
     state = query(page)
     assert state.get("q") == "Demo" and re.fullmatch(r"M\d+_\d{4}", state.get("fund", ""))
     assert len(state["basket"].split(",")) == 4
@@ -84,12 +80,12 @@ def test_demo_dashboard_end_to_end(demo_server, page, artifacts_dir):
     search = page.get_by_label("Fund name or abbreviation, or unit class")
     search.fill(target["proj_abbr_name"])
     page.get_by_role("button", name="Search").click()
-    page.wait_for_function("(q) => new URLSearchParams(location.search).get('q') === q", arg=target["proj_abbr_name"])
+    wait_js(page, "(q) => new URLSearchParams(location.search).get('q') === q", arg=target["proj_abbr_name"])
     row = page.locator(".tabulator-row").filter(has_text=target["proj_name_en"]).first
     expect(row).to_be_visible()
     row.click()
     expect(page.locator(".sd-title").filter(has_text=target["proj_abbr_name"])).to_be_visible(timeout=15_000)
-    page.wait_for_function("(p) => new URLSearchParams(location.search).get('fund') === p", arg=target["proj_id"])
+    wait_js(page, "(p) => new URLSearchParams(location.search).get('fund') === p", arg=target["proj_id"])
     picked = target["proj_id"]
     # the demo plays the current service: the footer says so, and retired parts say they are not published
     expect(page.get_by_role("contentinfo")).to_contain_text("current service paths (/v2/fund, /v1/license-check)")
@@ -99,7 +95,7 @@ def test_demo_dashboard_end_to_end(demo_server, page, artifacts_dir):
     add = page.get_by_role("button", name="Add to basket")
     expect(add).to_be_enabled(timeout=15_000)
     add.click()
-    page.wait_for_function("(p) => (new URLSearchParams(location.search).get('basket') || '').includes(p)", arg=picked)
+    wait_js(page, "(p) => (new URLSearchParams(location.search).get('basket') || '').includes(p)", arg=picked)
     expect(page.get_by_text(re.compile(r"Comparison basket: 5 funds"))).to_be_visible()
 
     # (every tab drawn, its tables filled and screenshotted at both widths: tests/browser/test_issue30.py)
@@ -113,7 +109,7 @@ def test_demo_dashboard_end_to_end(demo_server, page, artifacts_dir):
     text = Path(report.path()).read_text(encoding="utf-8")
     assert text.lstrip().startswith("<!DOCTYPE html>") and picked in text
     open_tab(page, "Licensee")
-    page.wait_for_function("() => new URLSearchParams(location.search).get('tab') === 'licensee'")
+    wait_js(page, "() => new URLSearchParams(location.search).get('tab') === 'licensee'")
 
     # the address reopens the same view
     page.goto(page.url)

@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import opened_page, serve_component, shoot
-from tests.browser.dashboard_server import CANVAS_RIGHT_JS
+from tests.browser.dashboard_server import CANVAS_RIGHT_JS, wait_js
 from tests.feeder_store import build_feeder_store, feeder_abbr
 
 pytestmark = pytest.mark.browser
@@ -104,10 +104,10 @@ def test_the_fee_drag_chart_draws_each_fund_and_states_its_inputs(browser, serve
     with opened_page(browser, server, width) as page:
         expect(page.get_by_text("What the charged fees take over the years")).to_be_visible(timeout=90_000)
         expect(page.get_by_text("100,000 THB held 10 years", exact=False).first).to_be_visible(timeout=90_000)
-        page.wait_for_function(f"() => {{ const d = ({DRAG_JS})(); return d && d.labels.length >= 2 && d.width; }}",
-                               timeout=60_000)
+        wait_js(page, f"() => {{ const d = ({DRAG_JS})(); return d && d.labels.length >= 2 && d.width; }}",
+                      timeout=60_000)
         # the basket's two fee charts drew their bars (one per fund and class) beside the fee drag
-        page.wait_for_function(f"() => ({BARS_JS})() >= {2 * len(basket)}", timeout=60_000)
+        wait_js(page, f"() => ({BARS_JS})() >= {2 * len(basket)}", timeout=60_000)
         drawn = page.evaluate(DRAG_JS)
         # (not Bokeh idle: this view's document never reports idle, even made with its data; see the report)
         shoot(page, artifacts_dir / f"screen-fee-drag-{width}.png", full_page=True, idle=False)

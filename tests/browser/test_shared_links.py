@@ -13,7 +13,7 @@ import urllib.parse
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.dashboard_server import count, wait_idle
+from tests.browser.dashboard_server import count, wait_idle, wait_js
 
 pytestmark = pytest.mark.browser
 
@@ -85,7 +85,7 @@ def test_theme_comes_from_the_link_and_a_bad_value_is_named_and_cleaned(demo_ser
     expect(page.get_by_role("tab", name="Licensee")).to_have_attribute("aria-selected", "true", timeout=30_000)
     expect(page.get_by_text(re.compile(r"Parts of the link could not be used.*person=\.\./etc"))).to_be_visible(timeout=20_000)
     # cleaned from the address (the demo's example person may take its place once looked up)
-    page.wait_for_function("() => new URLSearchParams(location.search).get('person') !== '../etc'", timeout=20_000)
+    wait_js(page, "() => new URLSearchParams(location.search).get('person') !== '../etc'", timeout=20_000)
     state = query(page)
     assert state["theme"] == "dark" and state["tab"] == "licensee"
     # the page is dark: its background is darker than mid grey

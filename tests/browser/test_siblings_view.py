@@ -14,7 +14,7 @@ import json
 import pytest
 
 from tests.browser.conftest import opened_page, serve_component, shoot
-from tests.browser.dashboard_server import COUNT_JS
+from tests.browser.dashboard_server import wait_count
 from tests.feeder_store import build_feeder_store, feeder_abbr
 
 pytestmark = pytest.mark.browser
@@ -74,7 +74,7 @@ def test_one_masters_feeders_side_by_side_as_the_command_line_prints_them(browse
         # the unit class column is the sibling table's alone (the masters' and the undecided tables have none)
         cells = ".tabulator-cell[tabulator-field='class']"
         try:
-            page.wait_for_function(f"() => ({COUNT_JS})(\"{cells}\") >= {len(cli_rows)}", timeout=90_000)
+            wait_count(page, cells, len(cli_rows), timeout=90_000)
         except Exception:
             page.screenshot(path=str(artifacts_dir / f"screen-siblings-{width}-failed.png"))
             raise

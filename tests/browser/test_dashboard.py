@@ -66,7 +66,7 @@ def query(page) -> dict[str, str]:
 
 def test_demo_dashboard_end_to_end(demo_server, page, artifacts_dir):
     page.goto(demo_server.url)
-    expect(page.get_by_text("DEMO DATA — fictional funds and companies")).to_be_visible(timeout=30_000)
+    page.get_by_text("DEMO DATA — fictional funds and companies").wait_for(timeout=30_000)
     wait_for_overview(page)
     # first visit: a default search, a selected fund and a basket, all in the address
     wait_js(page, "() => new URLSearchParams(location.search).get('basket')")
@@ -84,7 +84,7 @@ def test_demo_dashboard_end_to_end(demo_server, page, artifacts_dir):
     row = page.locator(".tabulator-row").filter(has_text=target["proj_name_en"]).first
     expect(row).to_be_visible()
     row.click()
-    expect(page.locator(".sd-title").filter(has_text=target["proj_abbr_name"])).to_be_visible(timeout=15_000)
+    page.locator(".sd-title").filter(has_text=target["proj_abbr_name"]).wait_for(timeout=15_000)
     wait_js(page, "(p) => new URLSearchParams(location.search).get('fund') === p", arg=target["proj_id"])
     picked = target["proj_id"]
     # the demo plays the current service: the footer says so, and retired parts say they are not published
@@ -138,7 +138,7 @@ def test_a_failing_service_shows_a_notification_and_the_app_keeps_working(page, 
             sim_app.inject("503", times=100_000)
             page.goto(server.url)
             notification = page.locator(".MuiAlert-message").filter(has_text="503")
-            expect(notification.first).to_be_visible(timeout=45_000)
+            notification.first.wait_for(timeout=45_000)
             expect(page.get_by_text(re.compile("The search failed"))).to_be_visible()
             expect(page.get_by_text("DEMO DATA — fictional funds and companies")).to_have_count(0)
             screenshot_full(page, artifacts_dir / "dashboard-error.png")
@@ -148,7 +148,7 @@ def test_a_failing_service_shows_a_notification_and_the_app_keeps_working(page, 
             page.get_by_label("Fund name or abbreviation, or unit class").fill("Equity")
             page.get_by_role("button", name="Search").click()
             row = page.locator(".tabulator-row").filter(has_text="Equity").first
-            expect(row).to_be_visible(timeout=30_000)
+            row.wait_for(timeout=30_000)
             row.click()
             wait_for_overview(page)
             expect(page.get_by_text(re.compile("The search failed"))).to_have_count(0)
@@ -188,9 +188,9 @@ def test_a_hostile_fund_name_runs_no_script(page, artifacts_dir, tmp_path):
             page.get_by_label("Fund name or abbreviation, or unit class").fill("DX<b>")
             page.get_by_role("button", name="Search").click()
             cell = page.locator(".tabulator-cell").filter(has_text=HOSTILE).first
-            expect(cell).to_be_visible(timeout=20_000)
+            cell.wait_for(timeout=20_000)
             cell.click()
-            expect(page.locator(".sd-title").filter(has_text="DX<b>BOLD</b>")).to_be_visible(timeout=20_000)
+            page.locator(".sd-title").filter(has_text="DX<b>BOLD</b>").wait_for(timeout=20_000)
             expect(page.get_by_text(HOSTILE).first).to_be_visible()
             expect(page.get_by_text(HOSTILE_TH).first).to_be_visible()
             page.get_by_role("button", name="Clear the basket").click()

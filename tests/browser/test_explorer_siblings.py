@@ -62,9 +62,9 @@ def server(market_cache, feeder):
 def test_the_explorer_draws_the_sibling_feeders_card_with_its_count(browser, server, artifacts_dir, feeder, width):
     with opened_page(browser, server, width, errors="thrown") as page:
         card = page.get_by_text("Sibling feeders (the same master fund)").first
-        expect(card).to_be_visible(timeout=90_000)
+        card.wait_for(timeout=90_000)
         count = page.get_by_text(re.compile(r"^\d+ funds? at \d+ compan(ies|y), \d+ unit classes$")).first
-        expect(count).to_be_visible(timeout=30_000)
+        count.wait_for(timeout=30_000)
         feeders = int(count.inner_text().split()[0])
         assert feeders >= 2, count.inner_text()  # a sibling card: the fund and at least one sibling
         expect(page.get_by_role("button", name="Compare the sibling feeders side by side")).to_be_visible()

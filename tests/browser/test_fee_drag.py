@@ -102,8 +102,8 @@ def server(store_path, basket):
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_fee_drag_chart_draws_each_fund_and_states_its_inputs(browser, server, artifacts_dir, basket, width):
     with opened_page(browser, server, width) as page:
-        expect(page.get_by_text("What the charged fees take over the years")).to_be_visible(timeout=90_000)
-        expect(page.get_by_text("100,000 THB held 10 years", exact=False).first).to_be_visible(timeout=90_000)
+        page.get_by_text("What the charged fees take over the years").wait_for(timeout=90_000)
+        page.get_by_text("100,000 THB held 10 years", exact=False).first.wait_for(timeout=90_000)
         wait_js(page, f"() => {{ const d = ({DRAG_JS})(); return d && d.labels.length >= 2 && d.width; }}",
                       timeout=60_000)
         # the basket's two fee charts drew their bars (one per fund and class) beside the fee drag

@@ -10,7 +10,6 @@ and no `onload` callback ran, so the basket was never read. Screenshots: test-ar
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
 
 from tests.browser.conftest import ConsoleLog, serve_component
 from tests.browser.dashboard_server import CANVAS_RIGHT_JS, wait_idle
@@ -65,7 +64,7 @@ def test_the_fee_charts_draw_when_the_view_is_served_alone(browser, server, arti
     try:
         page.goto(server, wait_until="domcontentloaded")
         # the basket read by the onload callback: its funds' fees in the table
-        expect(page.get_by_text("Management Fee").first).to_be_visible(timeout=90_000)
+        page.get_by_text("Management Fee").first.wait_for(timeout=90_000)
         wait_idle(page, 60_000)
         plots = page.evaluate(FEE_PLOTS_JS)
         page.screenshot(path=str(artifacts_dir / f"screen-fees-alone-{width}.png"), full_page=True)

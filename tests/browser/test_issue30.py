@@ -105,7 +105,7 @@ def test_a_picked_fund_is_shown_where_the_eye_is_and_names_are_whole(browser, se
     """At 1280 px: no fund name in the results ends in "…", and a fund picked there brings its overview into view."""
     with opened(browser, 1280, server.url, overview=True) as page:
         names = page.locator(".sd-results .tabulator-cell:is([tabulator-field='proj_name_en'], [tabulator-field='status'])")
-        expect(names.first).to_be_visible(timeout=LONG)
+        names.first.wait_for(timeout=LONG)
         cut = [c.inner_text() for c in names.all() if c.evaluate("c => c.scrollWidth > c.clientWidth + 1")]
         assert not cut, f"names cut: {cut}"
         rows = page.locator(".sd-results .tabulator-row")
@@ -203,13 +203,13 @@ def market_says_no_directory_and_shows_its_scrollbars(page, market_cache, width:
 def drawn_as_expected(page, name: str) -> None:
     """What the Holdings and Licensee tabs show once drawn (waited for: their tables fill after the charts)."""
     if name == "Holdings":
-        expect(page.get_by_text(re.compile(r"holdings, total [\d.,]+ % of NAV"))).to_be_visible(timeout=LONG)
+        page.get_by_text(re.compile(r"holdings, total [\d.,]+ % of NAV")).wait_for(timeout=LONG)
     if name == "Licensee":
-        expect(page.get_by_text("Section or law")).to_be_visible(timeout=LONG)
-        expect(page.get_by_text("Act (English)")).to_be_visible(timeout=LONG)
+        page.get_by_text("Section or law").wait_for(timeout=LONG)
+        page.get_by_text("Act (English)").wait_for(timeout=LONG)
         for section in ("A company's licences, staff and business", "Find a person",
                         "Enforcement cases of a person or company", "Investor alerts"):
-            expect(page.get_by_text(section, exact=True)).to_be_visible(timeout=LONG)
+            page.get_by_text(section, exact=True).wait_for(timeout=LONG)
 
 
 def words_for_people(page, name: str, width: int) -> list[str]:
@@ -243,7 +243,7 @@ def phone_title_leaves_the_banner_and_licensee_lines_are_whole(page) -> None:
     """On a 390 px phone's Licensee tab: the title bar ends above the demo banner, the companies' names are not
     squeezed and the search button is whole on the screen."""
     names = page.locator(".tabulator-cell[tabulator-field='name_en']")
-    expect(names.first).to_be_visible(timeout=LONG)
+    names.first.wait_for(timeout=LONG)
     wait_js(page, f"() => {{ const r = ({HEADER_JS})(); return r !== null; }}", timeout=LONG)
     bottom, top = page.evaluate(HEADER_JS)
     assert bottom <= top + 1, f"the header ends at {bottom} px, over the banner at {top} px"
@@ -265,7 +265,7 @@ def phone_title_leaves_the_banner_and_licensee_lines_are_whole(page) -> None:
 def basket_drawer_shuts_when_the_window_narrows(page) -> None:
     """The basket's drawer, open beside the content at 1280 px, shuts when the window narrows to a phone's."""
     download = page.get_by_role("button", name="Download report")
-    expect(download).to_be_visible(timeout=LONG)  # the drawer is open beside the content
+    download.wait_for(timeout=LONG)  # the drawer is open beside the content
     page.set_viewport_size({"width": 390, "height": 844})
     expect(download).to_be_hidden(timeout=LONG)
     expect(page.get_by_role("tab", name="Fund explorer")).to_be_visible()
@@ -320,7 +320,7 @@ NAME_CELLS_CUT_JS = """(width) => { const out = [];
 def phone_licensee_names_whole(page, artifacts_dir) -> None:
     """At 390 px the company and person lists show each identifier and each name, Thai and English, whole within the
     screen: the Thai name column ran off the right edge ("จำกั…" cut), and identifiers were squeezed to "P00000…"."""
-    expect(page.locator(".tabulator-cell[tabulator-field='name_th']").first).to_be_visible(timeout=LONG)
+    page.locator(".tabulator-cell[tabulator-field='name_th']").first.wait_for(timeout=LONG)
     page.get_by_role("button", name="Find people").click()
     wait_count(page, ".tabulator-cell[tabulator-field='regis_sale_no']", timeout=LONG)
     wait_idle(page, LONG)
@@ -333,7 +333,7 @@ def test_a_person_on_duty_clicked_opens_their_approvals(browser, server):
     """People on duty are ids (the service names no one by id), titled so; one clicked fills the person box and opens
     their approvals and duties."""
     with opened(browser, 1280, server.url + "?tab=licensee") as page:
-        expect(page.get_by_text("Licensed person (id)").first).to_be_visible(timeout=LONG)
+        page.get_by_text("Licensed person (id)").first.wait_for(timeout=LONG)
         cells = page.locator(".tabulator-cell[tabulator-field='person_unique_id']")
         cells.first.wait_for(timeout=LONG)
         wait_idle(page, LONG)

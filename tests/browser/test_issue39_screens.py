@@ -43,7 +43,7 @@ def test_the_licensee_tab_with_a_persons_approvals(browser, market_dashboard, ar
 
     person = sorted(generate_demo_dataset().approvals)[0]
     with opened_page(browser, market_dashboard.url + f"?tab=licensee&person={person}", 1280, errors="none") as page:
-        expect(page.get_by_text("Licensed person (id)").first).to_be_visible(timeout=LONG)
+        page.get_by_text("Licensed person (id)").first.wait_for(timeout=LONG)
         expect(page.get_by_label("Person identifier", exact=True)).to_have_value(person, timeout=LONG)
         wait_count(page, ".tabulator-row", 4, timeout=LONG)
         wait_idle(page, LONG)
@@ -80,8 +80,8 @@ def test_the_holdings_tab_of_a_fund_whose_newest_quarter_is_late(browser, late_f
     server, proj_id, due, before = late_fund
     with opened_page(browser, server.url + f"?fund={proj_id}&tab=holdings", 1280, errors="none") as page:
         note = f"{quarter_name(due)} is not published for this fund yet"
-        expect(page.get_by_text(note, exact=False).first).to_be_visible(timeout=LONG)
-        expect(page.get_by_text(f"{quarter_name(before)}: ", exact=False).first).to_be_visible(timeout=LONG)
+        page.get_by_text(note, exact=False).first.wait_for(timeout=LONG)
+        page.get_by_text(f"{quarter_name(before)}: ", exact=False).first.wait_for(timeout=LONG)
         wait_count(page, ".tabulator-row", 4, timeout=LONG)
         wait_count(page, ".bk-Figure", 3, timeout=LONG)
         wait_idle(page, LONG)

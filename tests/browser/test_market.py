@@ -65,7 +65,7 @@ def server(market_cache):
 @pytest.mark.parametrize("width", WIDTHS)
 def test_market_tab_screens_the_whole_market(browser, server, artifacts_dir, width):
     with opened_page(browser, server, width, errors="thrown") as page:
-        expect(page.get_by_text("Market snapshot from").first).to_be_visible(timeout=60_000)
+        page.get_by_text("Market snapshot from").first.wait_for(timeout=60_000)
         wait_count(page, ".tabulator-row", 11, timeout=30_000)
         wait_idle(page, 30_000)
         line = page.get_by_text("match the filters").first

@@ -9,7 +9,6 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from playwright.sync_api import expect
 
 from dashboard.demo.generator import generate_demo_dataset
 from tests.browser.conftest import opened_page, serve_component
@@ -65,7 +64,7 @@ def test_the_plan_is_drawn_beside_the_lump_sum_and_another_class(browser, server
     with opened_page(browser, server, width) as page:
         wait_count(page, ".bk-Figure", timeout=60_000)
         cells = page.locator(".tabulator-cell[tabulator-field='plan_1']")  # the other class's column
-        expect(cells.first).to_be_visible(timeout=90_000)
+        cells.first.wait_for(timeout=90_000)
         wait_idle(page, 30_000)
         shot = artifacts_dir / f"screen-dca-{width}.png"
         screenshot_full(page, shot)

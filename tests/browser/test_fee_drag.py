@@ -20,7 +20,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import opened_page, serve_component, shoot
 from tests.browser.dashboard_server import CANVAS_RIGHT_JS, wait_js
-from tests.feeder_store import build_feeder_store, feeder_abbr
+from tests.feeder_store import feeder_abbr, feeder_store_once
 
 pytestmark = pytest.mark.browser
 
@@ -80,7 +80,7 @@ def fees_view(store_path, proj_ids: list[str]):
 
 @pytest.fixture(scope="module")
 def store_path(tmp_path_factory):
-    return build_feeder_store(tmp_path_factory.mktemp("fee-drag-browser") / "cache")
+    return feeder_store_once(tmp_path_factory, "fee-drag-browser")  # built once in the run, a copy
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import pytest
 from tests.browser.conftest import ConsoleLog, serve_component
 from tests.browser.dashboard_server import CANVAS_RIGHT_JS, wait_idle
 from tests.browser.test_fee_drag import BARS_JS, FEEDERS, fees_state
-from tests.feeder_store import build_feeder_store, feeder_abbr
+from tests.feeder_store import feeder_abbr, feeder_store_once
 
 pytestmark = pytest.mark.browser
 
@@ -40,7 +40,7 @@ def fees_view_unread(store_path, proj_ids: list[str]):
 
 @pytest.fixture(scope="module")
 def store_path(tmp_path_factory):
-    return build_feeder_store(tmp_path_factory.mktemp("fees-alone") / "cache")
+    return feeder_store_once(tmp_path_factory, "fees-alone")  # built once in the run, a copy
 
 
 @pytest.fixture(scope="module")

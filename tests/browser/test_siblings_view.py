@@ -15,7 +15,7 @@ import pytest
 
 from tests.browser.conftest import opened_page, serve_component, shoot
 from tests.browser.dashboard_server import wait_count
-from tests.feeder_store import build_feeder_store, feeder_abbr
+from tests.feeder_store import feeder_abbr, feeder_store_once
 
 pytestmark = pytest.mark.browser
 
@@ -42,7 +42,7 @@ def siblings_view(store_path, fund: str):
 
 @pytest.fixture(scope="module")
 def store_path(tmp_path_factory):
-    return build_feeder_store(tmp_path_factory.mktemp("siblings-browser") / "cache")
+    return feeder_store_once(tmp_path_factory, "siblings-browser")  # built once in the run, a copy
 
 
 @pytest.fixture(scope="module")

@@ -113,6 +113,7 @@ def test_demo_dashboard_end_to_end(demo_server, page, artifacts_dir):
 
     # the address reopens the same view
     page.goto(page.url)
+    page.get_by_role("tab", name="Licensee").wait_for(timeout=30_000)  # (the page drawn: a cheap wait, expect's is not)
     expect(page.get_by_role("tab", name="Licensee")).to_have_attribute("aria-selected", "true", timeout=30_000)
     assert query(page)["fund"] == picked and picked in query(page)["basket"]
 

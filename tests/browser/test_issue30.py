@@ -24,7 +24,7 @@ from tests.browser.dashboard_server import (
 pytestmark = pytest.mark.browser
 
 WIDTHS = (1280, 390)
-LONG = 60_000
+LONG = 120_000  # generous: a first wait on a fresh page covers the server building it (over 60 s seen at load 12)
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +58,7 @@ def test_a_company_clicked_in_the_results_opens(browser, server):
     lic_no = next(r["lic_no"] for r in data.company_licences[other["unique_id"]] if r.get("lic_no"))
     with opened(browser, 1280, server.url + "?tab=licensee") as page:
         box = page.get_by_label("Company identifier", exact=True)
+        box.wait_for(timeout=LONG)  # (the tab's view drawn: a cheap wait, expect's is not)
         expect(box).to_have_value(first, timeout=LONG)
         row = page.locator(".tabulator-row").filter(has_text=other["name_en"]).first
         row.wait_for(timeout=LONG)
@@ -345,7 +346,7 @@ def test_a_person_on_duty_clicked_opens_their_approvals(browser, server):
         for attempt in range(3):
             cells.filter(has_text=person).first.click()
             try:
-                expect(box).to_have_value(person, timeout=LONG // 3)
+                expect(box).to_have_value(person, timeout=20_000)
                 break
             except AssertionError:
                 if attempt == 2:

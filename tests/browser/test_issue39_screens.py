@@ -20,7 +20,7 @@ from tests.browser.dashboard_server import HIDDEN_COLUMNS_JS, DashboardProcess, 
 
 pytestmark = pytest.mark.browser
 
-LONG = 60_000
+LONG = 120_000  # generous: a first wait on a fresh page covers the server building it (over 60 s seen at load 12)
 KEY = "test-key"
 
 # Where a column's title ends on screen (the largest right edge of the titles of that field), in px.
@@ -44,6 +44,7 @@ def test_the_licensee_tab_with_a_persons_approvals(browser, market_dashboard, ar
     person = sorted(generate_demo_dataset().approvals)[0]
     with opened_page(browser, market_dashboard.url + f"?tab=licensee&person={person}", 1280, errors="none") as page:
         page.get_by_text("Licensed person (id)").first.wait_for(timeout=LONG)
+        page.get_by_label("Person identifier", exact=True).wait_for(timeout=LONG)  # (cheap; expect's wait is not)
         expect(page.get_by_label("Person identifier", exact=True)).to_have_value(person, timeout=LONG)
         wait_count(page, ".tabulator-row", 4, timeout=LONG)
         wait_idle(page, LONG)

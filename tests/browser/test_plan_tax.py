@@ -11,7 +11,7 @@ import pytest
 from tests.browser.dashboard_server import screenshot_full, wait_count, wait_idle, wait_js
 
 pytestmark = pytest.mark.browser
-LONG = 60_000
+LONG = 120_000  # generous: a first wait on a fresh page covers the server building it (over 60 s seen at load 12)
 # What is drawn past a phone's right edge (a table scrolls inside its own box: the box is what must fit).
 WIDER_THAN_SCREEN_JS = """(width) => { const out = [];
   const walk = root => { for (const el of root.querySelectorAll('.tabulator, p, li, input, .bk-panel-models-markup-HTML')) {

@@ -69,6 +69,7 @@ def test_a_basket_link_names_its_funds_in_the_sidebar(demo_server, page, data, a
 def test_holdings_comparison_from_a_link_shows_rows(demo_server, page, data, artifacts_dir):
     fund = next(f for f in data.funds if len([p for p, rows in data.holdings.get(f["proj_id"], {}).items() if rows]) >= 3)
     page.goto(f"{demo_server.url}?tab=holdings&fund={fund['proj_id']}")
+    page.get_by_role("tab", name="Holdings").wait_for(timeout=30_000)  # (the page drawn: a cheap wait, expect's is not)
     expect(page.get_by_role("tab", name="Holdings")).to_have_attribute("aria-selected", "true", timeout=30_000)
     page.get_by_text("What changed between two quarters").wait_for(timeout=30_000)
     # the change counts appear only when the comparison has rows
@@ -82,6 +83,7 @@ def test_holdings_comparison_from_a_link_shows_rows(demo_server, page, data, art
 
 def test_theme_comes_from_the_link_and_a_bad_value_is_named_and_cleaned(demo_server, page, artifacts_dir):
     page.goto(f"{demo_server.url}?tab=licensee&theme=dark&person=..%2Fetc")
+    page.get_by_role("tab", name="Licensee").wait_for(timeout=30_000)  # (the page drawn: a cheap wait, expect's is not)
     expect(page.get_by_role("tab", name="Licensee")).to_have_attribute("aria-selected", "true", timeout=30_000)
     page.get_by_text(re.compile(r"Parts of the link could not be used.*person=\.\./etc")).wait_for(timeout=20_000)
     # cleaned from the address (the demo's example person may take its place once looked up)

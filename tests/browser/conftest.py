@@ -28,6 +28,9 @@ CHROMIUM_ARGS = [
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
+# How long a page may take to arrive (ms), for the pages of `page` and `opened_page`: a view served alone is built
+# while its page is fetched (the Market view's took over Playwright's default 30 s on a loaded machine).
+GOTO_TIMEOUT = 120_000
 # Console messages that come from the browser itself, not from the page under test.
 BENIGN_CONSOLE = ("favicon.ico", "Download the React DevTools", "[Deprecation]")
 
@@ -40,17 +43,23 @@ def artifacts_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def market_cache(tmp_path_factory):
-    """A cache directory holding the demo market's snapshot (`sec-dashboard --demo market sync --nav-days 0`), made
-    once a session."""
+    """A cache directory holding the demo market's snapshot (`sec-dashboard --demo market sync --nav-days 0`): synced
+    once in the whole run for every xdist worker (tests/built_once.py: each worker synced it before, 10-20 CPU-s
+    each), each worker's a copy of its own (its server may write beside the store)."""
+    from tests.built_once import built_once, copy_built
+
     root = Path(__file__).resolve().parents[2]
-    cache = tmp_path_factory.mktemp("market-cache")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SEC_")}
-    env.update(SEC_DASHBOARD_CACHE_DIR=str(cache), PYTHONPATH=str(root))
-    # without the daily NAV (about 350 calls and 12 s fewer): the Market tab then says its NAV figures need one
-    done = subprocess.run([sys.executable, "-m", "dashboard", "--demo", "market", "sync", "--nav-days", "0"], cwd=root, env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return cache
+
+    def build(cache: Path) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SEC_")}
+        env.update(SEC_DASHBOARD_CACHE_DIR=str(cache), PYTHONPATH=str(root))
+        # without the daily NAV (about 350 calls and 12 s fewer): the Market tab then says its NAV figures need one
+        done = subprocess.run([sys.executable, "-m", "dashboard", "--demo", "market", "sync", "--nav-days", "0"],
+                              cwd=root, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+
+    built, _ = built_once(tmp_path_factory, "browser-market-cache", build)
+    return copy_built(built, tmp_path_factory.mktemp("market-cache") / "cache")
 
 
 @pytest.fixture(scope="session")
@@ -89,6 +98,7 @@ class ConsoleLog:
 @pytest.fixture
 def page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    context.set_default_navigation_timeout(GOTO_TIMEOUT)
     page = context.new_page()
     log = ConsoleLog()
     page.on("console", log.on_console)
@@ -157,6 +167,7 @@ def opened_page(browser, url: str | None, width: int = 1280, *, height: int | No
 
     viewport = phone_or_desktop(width) if height is None else {"width": width, "height": height}
     context = browser.new_context(viewport=viewport, locale="en-US")
+    context.set_default_navigation_timeout(GOTO_TIMEOUT)
     page = context.new_page()
     log = ConsoleLog()
     page.on("console", log.on_console)
@@ -206,6 +217,19 @@ def shoot(page, path: Path, *, height: int | None = None, scroll_to=None, full_p
     return path
 
 
+@contextlib.contextmanager
+def cpu_noted(server, artifacts_dir: Path, name: str):
+    """Around a shared server's life: the CPU seconds it used, appended to test-artifacts/server-cpu.txt (what the
+    browser tests cost the server, per worker: docs/test-speed-browser.md)."""
+    try:
+        yield server
+    finally:
+        with contextlib.suppress(OSError, AssertionError, ValueError):
+            used = server.cpu_seconds()
+            with open(artifacts_dir / "server-cpu.txt", "a") as out:
+                out.write(f"{name} {os.environ.get('PYTEST_XDIST_WORKER', 'main')} {used:.1f} CPU-s\n")
+
+
 def _server_log(artifacts_dir: Path, name: str) -> Path:
     """A log of its own for each xdist worker (a session fixture runs once in each)."""
     return artifacts_dir / f"{name}-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.log"
@@ -217,7 +241,8 @@ def demo_dashboard(artifacts_dir):
     each page a session of its own (a server's start is ~10 s of a loaded machine, once each module before)."""
     from tests.browser.dashboard_server import DashboardProcess
 
-    with DashboardProcess(demo=True, log_path=_server_log(artifacts_dir, "demo-dashboard")) as server:
+    with DashboardProcess(demo=True, log_path=_server_log(artifacts_dir, "demo-dashboard")) as server, \
+            cpu_noted(server, artifacts_dir, "demo-dashboard"):
         yield server
 
 
@@ -228,5 +253,6 @@ def market_dashboard(market_cache, artifacts_dir):
     from tests.browser.dashboard_server import DashboardProcess
 
     with DashboardProcess(demo=True, env={"SEC_DASHBOARD_CACHE_DIR": str(market_cache)},
-                          log_path=_server_log(artifacts_dir, "market-dashboard")) as server:
+                          log_path=_server_log(artifacts_dir, "market-dashboard")) as server, \
+            cpu_noted(server, artifacts_dir, "market-dashboard"):
         yield server

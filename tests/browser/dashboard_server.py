@@ -119,6 +119,11 @@ class DashboardProcess:
             return ""
         return "\n".join(Path(self.log_path).read_text(errors="replace").splitlines()[-lines:])
 
+    def cpu_seconds(self) -> float:
+        """CPU time the server process has used so far (user + system, from /proc/<pid>/stat), in seconds."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def rss_mb(self) -> float:
         """Resident memory of the server process (VmRSS), in MB."""
         for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
@@ -140,6 +145,29 @@ def count(page, selector: str) -> int:
     return page.evaluate(COUNT_JS, selector)
 
 
+# Waiting costs the page CPU on the cores the server builds it with (measured, 6 s of waiting on the Holdings tab,
+# docs/test-speed-browser.md): `locator.wait_for()` 0.07-0.2 CPU-s, a page function every 100 ms 0.2,
+# `expect(locator).to_be_visible()` 0.9-1.3 and a page function every frame (Playwright's default) 1.0-1.4. So a
+# wait for something to show is `locator.wait_for()` (what `expect` asserts at once after it is cheap).
+# How often a `wait_js` wait runs its function, in ms. Playwright's default is every animation frame: a walk of every
+# element through the shadow roots (COUNT_JS, ~2,200 elements, ~23 ms) on every frame cost Chromium ~1 CPU-s per
+# 6 s of waiting, against ~0.2 at 100 ms, on the cores the server is building the page with.
+POLL_MS = 100
+
+
+def wait_js(page, js: str, arg=None, *, timeout: float = 30_000):
+    """Until the page function `js` (given `arg`) returns something true, run every POLL_MS ms; its handle."""
+    return page.wait_for_function(js, arg=arg, timeout=timeout, polling=POLL_MS)
+
+
+def wait_count(page, selector: str, at_least: int = 1, *, timeout: float = 30_000) -> None:
+    """Until at least `at_least` elements match the CSS `selector` anywhere in the page (Playwright's locators pierce
+    open shadow roots, as COUNT_JS walks them). `Locator.wait_for`, not `expect(...)`: measured on the Holdings tab
+    (~2,200 elements), 6 s of waiting cost Chromium 0.07 CPU-s this way, 0.85 with `expect(...).to_be_attached`,
+    0.2 with COUNT_JS every 100 ms and 1.0-1.4 with COUNT_JS every frame (docs/test-speed-browser.md)."""
+    page.locator(selector).nth(at_least - 1).wait_for(state="attached", timeout=timeout)
+
+
 def open_tab(page, name: str, timeout: float = 20_000) -> None:
     """Click a tab and wait until it is selected and its charts are drawn (Bokeh figures)."""
     from playwright.sync_api import expect
@@ -152,21 +180,20 @@ def open_tab(page, name: str, timeout: float = 20_000) -> None:
     # The bar marks the tab at once; the server then puts the tab in the address and, once what it shows
     # is ready, its view below the bar: until then the page still shows the last tab's view, charts and all.
     key = next(key for key, title in TAB_TITLES.items() if title == name)
-    page.wait_for_function("(tab) => new URLSearchParams(location.search).get('tab') === tab", arg=key,
-                           timeout=timeout)
+    wait_js(page, "(tab) => new URLSearchParams(location.search).get('tab') === tab", key, timeout=timeout)
     # the tab's own view in the page (the server puts it there once what it shows is read)
-    page.wait_for_function(f"() => ({COUNT_JS})('.sd-view-{key}') > 0", timeout=timeout)
+    wait_count(page, f".sd-view-{key}", timeout=timeout)
     expected = CHARTS_PER_TAB.get(name, 0)
     if expected:
-        page.wait_for_function(f"() => ({COUNT_JS})('.bk-Figure') >= {expected}", timeout=timeout)
+        wait_count(page, ".bk-Figure", expected, timeout=timeout)
     wait_idle(page, timeout)
 
 
 def wait_idle(page, timeout: float = 20_000) -> None:
     """Until Bokeh has finished laying out and drawing every view (switching tabs mid-draw makes
     BokehJS log an error about a view it is removing)."""
-    page.wait_for_function("() => window.Bokeh && Bokeh.documents.length > 0 && Bokeh.documents.every(d => d.is_idle)",
-                           timeout=timeout)
+    wait_js(page, "() => window.Bokeh && Bokeh.documents.length > 0 && Bokeh.documents.every(d => d.is_idle)",
+            timeout=timeout)
 
 
 def screenshot_full(page, path: Path) -> None:
@@ -198,6 +225,28 @@ TEXT_JS = """() => { const out = [];
       if (el.shadowRoot) walk(el.shadowRoot);
       for (const n of el.childNodes) if (n.nodeType === 3 && n.textContent.trim() && el.offsetParent !== null) out.push(n.textContent.trim()); } };
   walk(document); return out.join('\\n'); }"""
+
+
+# The page's whole text, hidden parts and shadow roots included (what a page must not name anywhere).
+ALL_TEXT_JS = """() => { const out = [];
+  const walk = (root) => { out.push(root.textContent || ''); for (const el of root.querySelectorAll('*'))
+    if (el.shadowRoot) walk(el.shadowRoot); };
+  walk(document.body); return out.join(' '); }"""
+
+
+# Each table that scrolls sideways: whether it scrolls (overflow-x not hidden) and whether the page's style gives
+# its scrollbar a height and a thumb a person sees. (Headless Chromium under Playwright runs with --hide-scrollbars,
+# so no scrollbar is ever drawn in these screenshots: the style is what can be checked; drawn without that flag, each
+# such table shows a 10 px bar under it.)
+HIDDEN_COLUMNS_JS = """() => { const out = [];
+  const walk = (root) => { for (const el of root.querySelectorAll('.tabulator-tableholder')) {
+      if (el.offsetParent === null || el.scrollWidth <= el.clientWidth + 1) continue;
+      const styled = [...root.querySelectorAll('style')].some(s => /tabulator-tableholder::-webkit-scrollbar\\s*\\{\\s*height:\\s*([89]|\\d\\d)px/.test(s.textContent));
+      out.push({fields: [...el.closest('.tabulator').querySelectorAll('.tabulator-col[tabulator-field]')].slice(0, 2)
+                  .map(c => c.getAttribute('tabulator-field')).join(','),
+                scrolls: getComputedStyle(el).overflowX !== 'hidden', styled, hidden: el.scrollWidth - el.clientWidth}); }
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot); };
+  walk(document); return out; }"""
 
 
 # The right edge of every drawn chart (Bokeh canvases live in shadow roots).

@@ -15,11 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.dashboard_server import (
-    DashboardProcess,
-    count,
-    open_tab,
-    screenshot_full,
-    wait_for_overview,
+    DashboardProcess, count, open_tab, screenshot_full, wait_for_overview, wait_js,
 )
 
 pytestmark = pytest.mark.browser
@@ -70,10 +66,10 @@ def query(page) -> dict[str, str]:
 
 def test_demo_dashboard_end_to_end(demo_server, page, artifacts_dir):
     page.goto(demo_server.url)
-    expect(page.get_by_text("DEMO DATA — fictional funds and companies")).to_be_visible(timeout=30_000)
+    page.get_by_text("DEMO DATA — fictional funds and companies").wait_for(timeout=30_000)
     wait_for_overview(page)
     # first visit: a default search, a selected fund and a basket, all in the address
-    page.wait_for_function("() => new URLSearchParams(location.search).get('basket')")
+    wait_js(page, "() => new URLSearchParams(location.search).get('basket')")
     state = query(page)
     assert state.get("q") == "Demo" and re.fullmatch(r"M\d+_\d{4}", state.get("fund", ""))
     assert len(state["basket"].split(",")) == 4
@@ -84,12 +80,12 @@ def test_demo_dashboard_end_to_end(demo_server, page, artifacts_dir):
     search = page.get_by_label("Fund name or abbreviation, or unit class")
     search.fill(target["proj_abbr_name"])
     page.get_by_role("button", name="Search").click()
-    page.wait_for_function("(q) => new URLSearchParams(location.search).get('q') === q", arg=target["proj_abbr_name"])
+    wait_js(page, "(q) => new URLSearchParams(location.search).get('q') === q", arg=target["proj_abbr_name"])
     row = page.locator(".tabulator-row").filter(has_text=target["proj_name_en"]).first
     expect(row).to_be_visible()
     row.click()
-    expect(page.locator(".sd-title").filter(has_text=target["proj_abbr_name"])).to_be_visible(timeout=15_000)
-    page.wait_for_function("(p) => new URLSearchParams(location.search).get('fund') === p", arg=target["proj_id"])
+    page.locator(".sd-title").filter(has_text=target["proj_abbr_name"]).wait_for(timeout=15_000)
+    wait_js(page, "(p) => new URLSearchParams(location.search).get('fund') === p", arg=target["proj_id"])
     picked = target["proj_id"]
     # the demo plays the current service: the footer says so, and retired parts say they are not published
     expect(page.get_by_role("contentinfo")).to_contain_text("current service paths (/v2/fund, /v1/license-check)")
@@ -99,7 +95,7 @@ def test_demo_dashboard_end_to_end(demo_server, page, artifacts_dir):
     add = page.get_by_role("button", name="Add to basket")
     expect(add).to_be_enabled(timeout=15_000)
     add.click()
-    page.wait_for_function("(p) => (new URLSearchParams(location.search).get('basket') || '').includes(p)", arg=picked)
+    wait_js(page, "(p) => (new URLSearchParams(location.search).get('basket') || '').includes(p)", arg=picked)
     expect(page.get_by_text(re.compile(r"Comparison basket: 5 funds"))).to_be_visible()
 
     # (every tab drawn, its tables filled and screenshotted at both widths: tests/browser/test_issue30.py)
@@ -113,10 +109,11 @@ def test_demo_dashboard_end_to_end(demo_server, page, artifacts_dir):
     text = Path(report.path()).read_text(encoding="utf-8")
     assert text.lstrip().startswith("<!DOCTYPE html>") and picked in text
     open_tab(page, "Licensee")
-    page.wait_for_function("() => new URLSearchParams(location.search).get('tab') === 'licensee'")
+    wait_js(page, "() => new URLSearchParams(location.search).get('tab') === 'licensee'")
 
     # the address reopens the same view
     page.goto(page.url)
+    page.get_by_role("tab", name="Licensee").wait_for(timeout=30_000)  # (the page drawn: a cheap wait, expect's is not)
     expect(page.get_by_role("tab", name="Licensee")).to_have_attribute("aria-selected", "true", timeout=30_000)
     assert query(page)["fund"] == picked and picked in query(page)["basket"]
 
@@ -142,7 +139,7 @@ def test_a_failing_service_shows_a_notification_and_the_app_keeps_working(page, 
             sim_app.inject("503", times=100_000)
             page.goto(server.url)
             notification = page.locator(".MuiAlert-message").filter(has_text="503")
-            expect(notification.first).to_be_visible(timeout=45_000)
+            notification.first.wait_for(timeout=45_000)
             expect(page.get_by_text(re.compile("The search failed"))).to_be_visible()
             expect(page.get_by_text("DEMO DATA — fictional funds and companies")).to_have_count(0)
             screenshot_full(page, artifacts_dir / "dashboard-error.png")
@@ -152,7 +149,7 @@ def test_a_failing_service_shows_a_notification_and_the_app_keeps_working(page, 
             page.get_by_label("Fund name or abbreviation, or unit class").fill("Equity")
             page.get_by_role("button", name="Search").click()
             row = page.locator(".tabulator-row").filter(has_text="Equity").first
-            expect(row).to_be_visible(timeout=30_000)
+            row.wait_for(timeout=30_000)
             row.click()
             wait_for_overview(page)
             expect(page.get_by_text(re.compile("The search failed"))).to_have_count(0)
@@ -192,9 +189,9 @@ def test_a_hostile_fund_name_runs_no_script(page, artifacts_dir, tmp_path):
             page.get_by_label("Fund name or abbreviation, or unit class").fill("DX<b>")
             page.get_by_role("button", name="Search").click()
             cell = page.locator(".tabulator-cell").filter(has_text=HOSTILE).first
-            expect(cell).to_be_visible(timeout=20_000)
+            cell.wait_for(timeout=20_000)
             cell.click()
-            expect(page.locator(".sd-title").filter(has_text="DX<b>BOLD</b>")).to_be_visible(timeout=20_000)
+            page.locator(".sd-title").filter(has_text="DX<b>BOLD</b>").wait_for(timeout=20_000)
             expect(page.get_by_text(HOSTILE).first).to_be_visible()
             expect(page.get_by_text(HOSTILE_TH).first).to_be_visible()
             page.get_by_role("button", name="Clear the basket").click()

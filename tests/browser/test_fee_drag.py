@@ -19,8 +19,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import opened_page, serve_component, shoot
-from tests.browser.dashboard_server import CANVAS_RIGHT_JS
-from tests.feeder_store import build_feeder_store, feeder_abbr
+from tests.browser.dashboard_server import CANVAS_RIGHT_JS, wait_js
+from tests.feeder_store import feeder_abbr, feeder_store_once
 
 pytestmark = pytest.mark.browser
 
@@ -80,7 +80,7 @@ def fees_view(store_path, proj_ids: list[str]):
 
 @pytest.fixture(scope="module")
 def store_path(tmp_path_factory):
-    return build_feeder_store(tmp_path_factory.mktemp("fee-drag-browser") / "cache")
+    return feeder_store_once(tmp_path_factory, "fee-drag-browser")  # built once in the run, a copy
 
 
 @pytest.fixture(scope="module")
@@ -102,12 +102,12 @@ def server(store_path, basket):
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_fee_drag_chart_draws_each_fund_and_states_its_inputs(browser, server, artifacts_dir, basket, width):
     with opened_page(browser, server, width) as page:
-        expect(page.get_by_text("What the charged fees take over the years")).to_be_visible(timeout=90_000)
-        expect(page.get_by_text("100,000 THB held 10 years", exact=False).first).to_be_visible(timeout=90_000)
-        page.wait_for_function(f"() => {{ const d = ({DRAG_JS})(); return d && d.labels.length >= 2 && d.width; }}",
-                               timeout=60_000)
+        page.get_by_text("What the charged fees take over the years").wait_for(timeout=90_000)
+        page.get_by_text("100,000 THB held 10 years", exact=False).first.wait_for(timeout=90_000)
+        wait_js(page, f"() => {{ const d = ({DRAG_JS})(); return d && d.labels.length >= 2 && d.width; }}",
+                      timeout=60_000)
         # the basket's two fee charts drew their bars (one per fund and class) beside the fee drag
-        page.wait_for_function(f"() => ({BARS_JS})() >= {2 * len(basket)}", timeout=60_000)
+        wait_js(page, f"() => ({BARS_JS})() >= {2 * len(basket)}", timeout=60_000)
         drawn = page.evaluate(DRAG_JS)
         # (not Bokeh idle: this view's document never reports idle, even made with its data; see the report)
         shoot(page, artifacts_dir / f"screen-fee-drag-{width}.png", full_page=True, idle=False)

@@ -10,12 +10,11 @@ and no `onload` callback ran, so the basket was never read. Screenshots: test-ar
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
 
 from tests.browser.conftest import ConsoleLog, serve_component
 from tests.browser.dashboard_server import CANVAS_RIGHT_JS, wait_idle
 from tests.browser.test_fee_drag import BARS_JS, FEEDERS, fees_state
-from tests.feeder_store import build_feeder_store, feeder_abbr
+from tests.feeder_store import feeder_abbr, feeder_store_once
 
 pytestmark = pytest.mark.browser
 
@@ -41,7 +40,7 @@ def fees_view_unread(store_path, proj_ids: list[str]):
 
 @pytest.fixture(scope="module")
 def store_path(tmp_path_factory):
-    return build_feeder_store(tmp_path_factory.mktemp("fees-alone") / "cache")
+    return feeder_store_once(tmp_path_factory, "fees-alone")  # built once in the run, a copy
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +64,7 @@ def test_the_fee_charts_draw_when_the_view_is_served_alone(browser, server, arti
     try:
         page.goto(server, wait_until="domcontentloaded")
         # the basket read by the onload callback: its funds' fees in the table
-        expect(page.get_by_text("Management Fee").first).to_be_visible(timeout=90_000)
+        page.get_by_text("Management Fee").first.wait_for(timeout=90_000)
         wait_idle(page, 60_000)
         plots = page.evaluate(FEE_PLOTS_JS)
         page.screenshot(path=str(artifacts_dir / f"screen-fees-alone-{width}.png"), full_page=True)

@@ -16,7 +16,7 @@ import threading
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.dashboard_server import COUNT_JS, DashboardProcess, count, wait_for_overview
+from tests.browser.dashboard_server import DashboardProcess, count, wait_for_overview
 from tests.browser.test_dashboard import assert_clean_log
 
 pytestmark = pytest.mark.browser
@@ -81,7 +81,7 @@ def test_a_real_key_session_shows_its_basket_loaded(page, artifacts_dir, tmp_pat
             for label in labels:
                 expect(page.locator("b").filter(has_text=re.compile(f"^{re.escape(label)}$")).first).to_be_visible()
             expect(page.get_by_text("loading…")).to_have_count(0, timeout=15_000)
-            page.wait_for_function(f"() => ({COUNT_JS})('.pn-loading') === 0", timeout=15_000)
+            expect(page.locator(".pn-loading")).to_have_count(0, timeout=15_000)
             assert count(page, ".pn-loading") == 0
             assert service.app.request_count > 0
     assert page.console_log.errors == [], "\n".join(page.console_log.errors)

@@ -18,7 +18,7 @@ import urllib.request
 
 import pytest
 
-from tests.browser.dashboard_server import COUNT_JS
+from tests.browser.dashboard_server import wait_count, wait_js
 
 YEAR = 365 * 24 * 3600
 # Measured: 33 models in the browser's first document with the demo data (71 when it held the Fund explorer,
@@ -103,18 +103,18 @@ def test_first_document_is_the_frame_and_the_tab_follows_whole(server, page):
     page.add_init_script(FIRST_DOCUMENT_JS)
     page.add_init_script(OVERVIEW_TOPS_JS)
     page.goto(server.url)
-    page.wait_for_function(f"() => ({COUNT_JS})('.tabulator-row') > 0", timeout=60_000)
-    page.wait_for_function("() => window.__firstDocument", timeout=10_000)
+    wait_count(page, ".tabulator-row", timeout=60_000)
+    wait_js(page, "() => window.__firstDocument", timeout=10_000)
     first = page.evaluate("() => window.__firstDocument")
     types = first["types"]
     assert first["size"] <= FIRST_DOCUMENT_MAX_MODELS, (first["size"], sorted(set(types)))
     assert not [t for t in types if t.endswith("Figure") or t.endswith("Plot") or t.endswith("DataTabulator")]
     # Once drawn: the Fund explorer whole (its results and the unit classes "Demo" matches), and the basket.
-    page.wait_for_function("() => [...Bokeh.documents[0].all_models].filter(m => m.type.endsWith('DataTabulator'))"
-                           ".length === 2", timeout=30_000)
+    wait_js(page, "() => [...Bokeh.documents[0].all_models].filter(m => m.type.endsWith('DataTabulator'))"
+                  ".length === 2", timeout=30_000)
     basket = page.get_by_text("Comparison basket:", exact=False).first
     basket.wait_for(timeout=30_000)
-    page.wait_for_function(f"() => ({COUNT_JS})('.tabulator-row') > 8", timeout=30_000)
+    wait_count(page, ".tabulator-row", 9, timeout=30_000)
     page.wait_for_timeout(500)
     tops = page.evaluate("() => window.__overviewTops")
     # The overview comes with the results, in one piece: nothing comes above it later. What may move it is
@@ -153,7 +153,7 @@ def test_on_a_phone_the_sidebar_never_covers_the_page_and_the_demo_chip_follows(
     try:
         page.add_init_script(DRAWER_FRAMES_JS)
         page.goto(server.url)
-        page.wait_for_function(f"() => ({COUNT_JS})('.tabulator-row') > 0", timeout=60_000)
+        wait_count(page, ".tabulator-row", timeout=60_000)
         page.get_by_text("DEMO DATA", exact=True).wait_for(state="attached", timeout=30_000)
         page.wait_for_timeout(1000)
         assert page.evaluate("() => window.__drawerRight") <= 0
@@ -198,9 +198,9 @@ def test_the_selected_fund_is_marked_and_the_page_then_sits_idle(server, browser
     try:
         page.add_init_script(DEFER_COUNT_JS)
         page.goto(server.url)
-        page.wait_for_function(f"() => ({COUNT_JS})('.tabulator-row') > 0", timeout=60_000)
+        wait_count(page, ".tabulator-row", timeout=60_000)
         page.get_by_text("Comparison basket:", exact=False).first.wait_for(timeout=30_000)
-        page.wait_for_function(f"() => ({SELECTED_ROWS_JS})().length > 0", timeout=10_000)
+        wait_js(page, f"() => ({SELECTED_ROWS_JS})().length > 0", timeout=10_000)
         selected = page.evaluate(SELECTED_ROWS_JS)
         shown = page.evaluate(OVERVIEW_TITLE_JS)  # the fund whose overview is shown, by its abbreviation
         assert shown and selected == [shown], (selected, shown)
@@ -243,7 +243,7 @@ def test_the_results_are_not_redrawn_once_per_stylesheet(server, browser):
         counts = []
         for _ in range(2):  # cold, then warm (the browser's cache holds the styles)
             page.goto(server.url)
-            page.wait_for_function(f"() => ({SELECTED_ROWS_JS})().length > 0", timeout=60_000)
+            wait_js(page, f"() => ({SELECTED_ROWS_JS})().length > 0", timeout=60_000)
             page.get_by_text("Comparison basket:", exact=False).first.wait_for(timeout=30_000)
             page.wait_for_timeout(1500)  # what follows the first paint has settled
             counts.append(page.evaluate("() => window.__resultsRedraws"))

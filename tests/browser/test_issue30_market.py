@@ -15,11 +15,11 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import opened_page
-from tests.browser.dashboard_server import COUNT_JS, DashboardProcess, wait_idle
+from tests.browser.dashboard_server import DashboardProcess, wait_count, wait_idle, wait_js
 
 pytestmark = pytest.mark.browser
 
-LONG = 60_000
+LONG = 120_000  # generous: a first wait on a fresh page covers the server building it (over 60 s seen at load 12)
 # The value of the progress bar shown in the main area (the sidebar's basket has a bar of its own); null when none.
 PROGRESS_JS = """() => { let main = null, bar = null;
   const find = (root, test) => { for (const el of root.querySelectorAll('*')) {
@@ -47,7 +47,7 @@ def market_page(browser, url: str, width: int = 1280):
     """A fresh page on the Market tab at `url`, once the snapshot's screen is drawn."""
     with opened_page(browser, url, width, height=900, errors="none") as page:
         page.get_by_text("Market snapshot from").first.wait_for(timeout=LONG)
-        page.wait_for_function(f"() => ({COUNT_JS})('.tabulator-row') > 0", timeout=LONG)
+        wait_count(page, ".tabulator-row", timeout=LONG)
         wait_idle(page, LONG)
         yield page
 
@@ -68,14 +68,14 @@ def test_a_running_sync_says_so_while_its_progress_moves(browser, tmp_path, arti
             page.get_by_role("button", name="Make the demo market snapshot").click(timeout=LONG)
             # Each look reads the bar and the label at one moment; the looks end once the bar has moved while the
             # label said a sync runs, or when the bar is gone (the sync is over: the record says what was seen).
-            seen = page.wait_for_function(f"""() => {{ const v = ({PROGRESS_JS})(), shown = ({TEXT_JS})();
+            seen = wait_js(page, f"""() => {{ const v = ({PROGRESS_JS})(), shown = ({TEXT_JS})();
                 const all = window.__seen = window.__seen || [];
                 if (v === null) return all.length ? all : null;
                 const m = shown.match(/a sync is running: (\\d+) of (\\d+) datasets/);
                 all.push([v, m ? Number(m[1]) : null, shown.includes('stopped part way')]);
                 const labelled = all.filter(o => o[1] !== null);
                 return labelled.length >= 2 && labelled[labelled.length - 1][0] > labelled[0][0] ? all : null; }}""",
-                timeout=LONG * 2, polling=100).json_value()
+                timeout=LONG * 2).json_value()  # (polled every POLL_MS: each look is one observation)
             labelled = [o for o in seen if o[1] is not None]
             assert len(labelled) >= 2 and labelled[-1][0] > labelled[0][0], seen  # the bar moved, the label beside it
             assert not any(stopped for _, _, stopped in seen), seen
@@ -104,8 +104,8 @@ def test_the_screeners_filters_are_kept_in_the_link_and_reopened_by_it(browser, 
         returns = page.get_by_label("1-year return at least (%)")
         returns.fill("-5")
         returns.press("Enter")
-        page.wait_for_function("() => { const q = new URLSearchParams(location.search);"
-                               " return q.get('max_fee') === '1.5' && q.get('min_return') === '-5'; }", timeout=LONG)
+        wait_js(page, "() => { const q = new URLSearchParams(location.search);"
+                      " return q.get('max_fee') === '1.5' && q.get('min_return') === '-5'; }", timeout=LONG)
         wait_idle(page, LONG)
         # the screen after the last filter runs after the address changes: its count is the one that holds
         shown, settled = counts(status.inner_text()), 0
@@ -139,10 +139,10 @@ def test_the_company_filter_picks_a_company_by_its_name(browser, server, artifac
         expect(choice).to_have_count(1, timeout=LONG)
         expect(page.locator("li").filter(has_text="Demo Lanna")).to_have_count(0)  # the search narrowed the list
         choice.click()
-        page.wait_for_function("(uid) => new URLSearchParams(location.search).get('company') === uid",
-                               arg=amc["unique_id"], timeout=LONG)
+        wait_js(page, "(uid) => new URLSearchParams(location.search).get('company') === uid",
+                      arg=amc["unique_id"], timeout=LONG)
         cells = page.locator(".tabulator-cell[tabulator-field='company_name_en']")
-        page.wait_for_function(f"""(name) => {{ const out = [];
+        wait_js(page, f"""(name) => {{ const out = [];
             const walk = root => {{ for (const el of root.querySelectorAll(".tabulator-cell[tabulator-field='company_name_en']"))
               out.push(el.textContent.trim()); for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot); }};
             walk(document); return out.length > 0 && out.every(t => t === name); }}""", arg=amc["name_en"], timeout=LONG)

@@ -8,13 +8,12 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import opened_page, serve_component, shoot
-from tests.browser.dashboard_server import COUNT_JS, wait_idle
+from tests.browser.dashboard_server import COUNT_JS, wait_count, wait_idle
 
 pytestmark = pytest.mark.browser
 
 WIDTHS = (1280, 390)
 ROWS_JS = f"() => ({COUNT_JS})('.tabulator-row')"
-MANY_ROWS_JS = f"() => ({COUNT_JS})('.tabulator-row') > 10"
 
 
 SPILLING_CELLS_JS = """() => {
@@ -66,8 +65,8 @@ def server(market_cache):
 @pytest.mark.parametrize("width", WIDTHS)
 def test_market_tab_screens_the_whole_market(browser, server, artifacts_dir, width):
     with opened_page(browser, server, width, errors="thrown") as page:
-        expect(page.get_by_text("Market snapshot from").first).to_be_visible(timeout=60_000)
-        page.wait_for_function(MANY_ROWS_JS, timeout=30_000)
+        page.get_by_text("Market snapshot from").first.wait_for(timeout=60_000)
+        wait_count(page, ".tabulator-row", 11, timeout=30_000)
         wait_idle(page, 30_000)
         line = page.get_by_text("match the filters").first
         status = line.inner_text()

@@ -12,12 +12,11 @@ import re
 from datetime import date
 
 import pytest
-from playwright.sync_api import expect
 
 from dashboard.demo.generator import generate_demo_dataset
 
 from tests.browser.conftest import opened_page, serve_component, shoot
-from tests.browser.dashboard_server import COUNT_JS, screenshot_full, wait_idle
+from tests.browser.dashboard_server import screenshot_full, wait_count, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -79,11 +78,11 @@ def link():
 def test_the_nav_tab_draws_the_fund_and_the_basket(browser, server, artifacts_dir, link, width):
     query, paying = link
     with opened_page(browser, server, width) as page:
-        page.wait_for_function(f"() => ({COUNT_JS})('.bk-Figure') >= {NAV_FIGURES}", timeout=60_000)
+        wait_count(page, ".bk-Figure", NAV_FIGURES, timeout=60_000)
         published = page.locator(".tabulator-cell[tabulator-field='published']")
-        expect(published.first).to_be_visible(timeout=60_000)
+        published.first.wait_for(timeout=60_000)
         funds = page.locator(".tabulator-cell[tabulator-field='Fund']")
-        expect(funds.first).to_be_visible(timeout=60_000)
+        funds.first.wait_for(timeout=60_000)
         wait_idle(page, 30_000)
         shot = artifacts_dir / f"screen-nav-{width}.png"
         screenshot_full(page, shot)
@@ -100,7 +99,7 @@ def test_the_nav_tab_draws_the_fund_and_the_basket(browser, server, artifacts_di
         assert page.get_by_text(paying, exact=True).count() >= 1  # the class picker shows the linked class
         years = page.locator(".tabulator-cell[tabulator-field='year']").all_inner_texts()
         page.get_by_role("button", name="3M").click()  # a shorter range: the chart and the tables made anew
-        expect(page.locator(".tabulator-cell[tabulator-field='year']").first).to_be_visible(timeout=20_000)
-        page.wait_for_function(f"() => ({COUNT_JS})('.bk-Figure') >= {NAV_FIGURES}", timeout=20_000)
+        page.locator(".tabulator-cell[tabulator-field='year']").first.wait_for(timeout=20_000)
+        wait_count(page, ".bk-Figure", NAV_FIGURES, timeout=20_000)
         wait_idle(page, 20_000)
         assert years

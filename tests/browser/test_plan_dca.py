@@ -9,11 +9,10 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from playwright.sync_api import expect
 
 from dashboard.demo.generator import generate_demo_dataset
 from tests.browser.conftest import opened_page, serve_component
-from tests.browser.dashboard_server import COUNT_JS, screenshot_full, wait_idle
+from tests.browser.dashboard_server import screenshot_full, wait_count, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -63,9 +62,9 @@ def server(chosen):
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_plan_is_drawn_beside_the_lump_sum_and_another_class(browser, server, artifacts_dir, chosen, width):
     with opened_page(browser, server, width) as page:
-        page.wait_for_function(f"() => ({COUNT_JS})('.bk-Figure') >= 1", timeout=60_000)
+        wait_count(page, ".bk-Figure", timeout=60_000)
         cells = page.locator(".tabulator-cell[tabulator-field='plan_1']")  # the other class's column
-        expect(cells.first).to_be_visible(timeout=90_000)
+        cells.first.wait_for(timeout=90_000)
         wait_idle(page, 30_000)
         shot = artifacts_dir / f"screen-dca-{width}.png"
         screenshot_full(page, shot)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.dashboard_server import COUNT_JS, screenshot_full, wait_idle
+from tests.browser.dashboard_server import screenshot_full, wait_count, wait_idle, wait_js
 
 pytestmark = pytest.mark.browser
-LONG = 60_000
+LONG = 120_000  # generous: a first wait on a fresh page covers the server building it (over 60 s seen at load 12)
 # What is drawn past a phone's right edge (a table scrolls inside its own box: the box is what must fit).
 WIDER_THAN_SCREEN_JS = """(width) => { const out = [];
   const walk = root => { for (const el of root.querySelectorAll('.tabulator, p, li, input, .bk-panel-models-markup-HTML')) {
@@ -49,12 +49,11 @@ def test_the_tax_planner_on_screen(browser, server, artifacts_dir, width):
     try:
         page.goto(server.url + "?tab=plan", wait_until="domcontentloaded")
         page.get_by_text("not tax or investment advice").first.wait_for(timeout=LONG)
-        page.wait_for_function(f"() => ({COUNT_JS})(\".tabulator-cell[tabulator-field='tax_saved']\") > 0", timeout=LONG)
-        page.wait_for_function(f"() => ({COUNT_JS})(\".tabulator-cell[tabulator-field='proj_abbr_name']\") > 0",
-                               timeout=LONG)
+        wait_count(page, ".tabulator-cell[tabulator-field='tax_saved']", timeout=LONG)
+        wait_count(page, ".tabulator-cell[tabulator-field='proj_abbr_name']", timeout=LONG)
         # every input drawn (each is a React component of its own, drawn after Bokeh is idle): the last of each section
         for label in ("Rank funds by", "Taxable income, if known", "Front-end fee (%)", "Beside the class"):
-            page.wait_for_function(f"() => ({INPUT_JS})({label!r}) !== null", timeout=LONG)
+            wait_js(page, f"() => ({INPUT_JS})({label!r}) !== null", timeout=LONG)
         wait_idle(page, LONG)
         page.wait_for_timeout(500)  # (the inputs' last paint)
         shot = artifacts_dir / f"plan-tax-{width}.png"

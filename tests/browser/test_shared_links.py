@@ -13,7 +13,7 @@ import urllib.parse
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.dashboard_server import count, wait_idle
+from tests.browser.dashboard_server import count, wait_idle, wait_js
 
 pytestmark = pytest.mark.browser
 
@@ -56,9 +56,9 @@ def test_a_basket_link_names_its_funds_in_the_sidebar(demo_server, page, data, a
     funds = (single + [f for f in data.funds if f not in single])[:2]
     ids = [f["proj_id"] for f in funds]
     page.goto(f"{demo_server.url}?basket={','.join(ids)}")
-    expect(page.get_by_text("Comparison basket: 2 funds (at most 30)")).to_be_visible(timeout=30_000)
+    page.get_by_text("Comparison basket: 2 funds (at most 30)").wait_for(timeout=30_000)
     for fund in funds:
-        expect(page.get_by_text(fund["proj_abbr_name"], exact=True).first).to_be_visible(timeout=20_000)
+        page.get_by_text(fund["proj_abbr_name"], exact=True).first.wait_for(timeout=20_000)
     # the sidebar lists names, never a bare id as a fund's heading
     for fund in funds:
         expect(page.get_by_text(fund["proj_id"], exact=True)).to_have_count(0)
@@ -69,10 +69,11 @@ def test_a_basket_link_names_its_funds_in_the_sidebar(demo_server, page, data, a
 def test_holdings_comparison_from_a_link_shows_rows(demo_server, page, data, artifacts_dir):
     fund = next(f for f in data.funds if len([p for p, rows in data.holdings.get(f["proj_id"], {}).items() if rows]) >= 3)
     page.goto(f"{demo_server.url}?tab=holdings&fund={fund['proj_id']}")
+    page.get_by_role("tab", name="Holdings").wait_for(timeout=30_000)  # (the page drawn: a cheap wait, expect's is not)
     expect(page.get_by_role("tab", name="Holdings")).to_have_attribute("aria-selected", "true", timeout=30_000)
     page.get_by_text("What changed between two quarters").wait_for(timeout=30_000)
     # the change counts appear only when the comparison has rows
-    expect(page.get_by_text(re.compile(r"^unchanged: \d+$")).first).to_be_visible(timeout=30_000)
+    page.get_by_text(re.compile(r"^unchanged: \d+$")).first.wait_for(timeout=30_000)
     expect(page.get_by_text("Choose two different quarters.")).to_have_count(0)
     wait_idle(page)
     assert count(page, ".tabulator-row") > 0
@@ -82,10 +83,11 @@ def test_holdings_comparison_from_a_link_shows_rows(demo_server, page, data, art
 
 def test_theme_comes_from_the_link_and_a_bad_value_is_named_and_cleaned(demo_server, page, artifacts_dir):
     page.goto(f"{demo_server.url}?tab=licensee&theme=dark&person=..%2Fetc")
+    page.get_by_role("tab", name="Licensee").wait_for(timeout=30_000)  # (the page drawn: a cheap wait, expect's is not)
     expect(page.get_by_role("tab", name="Licensee")).to_have_attribute("aria-selected", "true", timeout=30_000)
-    expect(page.get_by_text(re.compile(r"Parts of the link could not be used.*person=\.\./etc"))).to_be_visible(timeout=20_000)
+    page.get_by_text(re.compile(r"Parts of the link could not be used.*person=\.\./etc")).wait_for(timeout=20_000)
     # cleaned from the address (the demo's example person may take its place once looked up)
-    page.wait_for_function("() => new URLSearchParams(location.search).get('person') !== '../etc'", timeout=20_000)
+    wait_js(page, "() => new URLSearchParams(location.search).get('person') !== '../etc'", timeout=20_000)
     state = query(page)
     assert state["theme"] == "dark" and state["tab"] == "licensee"
     # the page is dark: its background is darker than mid grey

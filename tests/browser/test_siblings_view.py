@@ -14,8 +14,8 @@ import json
 import pytest
 
 from tests.browser.conftest import opened_page, serve_component, shoot
-from tests.browser.dashboard_server import COUNT_JS
-from tests.feeder_store import build_feeder_store, feeder_abbr
+from tests.browser.dashboard_server import wait_count
+from tests.feeder_store import feeder_abbr, feeder_store_once
 
 pytestmark = pytest.mark.browser
 
@@ -42,7 +42,7 @@ def siblings_view(store_path, fund: str):
 
 @pytest.fixture(scope="module")
 def store_path(tmp_path_factory):
-    return build_feeder_store(tmp_path_factory.mktemp("siblings-browser") / "cache")
+    return feeder_store_once(tmp_path_factory, "siblings-browser")  # built once in the run, a copy
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,7 @@ def test_one_masters_feeders_side_by_side_as_the_command_line_prints_them(browse
         # the unit class column is the sibling table's alone (the masters' and the undecided tables have none)
         cells = ".tabulator-cell[tabulator-field='class']"
         try:
-            page.wait_for_function(f"() => ({COUNT_JS})(\"{cells}\") >= {len(cli_rows)}", timeout=90_000)
+            wait_count(page, cells, len(cli_rows), timeout=90_000)
         except Exception:
             page.screenshot(path=str(artifacts_dir / f"screen-siblings-{width}-failed.png"))
             raise

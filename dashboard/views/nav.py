@@ -18,7 +18,7 @@ import panel_material_ui as pmui
 from dashboard.config import LAYOUT_LEGACY
 from dashboard.errors import SecApiError
 from dashboard.models.fund import SINGLE_CLASS
-from dashboard.models.nav import EMPTY, FAILED, RANGES
+from dashboard.models.nav import EMPTY, FAILED, IDLE, RANGES
 from dashboard.models.nav_figures import gaps as series_gaps
 from dashboard.present import nav_charts
 from dashboard.present.nav import figure_rows, published_as_of, published_for_class
@@ -146,7 +146,10 @@ class NavView(TabView):
         self._refreshed = True
         # (a load of another fund still running is overtaken: FundNav applies the latest load's outcome only)
         whole = nav.range == "MAX"  # the whole history, from each class's launch (its since-launch figures)
-        if state.fund and (nav.proj_id != state.fund or (whole and not nav.since_launch)):
+        # a fund whose history was never loaded is fetched too (a load that never ended, cancelled with its page's
+        # task, left the fund's id and no history: no later refresh asked again)
+        unloaded = nav.state == IDLE and not nav.loading
+        if state.fund and (nav.proj_id != state.fund or unloaded or (whole and not nav.since_launch)):
             try:
                 await nav.load(state.fund, since_launch=whole)
             except SecApiError as exc:  # FundNav keeps its error for the empty state; this says it once more
@@ -200,15 +203,16 @@ class NavView(TabView):
         return str(record.get("proj_abbr_name") or record.get("proj_id") or "")
 
     def _loading(self) -> bool:
-        """Whether the selected fund's NAV history is being fetched (or is still to be)."""
+        """Whether the selected fund's NAV history is being fetched (or is still to be: another fund's is held, or
+        none was asked for yet: the tab is put in the page before its first fetch, which said "No NAV to draw" and
+        "no NAV history" for a fund that has one until the fetch began)."""
         nav, state = self.state.nav, self.state
-        return nav.loading or (nav.proj_id != state.fund and not nav.error)
+        return nav.loading or ((nav.proj_id != state.fund or nav.state == IDLE) and not nav.error)
 
     def _empty_text(self) -> str:
-        nav, state = self.state.nav, self.state
-        if not state.fund:
+        if not self.state.fund:
             return "Select a fund in the Fund explorer"
-        if nav.loading or nav.proj_id != state.fund:
+        if self._loading():
             return "Loading the NAV history…"
         return "No NAV to draw"
 

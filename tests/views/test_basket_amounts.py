@@ -61,7 +61,7 @@ def test_amounts_typed_then_worked_out(app):
     assert len(frame) and frame["baht_held"].sum() == pytest.approx(1_000_000, rel=0.05)
     assert any(getattr(p, "name", "") == "basket-amounts-nav" for p in amounts.results.objects)
     # on a phone the figures are on screen: the name column frozen, the figures right after it, name and figures
-    # narrower than a 390 px page (tests/browser/test_basket_amounts_phone.py measures the page itself)
+    # narrower than a 390 px page (tests/browser/test_basket_amounts.py measures the page itself)
     for part, name in (("allocation", "asset_name"), ("holdings", "security")):
         table = amounts.result_tables[part].table
         columns = list(amounts.result_tables[part].value.columns)

@@ -255,3 +255,24 @@ def test_the_tables_join_the_page_with_their_rows_never_empty_before(dataset):
         assert all(len(t.value) for t in _tables_in_page(view))  # never an empty table in the page
     finally:
         client.close()
+
+
+def test_the_tab_put_in_before_its_first_fetch_says_loading_not_that_there_is_no_nav():
+    """The NAV tab is put in the page first and fills (the shell's `show`); a link's fund is already the model's
+    (`proj_id`) before anything was fetched. That moment said "No NAV to draw" and "no NAV history" for a fund
+    that has five years of it (seen in the every-tab screenshot, whose page was drawn before the fetch ended)."""
+    app, client = demo_app()
+    try:
+        nav = app.state.nav
+        nav.proj_id = app.state.fund  # as a link's fund is, before the tab asks for its history
+        assert nav.state == "idle" and not nav.loading
+        view = app.view("nav")
+        view.invalidate()
+        drawn = view.chart.object
+        assert isinstance(drawn, hv.Text) and drawn.text == "Loading the NAV history…", drawn
+        assert "Loading the NAV history" in view.note.object and "No NAV" not in view.note.object
+        app.state.tab = "nav"  # shown: its fetch runs, and the chart is drawn
+        run(app.show("nav"))
+        assert nav.state == "loaded" and isinstance(view.chart.object, hv.Layout)
+    finally:
+        client.close()

@@ -87,6 +87,8 @@ def window_rows(nav_items: list, dividend_items: list, first: date, last: date) 
 
 
 def _distribution_rows(items: list, first: date, last: date) -> pd.DataFrame:
+    if not items:  # a NAV window's (its distributions come by their own call): no frame to build and filter
+        return empty_distributions()
     frame = pd.DataFrame([i for i in items if isinstance(i, dict)])
     if frame.empty or "proj_id" not in frame or "book_close_date" not in frame:
         return empty_distributions()

@@ -14,6 +14,7 @@ a NAV of 0 or below is dropped, and prices of 0 mean "not offered" (stored as NU
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -44,6 +45,9 @@ def _day(values: pd.Series) -> pd.Series:
     return pd.to_datetime(values.astype("string").str.slice(0, 10), format="%Y-%m-%d", errors="coerce")
 
 
+_DAY_DTYPE = _day(pd.Series(["2026-01-02"])).dtype  # the dates' type as `_day` makes them (this pandas' unit)
+
+
 def _numbers(frame: pd.DataFrame, name: str) -> pd.Series:
     if name not in frame:
         return pd.Series(np.nan, index=frame.index, dtype="float64")
@@ -57,6 +61,9 @@ def _classes(values: pd.Series) -> pd.Series:
 
 def window_rows(nav_items: list, dividend_items: list, first: date, last: date) -> WindowRows:
     """The store's rows of one window from the service's whole-market items (dicts as sent)."""
+    plain = _plain_nav_rows(nav_items, first, last)
+    if plain is not None:
+        return WindowRows(plain[0], _distribution_rows(dividend_items, first, last), *plain[1:])
     items = pd.DataFrame([i for i in nav_items if isinstance(i, dict)])
     if items.empty or "proj_id" not in items or "nav_date" not in items:
         nav = empty_nav()
@@ -84,6 +91,72 @@ def window_rows(nav_items: list, dividend_items: list, first: date, last: date) 
             nav[name] = nav[name].where(nav[name] > 0)
         nav = nav.sort_values(["proj_id", "class", "nav_date"]).reset_index(drop=True)
     return WindowRows(nav, _distribution_rows(dividend_items, first, last), duplicates, dropped, outside)
+
+
+_NUMBER_FIELDS = ("last_val", "sell_price", "buy_price", "net_asset")
+_DATE_TEXT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def _plain_nav_rows(items: list, first: date, last: date) -> tuple[pd.DataFrame, int, int, int] | None:
+    """`window_rows`' NAV rows (and duplicates, dropped, outside) made in plain Python when every item is as the
+    service sends it (text ids, dates and stamps, JSON numbers), None otherwise (the pandas path then coerces
+    whatever came). The same rows and counts, without the dozens of pandas steps each window paid ~25 ms for."""
+    best: dict[tuple, tuple] = {}  # (proj_id, class, day) -> (stamp, row): the later update wins, ties the later sent
+    names: dict[str, str] = {}
+    inside = outside = 0
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        pid, day_text = item.get("proj_id"), item.get("nav_date")
+        if pid is None or day_text is None:
+            continue
+        name, stamp = item.get("fund_class_name"), item.get("last_upd_date")
+        if not (type(pid) is str and type(day_text) is str and (name is None or type(name) is str)
+                and (stamp is None or type(stamp) is str) and _DATE_TEXT.match(day_text)):
+            return None
+        numbers = [item.get(f) for f in _NUMBER_FIELDS]
+        if any(v is not None and type(v) not in (float, int) for v in numbers):
+            return None
+        pid = pid.strip()
+        if not pid:
+            continue
+        try:
+            day = date.fromisoformat(day_text[:10])
+        except ValueError:
+            return None
+        if not first <= day <= last:
+            outside += 1
+            continue
+        inside += 1
+        if name is None:
+            cls = ""
+        else:
+            cls = names.get(name)
+            if cls is None:
+                cls = names[name] = clean_class(name)
+        key, stamp = (pid, cls, day), stamp or ""
+        kept = best.get(key)
+        if kept is None or stamp >= kept[0]:
+            best[key] = (stamp, [np.nan if v is None else float(v) for v in numbers])
+    duplicates = inside - len(best)
+    keys, values = [], []
+    for key in sorted(best):
+        value = best[key][1]
+        if value[0] > 0:  # a NaN NAV is not above 0 either
+            keys.append(key)
+            values.append(value)
+    dropped = len(best) - len(keys)
+    if not keys:
+        return empty_nav(), duplicates, dropped, outside
+    numbers = np.array(values, dtype="float64")
+    prices = np.where(numbers[:, 1:] > 0, numbers[:, 1:], np.nan)  # 0 means not offered, never a price of 0
+    nav = pd.DataFrame({
+        "proj_id": pd.array([k[0] for k in keys], dtype="string"),
+        "class": [k[1] for k in keys],
+        "nav_date": np.array([k[2] for k in keys], dtype="datetime64[D]").astype(_DAY_DTYPE),
+        "nav": numbers[:, 0], "offer": prices[:, 0], "bid": prices[:, 1], "net_asset": prices[:, 2],
+    })
+    return nav, duplicates, dropped, outside
 
 
 def _distribution_rows(items: list, first: date, last: date) -> pd.DataFrame:

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+import pandas as pd
 import pytest
 
-from dashboard.demo.successor_nav import dividend_rows, nav_rows
+from dashboard.demo.successor_nav import NAV_QUIRKS, dividend_rows, nav_rows
+from dashboard.market import nav_store
 from dashboard.market.nav_figures_table import refresh_nav_figures
 from dashboard.market.nav_store import load_nav, window_rows
 from dashboard.market.store import MarketStore
@@ -91,3 +93,33 @@ def test_a_resumed_sync_stores_the_same_tables(dataset, whole_answer, tmp_path):
     expected = whole_answer(SHORT)
     for name in ORDER:
         assert got[name] == expected[name], name
+
+
+def _quirky_answers(dataset) -> list[list]:
+    span = {"start_nav_date": "2026-03-02", "end_nav_date": "2026-03-08"}
+    answers = [nav_rows(dataset, span, frozenset(q)) for q in [(), *[(x,) for x in NAV_QUIRKS], NAV_QUIRKS]]
+    base = answers[0]
+    answers.append([dict(b, last_val=None) if i % 7 == 0 else b for i, b in enumerate(base)]
+                   + ["not a row", {"proj_id": " "}, {"nav_date": "2026-03-03"}])
+    answers.append([{k: v for k, v in b.items() if k not in ("last_upd_date", "sell_price")} for b in base])
+    answers.append([dict(b, proj_id=f" {b['proj_id']} ", last_val=int(b["last_val"])) for b in base])
+    answers.append([dict(b, last_val=str(b["last_val"])) for b in base])  # text numbers: the pandas path coerces
+    answers.append([dict(b, nav_date=b["nav_date"].replace("-0", "-")) for b in base])  # unpadded dates: likewise
+    return answers
+
+
+def test_the_plain_rows_are_those_pandas_makes_of_any_answer(dataset, monkeypatch):
+    """The rows of a window made in plain Python (items as the service sends them) are, with their counts, those
+    the pandas steps make of the same items: with every quirk of the simulator, rows without a NAV, ids to trim,
+    whole-number NAVs, and items the plain path leaves to pandas."""
+    first, last = date(2026, 3, 2), date(2026, 3, 8)
+    answers = _quirky_answers(dataset)
+    plain = [window_rows(items, [], first, last) for items in answers]
+    monkeypatch.setattr(nav_store, "_plain_nav_rows", lambda *_args: None)
+    for items, got in zip(answers, plain):
+        want = window_rows(items, [], first, last)
+        assert (got.duplicates, got.dropped, got.outside) == (want.duplicates, want.dropped, want.outside)
+        pd.testing.assert_frame_equal(got.nav, want.nav, check_dtype=False)
+    assert {(p.duplicates > 0, p.dropped > 0, p.outside > 0) for p in plain} >= {(True, False, False),
+                                                                              (False, True, False),
+                                                                              (False, False, True)}

@@ -39,10 +39,16 @@ def check_quirks(quirks) -> frozenset[str]:
 
 def _stamp(profile: dict, day: date, later: int = 0) -> str:
     """last_upd_date: the business day after the NAV date, at the fund's own time (0-3 fraction digits)."""
+    return _stamp_of(tuple(profile["stamp"]), day, later)
+
+
+@functools.lru_cache(maxsize=65536)
+def _stamp_of(stamp: tuple, day: date, later: int) -> str:
+    """`_stamp` of a fund's time (kept: a whole-market NAV answer stamps every class's row of each day alike)."""
     upd = day + timedelta(days=1 + later)
     while upd.weekday() >= 5:
         upd += timedelta(days=1)
-    hh, mm, ss, frac = profile["stamp"]
+    hh, mm, ss, frac = stamp
     fraction = str(frac).rstrip("0")
     return f"{upd.isoformat()}T{hh:02d}:{mm:02d}:{ss:02d}" + (f".{fraction}" if fraction else "")
 

@@ -164,8 +164,8 @@ class NavSync:
 
     async def _window(self, key: str, first: date, last: date) -> None:
         """One window's NAV pages, each kept as it comes; then its rows stored in place of its days'."""
-        await self._pages(key, first, last, NAV_PATH, "S8", "nav_date")
-        rows = await asyncio.to_thread(self._store_window, key, first, last)
+        items = await self._pages(key, first, last, NAV_PATH, "S8", "nav_date")
+        rows = await asyncio.to_thread(self._store_window, key, first, last, items)
         self._count(rows)
         if rows.outside:
             log.info("%s: %d rows dated outside %s..%s came back (the date filter was ignored) and were left out",
@@ -176,10 +176,9 @@ class NavSync:
     async def _dividends(self, first: date, last: date) -> None:
         """The whole market's distributions with a book-close date in first..last: one paged answer a run
         (the service documents no date filter here: sent anyway, and what else comes is left out)."""
-        await self._pages(DIVIDEND_KEY, first, last, DIVIDEND_PATH, "S9", "dividend_date")
+        items = await self._pages(DIVIDEND_KEY, first, last, DIVIDEND_PATH, "S9", "dividend_date")
 
         def keep() -> None:
-            items = [i for _unit, page in self.store.staged(DIVIDEND_KEY) for i in page]
             store_distributions(self.store, window_rows([], items, first, last).distributions, first, last,
                                 key=DIVIDEND_KEY)
 
@@ -193,38 +192,46 @@ class NavSync:
                 tally = getattr(self.sync.result, name)
                 tally[NAV_KEY] = tally.get(NAV_KEY, 0) + count
 
-    def _store_window(self, key: str, first: date, last: date) -> WindowRows:
-        """The window's staged pages as rows, stored in place of its days' rows (in a worker thread)."""
-        items = [i for _unit, page in self.store.staged(key) for i in page]
+    def _store_window(self, key: str, first: date, last: date, items: list) -> WindowRows:
+        """The window's items (its staged pages', in order) as rows, stored in place of its days' rows (in a
+        worker thread)."""
         rows = window_rows(items, [], first, last)
         store_window(self.store, rows, first, last, fetched_on=self.sync.client.today, key=key)
         return rows
 
-    async def _pages(self, key: str, first: date, last: date, path: str, endpoint_id: str, field: str) -> None:
+    async def _pages(self, key: str, first: date, last: date, path: str, endpoint_id: str, field: str) -> list:
         """One paged answer for first..last, from the page an earlier run stopped at, each page kept with
-        the cursor of the next as it comes (none kept with pages stored: the answer is whole)."""
+        the cursor of the next as it comes (none kept with pages stored: the answer is whole). Its items,
+        the pages stored by an earlier run first: those of this run are the ones just parsed, never read
+        back from the store (parsed once: reading a window's pages back cost a JSON parse of each)."""
         meta = self.store.begin(key, f"successor {first.isoformat()}..{last.isoformat()}")
-        if meta["pages"] and not meta["cursor"]:
-            return
+        if meta["pages"]:
+            kept = await asyncio.to_thread(self.store.staged, key)
+            items = [i for _unit, page in kept for i in page]
+            if not meta["cursor"]:
+                return items
+        else:
+            kept, items = [], []
         query = {f"start_{field}": first.isoformat(), f"end_{field}": last.isoformat()}
         walk = PageWalk(key, self.sync.max_pages, path=path, cursor=meta["cursor"], pages=meta["pages"] or 0)
-        if walk.pages:
-            for _unit, page in self.store.staged(key):
-                walk.seen_rows(page)
+        for _unit, page in kept:
+            walk.seen_rows(page)
         while not walk.done:
             self.sync._reserve()
             page_query = {**query, "page_size": str(PAGE_SIZE)}
             if walk.cursor:
                 page_query["next_cursor"] = walk.cursor
             payload = await self.sync._page(endpoint_id, path, page_query)
-            items, next_cursor = unwrap_envelope(payload, f"{key} page {walk.pages + 1}")
-            walk.page(items, next_cursor)
+            page_items, next_cursor = unwrap_envelope(payload, f"{key} page {walk.pages + 1}")
+            walk.page(page_items, next_cursor)
             # in a worker thread: the store's write does not hold up the other windows' pages meanwhile
-            await asyncio.to_thread(self.store.stage_page, key, str(walk.pages), items, cursor=next_cursor or None,
-                                    calls=1)
+            await asyncio.to_thread(self.store.stage_page, key, str(walk.pages), page_items,
+                                    cursor=next_cursor or None, calls=1)
+            items.extend(page_items)
             # Windows go side by side: one window's page numbers would jump from window to window, so the
             # progress says how many of the days asked are stored.
             self.sync._report(NAV_KEY, walk.rows, pages=0, detail=self._how_far())
+        return items
 
     def _finish(self) -> None:
         """The NAV dataset's meta row, the figures of every class, and a publish of the NAV tables."""

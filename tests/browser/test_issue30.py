@@ -147,6 +147,9 @@ def test_every_tab_screenshotted(browser, server, market_cache, artifacts_dir, w
                 wait_count(page, ".tabulator-row", 11, timeout=LONG)
                 wait_count(page, ".bk-Figure", 2, timeout=LONG)
                 wait_idle(page, LONG)
+            if key == "nav":  # the fund's chart and figures, not the moment before they came (its note comes first)
+                page.locator(".tabulator-cell[tabulator-field='published']").first.wait_for(timeout=LONG)
+                wait_idle(page, LONG)
             if name in TABS and name != "Fund explorer":  # (the end-to-end test leaves these checks here)
                 wait_count(page, ".tabulator-row", timeout=LONG)
             if phone:

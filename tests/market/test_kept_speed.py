@@ -47,15 +47,24 @@ def test_a_reader_serves_the_kept_siblings_and_they_equal_the_computed_afresh(st
         assert with_returns >= 2  # families with NAVs, not only empty figures compared
 
 
+def _feeder_with_returns(reader) -> str:
+    """A feeder whose family has a 1-year total return to change."""
+    return next(p for p in _feeders(reader) if any(r["total_return_1y"] is not None for r in siblings(reader, p)["rows"]))
+
+
+def _scale_newest_nav(writer, proj_id: str, factor: float) -> None:
+    """The newest NAV of the fund's own classes times `factor` (its 1-year return changes), not yet published."""
+    with writer.transaction() as con:
+        con.execute("UPDATE nav SET nav = nav * ? WHERE proj_id = ? AND nav_date = "
+                    "(SELECT max(nav_date) FROM nav WHERE proj_id = ?)", [factor, proj_id, proj_id])
+
+
 def test_a_new_snapshot_serves_new_sibling_returns_not_the_old(store_path):
     with MarketStore(store_path) as writer, MarketStore(store_path, read_only=True) as reader:
-        pick = next(p for p in _feeders(reader) if any(r["total_return_1y"] is not None
-                                                       for r in siblings(reader, p)["rows"]))
+        pick = _feeder_with_returns(reader)
         before = siblings(reader, pick)
         # the newest NAV of the pick's own classes 10 % higher: its 1-year return must change
-        with writer.transaction() as con:
-            con.execute("UPDATE nav SET nav = nav * 1.1 WHERE proj_id = ? AND nav_date = "
-                        "(SELECT max(nav_date) FROM nav WHERE proj_id = ?)", [pick, pick])
+        _scale_newest_nav(writer, pick, 1.1)
         writer.publish(["nav"])
         after = siblings(reader, pick)
         assert reader.kept("sibling_returns", SIBLING_INPUTS)
@@ -68,12 +77,9 @@ def test_a_snapshot_publishing_the_nav_without_the_kept_returns_is_answered_afre
     """A publish that did not compute the kept answers again (an older version's writer on the same directory): the
     kept table is older than the NAV it was computed from, so a reader computes afresh."""
     with MarketStore(store_path) as writer, MarketStore(store_path, read_only=True) as reader:
-        pick = next(p for p in _feeders(reader) if any(r["total_return_1y"] is not None
-                                                       for r in siblings(reader, p)["rows"]))
+        pick = _feeder_with_returns(reader)
         kept = siblings(reader, pick)
-        with writer.transaction() as con:
-            con.execute("UPDATE nav SET nav = nav * 0.8 WHERE proj_id = ? AND nav_date = "
-                        "(SELECT max(nav_date) FROM nav WHERE proj_id = ?)", [pick, pick])
+        _scale_newest_nav(writer, pick, 0.8)
         Publisher(writer.snapshot_dir).publish(writer.con, {"nav": "SELECT * FROM nav"})
         assert not reader.kept("sibling_returns", SIBLING_INPUTS)
         fresh = siblings(reader, pick)
@@ -133,8 +139,7 @@ def test_inside_kept_later_publishes_leave_the_kept_answers_to_its_end(store_pat
     compute afresh from what is published, never the old kept answers."""
     with MarketStore(store_path) as writer, MarketStore(store_path, read_only=True) as reader:
         assert reader.kept("sibling_returns", SIBLING_INPUTS) and reader.kept("most_held_kept", MOST_HELD_INPUTS)
-        pick = next(p for p in _feeders(reader) if any(r["total_return_1y"] is not None
-                                                       for r in siblings(reader, p)["rows"]))
+        pick = _feeder_with_returns(reader)
         before = siblings(reader, pick)
         with writer.kept_later():
             with writer.transaction() as con:
